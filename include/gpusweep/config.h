@@ -1,0 +1,116 @@
+// config.h — the experiment configuration (the YAML file a user writes).
+//
+// Contract: LoadConfig/ParseConfig either return a fully validated ExperimentConfig or
+// an Error{kInvalidConfig} whose message names `file:line:column`, the key path (e.g.
+// `search_space.lr.low`), what is wrong and what would be valid (did-you-mean for
+// unknown keys). Nothing is started and nothing is written while parsing.
+// The schema is documented in docs/config.md.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusweep/json.h"
+#include "gpusweep/status.h"
+
+namespace gpusweep {
+
+enum class ParamKind { kChoice, kUniform, kLogUniform, kInt, kConstant };
+
+// One search-space dimension.
+struct ParamSpec {
+  std::string name;
+  ParamKind kind = ParamKind::kConstant;
+  std::vector<Json> values;  // kChoice: the candidates (any JSON value), >= 1
+  double low = 0, high = 0;  // kUniform: [low, high); kLogUniform: 0 < low < high
+  std::int64_t int_low = 0, int_high = 0, int_step = 1;  // kInt: low..high inclusive, step > 0
+  Json constant;             // kConstant: the value every trial gets
+  int line = 0;              // 1-based line in the YAML file, for later error messages
+};
+
+// Parameters in declaration order (the order of keys under `search_space:`).
+struct SearchSpace {
+  std::vector<ParamSpec> params;
+};
+
+enum class Mode { kMin, kMax };
+
+struct MetricSpec {
+  std::string name;  // key in the trial's reported JSON lines, e.g. "val_acc"
+  Mode mode = Mode::kMax;
+};
+
+enum class SamplerKind { kGrid, kRandom };
+
+struct SamplerConfig {
+  SamplerKind kind = SamplerKind::kRandom;
+  int trials = 0;           // kRandom: number of trials (>= 1)
+  std::uint64_t seed = 0;   // kRandom: reproducible stream
+  int repeats = 1;          // kGrid: repeat the whole grid this many times (>= 1)
+};
+
+enum class GpuMode { kAuto, kList, kNone };
+
+struct ResourcesConfig {
+  GpuMode gpus = GpuMode::kAuto;      // auto: NVML inventory; list: gpu_list; none: CPU only
+  std::vector<int> gpu_list;          // kList: GPU indices (NVML/PCI bus order)
+  // GPUs per trial. Size 1: every trial gets that many. Otherwise one count per trial
+  // in trial-number order (grid order), validated to have exactly total-trials entries.
+  std::vector<int> gpus_per_trial{1};
+  std::optional<int> cpu_slots;       // nullopt = auto (usable cores); concurrency without GPUs
+  std::optional<int> max_concurrent;  // nullopt = no cap beyond resources
+};
+
+struct TemplateSpec {
+  std::filesystem::path src;  // absolute (resolved against the config file's directory)
+  std::string dst;            // relative path inside the trial directory (validated)
+};
+
+struct ExperimentConfig {
+  std::filesystem::path config_path;  // absolute path of the YAML file
+  std::string yaml_text;              // the file as given, stored in the journal
+  std::string name;                   // [A-Za-z0-9._-]+
+
+  // Exactly one of: argv (shell == false) or shell_command (shell == true).
+  // Elements/command are Mustache templates over the trial's params.
+  std::vector<std::string> command;
+  bool shell = false;
+  std::string shell_command;
+
+  MetricSpec metric;
+  SamplerConfig sampler;
+  SearchSpace search_space;
+  ResourcesConfig resources;
+  std::optional<double> timeout_seconds;  // per trial; nullopt = none
+  double kill_grace_seconds = 10;         // SIGTERM -> SIGKILL delay
+  std::vector<TemplateSpec> templates;
+  // Where the experiment lives; nullopt = <cwd>/runs/<name>. Relative paths in the
+  // YAML are resolved against the config file's directory.
+  std::optional<std::filesystem::path> output_dir;
+};
+
+// Reads and validates `path`.
+Expected<ExperimentConfig> LoadConfig(const std::filesystem::path& path);
+
+// Validates YAML text; `path` is used for messages and to resolve relative paths.
+Expected<ExperimentConfig> ParseConfig(std::string_view yaml_text,
+                                       const std::filesystem::path& path);
+
+// Parses a duration: "90" or "90s", "20m", "1.5h", "1h30m", "250ms". Returns seconds.
+// Error{kInvalidConfig} (message without location) on anything else or a negative value.
+Expected<double> ParseDuration(std::string_view text);
+
+// The parts of a config that define an experiment's results (command, shell, metric,
+// sampler, search_space, templates with file contents). Resuming with a different
+// identity is refused; resources, timeout and output_dir may change between runs.
+Json ConfigIdentity(const ExperimentConfig& config);
+
+// Names of the top-level keys whose identity differs, e.g. {"sampler.trials",
+// "search_space.lr"} — dotted paths, as precise as the difference allows.
+std::vector<std::string> DiffConfigIdentity(const Json& before, const Json& after);
+
+}  // namespace gpusweep

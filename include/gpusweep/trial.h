@@ -1,0 +1,53 @@
+// trial.h — what the journal records about one trial.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusweep/json.h"
+
+namespace gpusweep {
+
+// kRunning: started, not yet finished (or gpusweep died; resume marks it kInterrupted).
+// kCompleted: exit 0 and the objective metric was reported.
+// kFailed: non-zero exit, signal, timeout, spawn error, or no objective metric.
+// kInterrupted: stopped because gpusweep was interrupted; runs again on resume.
+enum class TrialState { kRunning, kCompleted, kFailed, kInterrupted };
+
+std::string_view ToString(TrialState state);  // "running", "completed", ...
+std::optional<TrialState> TrialStateFromString(std::string_view text);
+
+struct TrialRecord {
+  int number = 0;   // 0-based, stable: trial k of a grid is always the same params
+  int repeat = 0;   // grid repeat index (0 for random)
+  int attempt = 1;  // 1 + how many times it was interrupted and run again
+  Params params = Json::object();
+  TrialState state = TrialState::kRunning;
+  std::vector<int> gpus;        // GPU indices given in CUDA_VISIBLE_DEVICES; empty = CPU
+  double start_time = 0;        // Unix seconds
+  double end_time = 0;          // Unix seconds; 0 while running
+  int pid = 0;                  // leader pid == process group id; 0 if never spawned
+  std::uint64_t pid_start_ticks = 0;  // /proc/<pid>/stat starttime, to detect pid reuse
+  std::optional<int> exit_code;       // set when the process exited normally
+  std::optional<int> term_signal;     // set when it was killed by a signal
+  std::string failure_reason;         // human-readable; empty unless failed/interrupted
+  std::optional<double> objective;    // last reported value of the metric
+  Json last_metrics = Json::object(); // last reported value of every key
+};
+
+// One JSON line a trial reported (intermediate result).
+struct IntermediateResult {
+  int trial = 0;
+  int attempt = 1;
+  std::int64_t step = 0;  // value of "step", else "epoch", else "iteration", else line index
+  double time = 0;        // Unix seconds when gpusweep read it
+  Json values = Json::object();  // the whole reported object
+};
+
+// Directory name of a trial inside <experiment>/trials/: zero-padded number, "0007".
+std::string TrialDirName(int number);
+
+}  // namespace gpusweep

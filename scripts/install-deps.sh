@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package gpusweep needs to build, test and run its examples.
+# Idempotent: does nothing (and needs no network) when all packages are present.
+# Usage: scripts/install-deps.sh [--examples]   (--examples adds PyTorch and Fashion-MNIST)
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libfmt-dev
+  libexpected-dev libkainjow-mustache-dev libgtest-dev libgmock-dev
+  python3
+)
+if [[ "${1:-}" == "--examples" ]]; then
+  packages+=(python3-torch python3-numpy dataset-fashion-mnist)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
