@@ -1,0 +1,246 @@
+// LoadConfig / ParseConfig (gpusweep/config.h): the top level of the experiment YAML.
+// Sections with more structure live in search_space_parser, resources_parser and
+// template_parser; node access and error formatting in yaml_reader.
+#include "gpusweep/config.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <climits>
+#include <system_error>
+
+#include "config/resources_parser.h"
+#include "config/search_space_parser.h"
+#include "config/template_parser.h"
+#include "config/yaml_reader.h"
+
+namespace gpusweep {
+namespace {
+
+namespace fs = std::filesystem;
+using config_detail::Mapping;
+using config_detail::Value;
+using config_detail::YamlSource;
+
+constexpr std::array<std::string_view, 11> kTopKeys{
+    "name",      "command", "shell",      "metric",    "sampler",   "search_space",
+    "resources", "timeout", "kill_grace", "templates", "output_dir"};
+constexpr std::array<std::string_view, 2> kMetricKeys{"name", "mode"};
+constexpr std::array<std::string_view, 2> kModes{"min", "max"};
+constexpr std::array<std::string_view, 2> kSamplerTypes{"random", "grid"};
+constexpr std::array<std::string_view, 3> kRandomKeys{"type", "trials", "seed"};
+constexpr std::array<std::string_view, 2> kGridKeys{"type", "repeats"};
+
+bool IsExperimentName(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '-'))
+      return false;
+  return true;
+}
+
+Status ParseName(const Mapping& top, ExperimentConfig& config) {
+  GS_ASSIGN_OR_RETURN(Value value, top.Require("name", "add e.g. name: fmnist-cnn"));
+  GS_ASSIGN_OR_RETURN(config.name, value.ToText());
+  if (!IsExperimentName(config.name) || config.name == "." || config.name == "..")
+    return value.Invalid(fmt::format("'{}' is not a valid experiment name", config.name),
+                         "use letters, digits, '.', '_' and '-', e.g. fmnist-cnn");
+  return {};
+}
+
+Status CheckTemplateText(const Value& at, const std::string& text) {
+  if (auto error = config_detail::MustacheSyntaxError(text))
+    return at.Invalid(fmt::format("invalid Mustache template: {}", *error),
+                      "write parameters as {{name}}");
+  return {};
+}
+
+Status ParseArgv(const Value& value, ExperimentConfig& config) {
+  GS_ASSIGN_OR_RETURN(std::vector<Value> list, value.ToList());
+  if (list.empty()) return value.Invalid("the command is empty", "write [program, arg, ...]");
+  for (const Value& element : list) {
+    if (element.IsMapping())  // unquoted {{lr}} is a YAML flow mapping
+      return element.WrongType("a string", "quote Mustache templates, e.g. \"{{lr}}\"");
+    GS_ASSIGN_OR_RETURN(std::string arg, element.ToText());
+    GS_TRY(CheckTemplateText(element, arg));
+    config.command.push_back(std::move(arg));
+  }
+  return {};
+}
+
+Status ParseCommand(const Mapping& top, ExperimentConfig& config) {
+  if (const Value* shell = top.Find("shell")) {
+    GS_ASSIGN_OR_RETURN(config.shell, shell->ToBool());
+  }
+  GS_ASSIGN_OR_RETURN(
+      Value value,
+      top.Require("command", "add e.g. command: [python3, train.py, --lr, \"{{lr}}\"]"));
+  if (value.IsList()) {
+    if (config.shell)
+      return value.Invalid("shell: true needs command to be one string",
+                           "write command: \"python3 train.py --lr {{lr}}\", or set shell: false");
+    return ParseArgv(value, config);
+  }
+  if (!value.IsScalar()) return value.WrongType("a list of arguments", "write [program, arg, ...]");
+  if (!config.shell)
+    return value.Invalid(
+        "a string command runs through a shell, which needs shell: true",
+        "write command as a list [program, arg, ...] (no shell), or add shell: true");
+  config.shell_command = value.node().Scalar();
+  if (config.shell_command.empty())
+    return value.Invalid("the command is empty", "write a shell command");
+  return CheckTemplateText(value, config.shell_command);
+}
+
+Status ParseMetric(const Mapping& top, ExperimentConfig& config) {
+  GS_ASSIGN_OR_RETURN(Value value,
+                      top.Require("metric", "add e.g. metric: {name: val_acc, mode: max}"));
+  GS_ASSIGN_OR_RETURN(Mapping metric, value.ToMapping());
+  GS_TRY(metric.CheckKeys(kMetricKeys));
+  GS_ASSIGN_OR_RETURN(Value name,
+                      metric.Require("name", "add the reported key, e.g. name: val_acc"));
+  GS_ASSIGN_OR_RETURN(config.metric.name, name.ToText());
+  if (config.metric.name.empty())
+    return name.Invalid("the metric name is empty", "e.g. name: val_acc");
+  GS_ASSIGN_OR_RETURN(Value mode, metric.Require("mode", "add mode: min or mode: max"));
+  GS_ASSIGN_OR_RETURN(std::string_view mode_text, mode.ToEnum(kModes));
+  config.metric.mode = mode_text == "min" ? Mode::kMin : Mode::kMax;
+  return {};
+}
+
+Status ParseSampler(const Mapping& top, ExperimentConfig& config) {
+  GS_ASSIGN_OR_RETURN(Value value,
+                      top.Require("sampler", "add e.g. sampler: {type: random, trials: 16}"));
+  GS_ASSIGN_OR_RETURN(Mapping sampler, value.ToMapping());
+  GS_ASSIGN_OR_RETURN(Value type, sampler.Require("type", "add type: random or type: grid"));
+  GS_ASSIGN_OR_RETURN(std::string_view type_text, type.ToEnum(kSamplerTypes));
+  SamplerConfig& out = config.sampler;
+  if (type_text == "grid") {
+    out.kind = SamplerKind::kGrid;
+    GS_TRY(sampler.CheckKeys(kGridKeys));
+    if (const Value* repeats = sampler.Find("repeats")) {
+      GS_ASSIGN_OR_RETURN(out.repeats, repeats->ToIntAtLeast(1));
+    }
+    return {};
+  }
+  out.kind = SamplerKind::kRandom;
+  GS_TRY(sampler.CheckKeys(kRandomKeys));
+  GS_ASSIGN_OR_RETURN(Value trials, sampler.Require("trials", "add e.g. trials: 16"));
+  GS_ASSIGN_OR_RETURN(out.trials, trials.ToIntAtLeast(1));
+  if (const Value* seed = sampler.Find("seed")) {
+    GS_ASSIGN_OR_RETURN(std::int64_t seed_value, seed->ToInt());
+    if (seed_value < 0) return seed->Invalid("the seed is negative", "use an integer >= 0");
+    out.seed = static_cast<std::uint64_t>(seed_value);
+  }
+  return {};
+}
+
+Status ParseSearchSpaceSection(const Mapping& top, ExperimentConfig& config) {
+  const Value* value = top.Find("search_space");
+  const Value empty(top.self().source(), YAML::Node(), "search_space");
+  GS_ASSIGN_OR_RETURN(config.search_space,
+                      config_detail::ParseSearchSpace(value ? *value : empty, config.sampler.kind));
+  const Value& at = value ? *value : top.self();
+  if (config.sampler.kind == SamplerKind::kRandom && config.search_space.params.empty())
+    return at.Invalid("the random sampler needs a search space",
+                      "add parameters under search_space:, or use sampler type: grid");
+  const std::uint64_t total = config_detail::TotalTrials(config.sampler, config.search_space);
+  if (total > static_cast<std::uint64_t>(INT_MAX))
+    return at.Invalid(fmt::format("the grid has {} trials, more than {}", total, INT_MAX),
+                      "use fewer values, or the random sampler");
+  return {};
+}
+
+// Seconds from a YAML number (seconds) or a duration string (see ParseDuration).
+Expected<double> ParseSeconds(const Value& value) {
+  const Json json = value.IsScalar() ? value.ToJson().value_or(Json()) : Json();
+  if (json.is_number()) {
+    if (json.get<double>() < 0)
+      return value.Invalid("the duration is negative", "use seconds >= 0");
+    return json.get<double>();
+  }
+  if (!json.is_string()) return value.WrongType("a duration", "write e.g. 90, 20m or 1h30m");
+  auto seconds = ParseDuration(json.get<std::string>());
+  if (!seconds) return value.Invalid(seconds.error().message, "");
+  return *seconds;
+}
+
+Status ParseTimeouts(const Mapping& top, ExperimentConfig& config) {
+  if (const Value* timeout = top.Find("timeout"); timeout && !timeout->IsNull()) {
+    GS_ASSIGN_OR_RETURN(config.timeout_seconds, ParseSeconds(*timeout));
+    if (*config.timeout_seconds <= 0)
+      return timeout->Invalid("a zero timeout would stop every trial at once",
+                              "use a positive duration, or null for no timeout");
+  }
+  if (const Value* grace = top.Find("kill_grace")) {
+    GS_ASSIGN_OR_RETURN(config.kill_grace_seconds, ParseSeconds(*grace));
+  }
+  return {};
+}
+
+Status ParseOutputDir(const Mapping& top, const fs::path& config_dir, ExperimentConfig& config) {
+  const Value* value = top.Find("output_dir");
+  if (value == nullptr || value->IsNull()) return {};
+  GS_ASSIGN_OR_RETURN(std::string text, value->ToText());
+  if (text.empty()) return value->Invalid("output_dir is empty", "give a directory, e.g. runs/x");
+  config.output_dir = (config_dir / text).lexically_normal();
+  return {};
+}
+
+Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig& config) {
+  if (root.IsNull())
+    return root.Invalid("the config is empty", "start with name:, command:, metric: and sampler:");
+  GS_ASSIGN_OR_RETURN(Mapping top, root.ToMapping());
+  GS_TRY(top.CheckKeys(kTopKeys));
+  GS_TRY(ParseName(top, config));
+  GS_TRY(ParseCommand(top, config));
+  GS_TRY(ParseMetric(top, config));
+  GS_TRY(ParseSampler(top, config));
+  GS_TRY(ParseSearchSpaceSection(top, config));
+  const std::uint64_t total = config_detail::TotalTrials(config.sampler, config.search_space);
+  GS_ASSIGN_OR_RETURN(config.resources,
+                      config_detail::ParseResources(top.Find("resources"), total));
+  GS_TRY(ParseTimeouts(top, config));
+  GS_ASSIGN_OR_RETURN(config.templates,
+                      config_detail::ParseTemplates(top.Find("templates"), config_dir));
+  return ParseOutputDir(top, config_dir, config);
+}
+
+tl::unexpected<Error> YamlSyntaxError(const YamlSource& source, const YAML::Exception& e) {
+  return Fail(ErrorCode::kInvalidConfig,
+              fmt::format("{}:{}:{}: YAML syntax error: {}; check indentation, quoting and "
+                          "brackets at or before this position",
+                          source.display_path, e.mark.is_null() ? 1 : e.mark.line + 1,
+                          e.mark.is_null() ? 1 : e.mark.column + 1, e.msg));
+}
+
+}  // namespace
+
+Expected<ExperimentConfig> ParseConfig(std::string_view yaml_text, const fs::path& path) {
+  const YamlSource source{path.string()};
+  ExperimentConfig config;
+  std::error_code ec;
+  config.config_path = fs::absolute(path, ec).lexically_normal();
+  if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: {}", path.string(), ec.message()));
+  config.yaml_text = std::string(yaml_text);
+  try {
+    const std::vector<YAML::Node> documents = YAML::LoadAll(config.yaml_text);
+    if (documents.size() > 1)
+      return Value(source, documents[1], "")
+          .Invalid("the file holds more than one YAML document", "remove the second '---' section");
+    const Value root(source, documents.empty() ? YAML::Node() : documents[0], "");
+    GS_TRY(ParseTop(root, config.config_path.parent_path(), config));
+  } catch (const YAML::Exception& e) {
+    return YamlSyntaxError(source, e);
+  }
+  return config;
+}
+
+Expected<ExperimentConfig> LoadConfig(const fs::path& path) {
+  GS_ASSIGN_OR_RETURN(std::string text, config_detail::ReadTextFile(path));
+  return ParseConfig(text, path);
+}
+
+}  // namespace gpusweep

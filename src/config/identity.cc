@@ -1,0 +1,111 @@
+// ConfigIdentity / DiffConfigIdentity (gpusweep/config.h): what makes two configs
+// produce the same experiment, and where two identities differ.
+#include <fmt/format.h>
+
+#include <string>
+
+#include "config/template_parser.h"
+#include "gpusweep/config.h"
+
+namespace gpusweep {
+namespace {
+
+Json ParamIdentity(const ParamSpec& param) {
+  switch (param.kind) {
+    case ParamKind::kChoice:
+      return Json{{"type", "choice"}, {"values", param.values}};
+    case ParamKind::kUniform:
+      return Json{{"type", "uniform"}, {"low", param.low}, {"high", param.high}};
+    case ParamKind::kLogUniform:
+      return Json{{"type", "loguniform"}, {"low", param.low}, {"high", param.high}};
+    case ParamKind::kInt:
+      return Json{{"type", "int"},
+                  {"low", param.int_low},
+                  {"high", param.int_high},
+                  {"step", param.int_step}};
+    case ParamKind::kConstant:
+      break;
+  }
+  return Json{{"type", "constant"}, {"value", param.constant}};
+}
+
+Json SamplerIdentity(const SamplerConfig& sampler) {
+  if (sampler.kind == SamplerKind::kGrid)
+    return Json{{"type", "grid"}, {"repeats", sampler.repeats}};
+  return Json{{"type", "random"}, {"trials", sampler.trials}, {"seed", sampler.seed}};
+}
+
+// The template's text, so that editing it changes the identity. Bytes that are not
+// UTF-8 cannot live in a JSON string; they are kept as hex instead.
+Json TemplateIdentity(const TemplateSpec& spec) {
+  Json identity{{"dst", spec.dst}};
+  auto content = config_detail::ReadTextFile(spec.src);
+  if (!content) {
+    identity["content"] = nullptr;  // unreadable now: never equal to a readable one
+    return identity;
+  }
+  try {
+    (void)Json(*content).dump();
+    identity["content"] = *content;
+  } catch (const Json::type_error&) {
+    std::string hex;
+    for (unsigned char byte : *content) hex += fmt::format("{:02x}", byte);
+    identity["content_hex"] = std::move(hex);
+  }
+  return identity;
+}
+
+void Diff(const std::string& path, const Json& before, const Json& after,
+          std::vector<std::string>& out) {
+  if (before == after) return;
+  const std::string where = path.empty() ? "(all)" : path;
+  auto child = [&](std::string_view key) {
+    return path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
+  };
+  if (before.is_object() && after.is_object()) {
+    const std::size_t found_before = out.size();
+    for (const auto& [key, value] : before.items()) {
+      if (!after.contains(key))
+        out.push_back(child(key) + " (removed)");
+      else
+        Diff(child(key), value, after.at(key), out);
+    }
+    for (const auto& [key, value] : after.items())
+      if (!before.contains(key)) out.push_back(child(key) + " (added)");
+    if (out.size() == found_before) out.push_back(where + " (order changed)");
+    return;
+  }
+  if (before.is_array() && after.is_array() && before.size() == after.size()) {
+    for (std::size_t i = 0; i < before.size(); ++i)
+      Diff(fmt::format("{}[{}]", path, i), before[i], after[i], out);
+    return;
+  }
+  out.push_back(where);
+}
+
+}  // namespace
+
+Json ConfigIdentity(const ExperimentConfig& config) {
+  Json identity = Json::object();
+  identity["command"] = config.shell ? Json(config.shell_command) : Json(config.command);
+  identity["shell"] = config.shell;
+  identity["metric"] = Json{{"name", config.metric.name},
+                            {"mode", config.metric.mode == Mode::kMin ? "min" : "max"}};
+  identity["sampler"] = SamplerIdentity(config.sampler);
+  Json space = Json::object();
+  for (const ParamSpec& param : config.search_space.params)
+    space[param.name] = ParamIdentity(param);
+  identity["search_space"] = std::move(space);
+  Json templates = Json::array();
+  for (const TemplateSpec& spec : config.templates) templates.push_back(TemplateIdentity(spec));
+  identity["templates"] = std::move(templates);
+  return identity;
+}
+
+std::vector<std::string> DiffConfigIdentity(const Json& before, const Json& after) {
+  std::vector<std::string> differences;
+  Diff("", before, after, differences);
+  return differences;
+}
+
+}  // namespace gpusweep

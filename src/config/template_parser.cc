@@ -1,0 +1,99 @@
+#include "config/template_parser.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <fstream>
+#include <kainjow/mustache.hpp>
+#include <sstream>
+#include <system_error>
+
+namespace gpusweep::config_detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::array<std::string_view, 2> kKeys{"src", "dst"};
+// What the runner itself writes into every trial directory (ARCHITECTURE.md); a
+// template rendered there would be overwritten or would corrupt the trial's record.
+constexpr std::array<std::string_view, 3> kRunnerFiles{"params.json", "output.log",
+                                                       "metrics.jsonl"};
+constexpr std::string_view kDstHint =
+    "use a path relative to the trial directory, e.g. setup.py or conf/train.yaml";
+
+Expected<TemplateSpec> ParseTemplate(const Value& value, const fs::path& config_dir) {
+  GS_ASSIGN_OR_RETURN(Mapping mapping, value.ToMapping());
+  GS_TRY(mapping.CheckKeys(kKeys));
+  GS_ASSIGN_OR_RETURN(Value src, mapping.Require("src", "add src: <template file>"));
+  GS_ASSIGN_OR_RETURN(Value dst, mapping.Require("dst", "add dst: <path in the trial directory>"));
+  TemplateSpec spec;
+  GS_ASSIGN_OR_RETURN(std::string src_text, src.ToText());
+  spec.src = (config_dir / src_text).lexically_normal();
+  auto content = ReadTextFile(spec.src);
+  if (!content)
+    return src.Invalid(content.error().message,
+                       "src is relative to the config file's directory; check the path");
+  if (auto error = MustacheSyntaxError(*content))
+    return src.Invalid(
+        fmt::format("'{}' is not a valid Mustache template: {}", spec.src.string(), *error),
+        "fix the template's {{tags}}");
+  GS_ASSIGN_OR_RETURN(spec.dst, ParseTemplateDst(dst));
+  return spec;
+}
+
+}  // namespace
+
+Expected<std::vector<TemplateSpec>> ParseTemplates(const Value* value, const fs::path& config_dir) {
+  std::vector<TemplateSpec> templates;
+  if (value == nullptr || value->IsNull()) return templates;
+  GS_ASSIGN_OR_RETURN(std::vector<Value> list, value->ToList());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    GS_ASSIGN_OR_RETURN(TemplateSpec spec, ParseTemplate(list[i], config_dir));
+    for (std::size_t j = 0; j < templates.size(); ++j)
+      if (templates[j].dst == spec.dst)
+        return list[i].Invalid(
+            fmt::format("dst '{}' is also written by {}[{}]", spec.dst, value->path(), j),
+            "give each template its own dst");
+    templates.push_back(std::move(spec));
+  }
+  return templates;
+}
+
+Expected<std::string> ParseTemplateDst(const Value& value) {
+  GS_ASSIGN_OR_RETURN(std::string text, value.ToText());
+  const fs::path path(text);
+  if (text.empty()) return value.Invalid("dst is empty", kDstHint);
+  if (path.has_root_path()) return value.Invalid(fmt::format("'{}' is absolute", text), kDstHint);
+  const fs::path normal = path.lexically_normal();
+  if (normal.empty() || normal == "." || *normal.begin() == "..")
+    return value.Invalid(fmt::format("'{}' is outside the trial directory", text), kDstHint);
+  if (!normal.has_filename())
+    return value.Invalid(fmt::format("'{}' names a directory, not a file", text), kDstHint);
+  for (std::string_view reserved : kRunnerFiles)
+    if (normal == reserved)
+      return value.Invalid(
+          fmt::format("'{}' is written by gpusweep in every trial directory", text),
+          "choose another name");
+  return normal.generic_string();
+}
+
+std::optional<std::string> MustacheSyntaxError(const std::string& text) {
+  const kainjow::mustache::mustache parsed{text};
+  if (parsed.is_valid()) return std::nullopt;
+  return parsed.error_message();
+}
+
+Expected<std::string> ReadTextFile(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    return Fail(ErrorCode::kIo, fmt::format("'{}' is not a readable file{}", path.string(),
+                                            ec ? ": " + ec.message() : ""));
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in.good() && !in.eof())
+    return Fail(ErrorCode::kIo, fmt::format("cannot read '{}'", path.string()));
+  return text.str();
+}
+
+}  // namespace gpusweep::config_detail

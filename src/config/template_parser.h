@@ -1,0 +1,36 @@
+// template_parser.h — the `templates:` section and Mustache syntax checks.
+//
+// Contract: each template's src is resolved against the config file's directory and
+// must be a readable file whose text is valid Mustache; dst must be a relative path
+// that, after lexical normalization, stays inside the trial directory, names a file and
+// is not one of the runner's own files.
+// Failures are located Error{kInvalidConfig}.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/yaml_reader.h"
+#include "gpusweep/config.h"
+
+namespace gpusweep::config_detail {
+
+// `value` is the node under `templates:`, or nullptr when absent.
+Expected<std::vector<TemplateSpec>> ParseTemplates(const Value* value,
+                                                   const std::filesystem::path& config_dir);
+
+// The normalized form of a template destination ("a/./b.py" -> "a/b.py"), or an error
+// at `value` when it is absolute, empty, a directory, escapes with "..", or is one of
+// the files the runner writes (params.json, output.log, metrics.jsonl).
+Expected<std::string> ParseTemplateDst(const Value& value);
+
+// kainjow::mustache's message when `text` is not a valid Mustache template.
+std::optional<std::string> MustacheSyntaxError(const std::string& text);
+
+// Reads a whole file. Error{kIo}-style message text on failure (caller locates it).
+Expected<std::string> ReadTextFile(const std::filesystem::path& path);
+
+}  // namespace gpusweep::config_detail
