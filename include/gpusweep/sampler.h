@@ -1,0 +1,75 @@
+// sampler.h — turns a search space into the parameters of trial 0, 1, 2, ...
+//
+// Contract: a sampler is pure and deterministic given its config (kind, seed, trials,
+// repeats), the search space and the trial history. Suggest(k) returns the same params
+// for the same k every time, whatever was suggested before, so a resumed experiment
+// continues exactly where it stopped and `trial k` always means the same params.
+// Params are a JSON object with every search-space parameter (constants included) in
+// declaration order.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gpusweep/config.h"
+#include "gpusweep/json.h"
+#include "gpusweep/status.h"
+#include "gpusweep/trial.h"
+
+namespace gpusweep {
+
+// The parameters of one trial.
+struct Suggestion {
+  int number = 0;  // 0-based trial number
+  int repeat = 0;  // grid: which pass over the grid (0..repeats-1); random: 0
+  Params params = Json::object();
+};
+
+// Grid sampler (SamplerKind::kGrid): trial k has repeat = k / G and grid index
+// r = k % G, where G = GridSize(space). r is decomposed mixed-radix over the varying
+// parameters in declaration order, the LAST declared varying fastest (the order of
+// akid's `tune`: index = repeat*(n*m) + i*n + j for opt_paras (m values, declared
+// first, index i) and net_paras (n values, declared second, index j)). Choice params
+// enumerate `values` in order; int params enumerate low, low+step, ... <= high;
+// constants do not multiply the grid.
+//
+// Random sampler (SamplerKind::kRandom): trial k's params are a pure function of
+// (seed, k). Each trial gets its own SplitMix64 stream (Steele, Lea & Flood, "Fast
+// splittable pseudorandom number generators", OOPSLA 2014) seeded from a hash of seed
+// and k; parameter i of the declaration order consumes draw i (constants consume one
+// too, so turning a constant into a varied param does not move the others). Doubles
+// use the top 53 bits: u in [0, 1). uniform: low + u*(high-low); loguniform:
+// exp(log(low) + u*(log(high)-log(low))); int: one of low..high by step, uniformly;
+// choice: one of `values`, uniformly.
+class Sampler {
+ public:
+  virtual ~Sampler() = default;
+
+  // grid: GridSize x repeats; random: trials. Always >= 1.
+  virtual int total_trials() const = 0;
+
+  // Parameters for trial `number` (precondition: 0 <= number < total_trials()).
+  // `history` is every trial recorded so far; grid and random ignore it (it is there
+  // for model-based samplers).
+  virtual Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const = 0;
+};
+
+// Largest grid (GridSize x repeats) MakeSampler accepts.
+inline constexpr std::int64_t kMaxGridTrials = 10'000'000;
+
+// Builds the sampler `config.kind` over `space`. Error{kInvalidConfig} (message names
+// the sampler setting or parameter and what would be valid) when: grid over a uniform
+// or loguniform param, grid with more than kMaxGridTrials trials, repeats < 1,
+// random with trials < 1, or a malformed param (choice without values, int with
+// step <= 0 or high < low, uniform with high < low, loguniform with low <= 0 or
+// high <= low, non-finite bounds).
+Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,
+                                               const SearchSpace& space);
+
+// Number of points of the grid over `space`: the product of the choice and int
+// cardinalities (1 if there are none; uniform/loguniform/constant params count 1).
+// Saturates at INT64_MAX instead of overflowing.
+std::int64_t GridSize(const SearchSpace& space);
+
+}  // namespace gpusweep

@@ -1,0 +1,109 @@
+// MakeSampler and GridSize: validation of the search space for a sampler kind.
+#include "gpusweep/sampler.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "search/samplers.h"
+
+namespace gpusweep {
+namespace {
+
+std::string_view KindName(ParamKind kind) {
+  switch (kind) {
+    case ParamKind::kChoice: return "choice";
+    case ParamKind::kUniform: return "uniform";
+    case ParamKind::kLogUniform: return "loguniform";
+    case ParamKind::kInt: return "int";
+    case ParamKind::kConstant: return "constant";
+  }
+  return "unknown";
+}
+
+// Checks what every sampler relies on; the config loader checks the same with file
+// positions, this is the library's own guard.
+Status ValidateParam(const ParamSpec& p) {
+  const auto bad = [&](std::string_view what) {
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("search_space.{}: {} parameter {}", p.name, KindName(p.kind), what));
+  };
+  switch (p.kind) {
+    case ParamKind::kChoice:
+      if (p.values.empty()) return bad("needs at least one value");
+      break;
+    case ParamKind::kInt:
+      if (p.int_step <= 0) return bad(fmt::format("needs step > 0 (got {})", p.int_step));
+      if (p.int_high < p.int_low)
+        return bad(fmt::format("needs low <= high (got {}..{})", p.int_low, p.int_high));
+      break;
+    case ParamKind::kUniform:
+      if (!std::isfinite(p.low) || !std::isfinite(p.high) || p.high < p.low)
+        return bad(fmt::format("needs finite low <= high (got {}..{})", p.low, p.high));
+      break;
+    case ParamKind::kLogUniform:
+      if (!std::isfinite(p.low) || !std::isfinite(p.high) || p.low <= 0 || p.high <= p.low)
+        return bad(fmt::format("needs finite 0 < low < high (got {}..{})", p.low, p.high));
+      break;
+    case ParamKind::kConstant:
+      break;
+  }
+  return {};
+}
+
+Expected<std::unique_ptr<Sampler>> MakeGrid(const SamplerConfig& config,
+                                            const SearchSpace& space) {
+  for (const ParamSpec& p : space.params) {
+    if (p.kind == ParamKind::kUniform || p.kind == ParamKind::kLogUniform)
+      return Fail(ErrorCode::kInvalidConfig,
+                  fmt::format("sampler: grid cannot enumerate the continuous {} parameter "
+                              "'{}'; make it a choice or int, or use the random sampler",
+                              KindName(p.kind), p.name));
+  }
+  if (config.repeats < 1)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.repeats: must be >= 1 (got {})", config.repeats));
+  const std::int64_t size = GridSize(space);
+  if (size > kMaxGridTrials / config.repeats)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler: the grid has {} points x {} repeats, more than the "
+                            "{} trials a grid may have; shrink the search space or use the "
+                            "random sampler",
+                            size, config.repeats, kMaxGridTrials));
+  return std::make_unique<search::GridSampler>(space, size, config.repeats);
+}
+
+}  // namespace
+
+std::int64_t GridSize(const SearchSpace& space) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::int64_t>::max();
+  std::uint64_t size = 1;
+  for (const ParamSpec& p : space.params) {
+    std::uint64_t n = 1;
+    if (p.kind == ParamKind::kChoice) n = p.values.size();
+    if (p.kind == ParamKind::kInt) n = search::IntCardinality(p);
+    if (n == 0) return 0;
+    size = size > kMax / n ? kMax : size * n;
+  }
+  return static_cast<std::int64_t>(size);
+}
+
+Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,
+                                               const SearchSpace& space) {
+  for (const ParamSpec& p : space.params) GS_TRY(ValidateParam(p));
+  switch (config.kind) {
+    case SamplerKind::kGrid:
+      return MakeGrid(config, space);
+    case SamplerKind::kRandom:
+      if (config.trials < 1)
+        return Fail(ErrorCode::kInvalidConfig,
+                    fmt::format("sampler.trials: must be >= 1 (got {})", config.trials));
+      return std::make_unique<search::RandomSampler>(space, config.trials, config.seed);
+  }
+  return Fail(ErrorCode::kInvalidConfig, "sampler: unknown sampler kind");
+}
+
+}  // namespace gpusweep

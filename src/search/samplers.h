@@ -1,0 +1,43 @@
+// samplers.h — the concrete samplers behind MakeSampler (see gpusweep/sampler.h for
+// their contracts). Constructors assume a space MakeSampler has validated.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gpusweep/sampler.h"
+
+namespace gpusweep::search {
+
+// How many values an int param enumerates: low, low+step, ... <= high (0 if high < low;
+// saturates at UINT64_MAX for the full int64 range).
+std::uint64_t IntCardinality(const ParamSpec& spec);
+
+// The index-th value of an int param (index < IntCardinality).
+std::int64_t IntValue(const ParamSpec& spec, std::uint64_t index);
+
+class GridSampler final : public Sampler {
+ public:
+  GridSampler(SearchSpace space, std::int64_t grid_size, int repeats);
+  int total_trials() const override;
+  Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
+
+ private:
+  SearchSpace space_;
+  std::int64_t grid_size_;
+  int repeats_;
+};
+
+class RandomSampler final : public Sampler {
+ public:
+  RandomSampler(SearchSpace space, int trials, std::uint64_t seed);
+  int total_trials() const override;
+  Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
+
+ private:
+  SearchSpace space_;
+  int trials_;
+  std::uint64_t seed_;
+};
+
+}  // namespace gpusweep::search
