@@ -1,0 +1,90 @@
+// process_runner.h — starting and supervising trial processes (Linux only).
+//
+// Contract: every trial runs as the leader of its own process group, so one kill(-pgid)
+// reaches everything it forked. gpusweep keeps SIGINT/SIGTERM/SIGHUP/SIGCHLD blocked
+// and lets them in only while it sleeps inside ppoll (the approach of ninja's
+// SubprocessSet), so a signal can never be lost between "check" and "sleep".
+// When a leader exits, its group is SIGKILLed before the leader is reaped (its zombie
+// keeps the group id from being reused), so no straggler outlives its trial.
+// Library code here never exits or throws; errors are Expected values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusweep/status.h"
+
+namespace gpusweep {
+
+struct SpawnRequest {
+  std::vector<std::string> argv;          // argv[0] looked up in PATH of `env` if it has no '/'
+  std::vector<std::string> env;           // complete environment, "KEY=VALUE"
+  std::filesystem::path cwd;              // must exist
+  std::filesystem::path log_path;         // stdout+stderr appended here (created 0644)
+};
+
+// How a process ended. exit_code is -1 (and signaled false) if the status was lost
+// because something else in this process reaped the child.
+struct ProcessExit { bool signaled = false; int exit_code = 0; int signal = 0; };
+
+using ProcessId = int;                    // the leader's pid == its process group id
+
+struct ProcessEvent { ProcessId pid; ProcessExit exit; };
+
+struct WaitOutcome {
+  std::vector<ProcessEvent> exited;       // children reaped during this call
+  int interrupt_signal = 0;               // SIGINT/SIGTERM/SIGHUP received by gpusweep since the last call, else 0
+};
+
+// Interface so the experiment runner can be tested with a fake. Not thread-safe: use
+// one runner from one thread.
+class ProcessRunner {
+ public:
+  virtual ~ProcessRunner() = default;
+  // Starts a process in its own new process group, stdin /dev/null, stdout+stderr -> log_path,
+  // cwd set, signal mask emptied and SIGINT/SIGTERM/SIGHUP/SIGPIPE/SIGCHLD dispositions reset to default.
+  // Error{kProcess} with strerror and argv[0] if it cannot start (e.g. ENOENT: "command not found: foo").
+  // A relative argv[0] containing '/' (e.g. "./train.sh") and relative PATH entries are
+  // resolved against `cwd`; a relative log_path against gpusweep's own working directory.
+  // Error{kIo} if cwd is not a directory or the log cannot be opened. The child inherits
+  // no file descriptors other than 0, 1 and 2.
+  virtual Expected<ProcessId> Spawn(const SpawnRequest& request) = 0;
+  // Blocks until a child exits, an interrupt signal arrives, or timeout_seconds elapse (>= 0).
+  // When a leader is reaped, its whole process group is sent SIGKILL so no straggler survives.
+  // A negative timeout means 0 (just poll); infinity (or anything above 1e8) means no timeout.
+  virtual WaitOutcome Wait(double timeout_seconds) = 0;
+  // kill(-pgid, sig) for a running child; no-op if it already exited.
+  virtual void SignalGroup(ProcessId pid, int sig) = 0;
+  virtual std::size_t running() const = 0;
+};
+
+// The real one. Only one may exist per process at a time (it owns signal handlers);
+// returns nullptr while another one exists.
+// Construction blocks SIGINT, SIGTERM, SIGHUP, SIGCHLD in the calling thread and installs
+// handlers that only record the signal; they are unblocked only inside ppoll.
+// Threads created afterwards inherit the blocked mask, which is what you want; a signal
+// delivered to another thread still wakes Wait (handlers also write to a self-pipe).
+// Destruction SIGKILLs every remaining group, reaps them, and restores mask and handlers.
+std::unique_ptr<ProcessRunner> MakePosixProcessRunner();
+
+// /proc/<pid>/stat field 22 (start time in clock ticks since boot); nullopt if no such process.
+std::optional<std::uint64_t> ProcessStartTicks(int pid);
+
+// For resume after gpusweep was killed: if `pid` still exists and has start time `start_ticks`
+// (so it is the same process, not a reused pid), SIGTERM its process group, wait up to
+// grace_seconds for the group to vanish, then SIGKILL it. Also kills a surviving group whose
+// leader already exited (check kill(-pgid, 0)). Returns true if something was signalled.
+// After a SIGKILL it waits up to 1 s more for the group to vanish. Blocks the caller.
+// "Vanished" ignores zombies: the dead trial's orphans may wait for a slow init to reap them.
+bool KillStaleProcessGroup(int pid, std::uint64_t start_ticks, double grace_seconds);
+
+// Every live pid whose process group is `pgid` (scans /proc); for tests and orphan checks.
+// Zombies (exited, not yet reaped) are not live and are left out. Sorted ascending.
+std::vector<int> ProcessesInGroup(int pgid);
+
+}  // namespace gpusweep

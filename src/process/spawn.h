@@ -1,0 +1,26 @@
+// spawn.h — module-internal: start one trial process with posix_spawn.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpusweep/status.h"
+#include "process/process_runner.h"
+
+namespace gpusweep {
+
+// Resolves `command` the way execvp would, but with the PATH found in `env` (not
+// gpusweep's own) and relative names resolved against `cwd`, where the child will run.
+// No PATH in `env` means "/bin:/usr/bin" (glibc's default); an empty PATH entry means ".".
+// Returns an absolute path to an executable regular file, or Error{kProcess}:
+// "command not found: foo (PATH=...)", "permission denied: foo", "empty command".
+Expected<std::filesystem::path> ResolveExecutable(const std::string& command,
+                                                  const std::vector<std::string>& env,
+                                                  const std::filesystem::path& cwd);
+
+// Starts `request` as the leader of a new process group (see ProcessRunner::Spawn for
+// the child's setup) and returns its pid. Does not wait for or track the child.
+Expected<int> SpawnInNewProcessGroup(const SpawnRequest& request);
+
+}  // namespace gpusweep
