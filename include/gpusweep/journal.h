@@ -1,0 +1,115 @@
+// journal.h — the experiment's durable record and its single-writer lock.
+//
+// Contract: an experiment directory holds
+//   gpusweep.db    the journal: SQLite in WAL mode with synchronous=FULL, so a state
+//                  change that returned success survives a crash or power loss. Every
+//                  state change is one transaction: readers see all of it or none.
+//   gpusweep.lock  held (flock) by the one gpusweep process that runs the experiment.
+// One process writes (the lock holder); any number of readers (status, export) may open
+// the journal read-only while it runs and see each committed change. A Journal object
+// is not thread-safe: use it from one thread, or open one per thread.
+// Errors: Error{kJournal, "<db path>: <operation>: <sqlite message>"} unless noted.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusweep/json.h"
+#include "gpusweep/status.h"
+#include "gpusweep/trial.h"
+
+namespace gpusweep {
+
+// What an experiment was created from; written once, checked on resume.
+struct ExperimentRecord {
+  std::string name;
+  std::string config_path;  // absolute path of the YAML as given at creation
+  std::string config_yaml;  // file content as given
+  Json identity;            // ConfigIdentity() at creation (see config.h), for resume checks
+  double created_time = 0;  // Unix seconds
+};
+
+enum class JournalAccess { kReadWrite, kReadOnly };
+
+class Journal {
+ public:
+  virtual ~Journal() = default;
+
+  // Writes the experiment row. Error{kJournal} if the journal already has one.
+  virtual Status CreateExperiment(const ExperimentRecord& experiment) = 0;
+  // nullopt when CreateExperiment was never called on this journal.
+  virtual Expected<std::optional<ExperimentRecord>> LoadExperiment() = 0;
+
+  // Inserts trial `record.number`, or replaces every field of it (a re-run after an
+  // interruption, with attempt + 1). Intermediate results of older attempts are kept;
+  // each carries its attempt.
+  virtual Status UpsertTrial(const TrialRecord& record) = 0;
+  // Records the end state of trial `record.number` (state, end_time, exit_code,
+  // term_signal, failure_reason, objective, last_metrics; other fields are left as
+  // upserted) and appends `results`, in ONE transaction. Error{kNotFound} if the trial
+  // was never upserted (nothing is written then).
+  virtual Status FinishTrial(const TrialRecord& record,
+                             const std::vector<IntermediateResult>& results) = 0;
+  // Appends intermediate results, all in one transaction. Empty: does nothing.
+  virtual Status AppendResults(const std::vector<IntermediateResult>& results) = 0;
+
+  // Every trial, ordered by number.
+  virtual Expected<std::vector<TrialRecord>> LoadTrials() = 0;
+  virtual Expected<std::optional<TrialRecord>> LoadTrial(int number) = 0;
+  // Intermediate results of one trial (all attempts), ordered by attempt, step, then
+  // the order they were appended.
+  virtual Expected<std::vector<IntermediateResult>> LoadResults(int trial) = 0;
+
+  // Appends a free-form event (kind e.g. "resumed", "interrupted"; time in Unix
+  // seconds; detail any JSON) to the experiment's log.
+  virtual Status AppendEvent(double time, std::string_view kind, const Json& detail) = 0;
+};
+
+// Opens the journal at `db_path` (normally <experiment dir>/gpusweep.db).
+// kReadWrite creates the file and schema if missing (the directory must exist).
+// kReadOnly never writes; every write method fails with Error{kJournal}.
+// Errors: kReadOnly on a missing file: Error{kNotFound, "no experiment at <dir>: <db>
+// does not exist"}; a journal written by a newer gpusweep (schema version > 1) or a
+// file that is not a gpusweep journal: Error{kJournal} saying so.
+Expected<std::unique_ptr<Journal>> OpenJournal(const std::filesystem::path& db_path,
+                                               JournalAccess access);
+
+// Exclusive lock on an experiment directory, held while a sweep runs it:
+// flock(LOCK_EX|LOCK_NB) on <dir>/gpusweep.lock, whose content is the holder's pid.
+// The fd is O_CLOEXEC, so trial processes never inherit it, and the kernel releases
+// the lock when the holder dies in any way (kill -9 included): there are no stale
+// locks to clean up. (A fork() child that does not exec would share the lock.)
+// Move-only; the destructor releases the lock.
+class ExperimentLock {
+ public:
+  // Creates <experiment_dir>/gpusweep.lock if missing (the directory must exist).
+  // Errors: Error{kAlreadyRunning, "experiment <dir> is already running (pid N); wait
+  // for it or stop it"} when another holder has it (also another ExperimentLock in this
+  // process); Error{kIo} when the file cannot be opened, locked or written.
+  static Expected<ExperimentLock> Acquire(const std::filesystem::path& experiment_dir);
+
+  ExperimentLock(ExperimentLock&& other) noexcept;
+  ExperimentLock& operator=(ExperimentLock&& other) noexcept;
+  ExperimentLock(const ExperimentLock&) = delete;
+  ExperimentLock& operator=(const ExperimentLock&) = delete;
+  ~ExperimentLock();
+
+  const std::filesystem::path& path() const { return path_; }  // <dir>/gpusweep.lock
+
+ private:
+  ExperimentLock(int fd, std::filesystem::path path) : fd_(fd), path_(std::move(path)) {}
+  void Release();
+
+  int fd_ = -1;
+  std::filesystem::path path_;
+};
+
+// File names inside an experiment directory.
+inline constexpr std::string_view kJournalFileName = "gpusweep.db";
+inline constexpr std::string_view kLockFileName = "gpusweep.lock";
+
+}  // namespace gpusweep

@@ -1,0 +1,235 @@
+// SQLite implementation of gpusweep::Journal (see include/gpusweep/journal.h).
+#include "gpusweep/journal.h"
+
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "journal/records.h"
+#include "journal/schema.h"
+#include "journal/sqlite.h"
+
+namespace gpusweep {
+namespace {
+
+using journal::DumpJson;
+using journal::ParseJson;
+
+class SqliteJournal final : public Journal {
+ public:
+  SqliteJournal(sqlite::Database db, JournalAccess access) : db_(std::move(db)), access_(access) {}
+
+  Status CreateExperiment(const ExperimentRecord& experiment) override;
+  Expected<std::optional<ExperimentRecord>> LoadExperiment() override;
+  Status UpsertTrial(const TrialRecord& record) override;
+  Status FinishTrial(const TrialRecord& record,
+                     const std::vector<IntermediateResult>& results) override;
+  Status AppendResults(const std::vector<IntermediateResult>& results) override;
+  Expected<std::vector<TrialRecord>> LoadTrials() override;
+  Expected<std::optional<TrialRecord>> LoadTrial(int number) override;
+  Expected<std::vector<IntermediateResult>> LoadResults(int trial) override;
+  Status AppendEvent(double time, std::string_view kind, const Json& detail) override;
+
+ private:
+  // SQLite refuses writes on a read-only connection anyway; this names the cause.
+  Status RequireWritable(std::string_view what) const {
+    if (access_ == JournalAccess::kReadWrite) return {};
+    return tl::unexpected(db_.MakeError(ErrorCode::kJournal,
+                                        fmt::format("{}: the journal was opened read-only", what)));
+  }
+  // Inserts `results` inside the caller's transaction.
+  Status InsertResults(const std::vector<IntermediateResult>& results, std::string_view what);
+
+  sqlite::Database db_;
+  JournalAccess access_;
+};
+
+Status SqliteJournal::CreateExperiment(const ExperimentRecord& experiment) {
+  const std::string what = fmt::format("create experiment '{}'", experiment.name);
+  GS_TRY(RequireWritable(what));
+  GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
+  {
+    GS_ASSIGN_OR_RETURN(auto existing, db_.Prepare("SELECT name FROM experiment", what));
+    GS_ASSIGN_OR_RETURN(const bool exists, existing.Step());
+    if (exists)
+      return tl::unexpected(db_.MakeError(
+          ErrorCode::kJournal,
+          fmt::format("{}: the journal already holds experiment '{}'", what, existing.Text(0))));
+  }
+  GS_ASSIGN_OR_RETURN(
+      auto insert,
+      db_.Prepare("INSERT INTO experiment (id, name, config_path, config_yaml, identity, "
+                  "created_time) VALUES (1, ?1, ?2, ?3, ?4, ?5)",
+                  what));
+  insert.Bind(1, experiment.name)
+      .Bind(2, experiment.config_path)
+      .Bind(3, experiment.config_yaml)
+      .Bind(4, DumpJson(experiment.identity))
+      .Bind(5, experiment.created_time);
+  GS_TRY(insert.Run());
+  return txn.Commit();
+}
+
+Expected<std::optional<ExperimentRecord>> SqliteJournal::LoadExperiment() {
+  constexpr std::string_view kWhat = "load experiment";
+  GS_ASSIGN_OR_RETURN(auto row, db_.Prepare("SELECT name, config_path, config_yaml, identity, "
+                                            "created_time FROM experiment WHERE id = 1",
+                                            kWhat));
+  GS_ASSIGN_OR_RETURN(const bool found, row.Step());
+  if (!found) return std::optional<ExperimentRecord>();
+  ExperimentRecord experiment;
+  experiment.name = row.Text(0);
+  experiment.config_path = row.Text(1);
+  experiment.config_yaml = row.Text(2);
+  GS_ASSIGN_OR_RETURN(experiment.identity, ParseJson(db_, row.Text(3), kWhat));
+  experiment.created_time = row.Double(4);
+  return std::optional<ExperimentRecord>(std::move(experiment));
+}
+
+Status SqliteJournal::UpsertTrial(const TrialRecord& record) {
+  const std::string what = fmt::format("record trial {}", record.number);
+  GS_TRY(RequireWritable(what));
+  // REPLACE deletes the old row and inserts the new one in one statement (one
+  // transaction); no other table refers to trials by rowid, so nothing is lost.
+  GS_ASSIGN_OR_RETURN(auto stmt,
+                      db_.Prepare(fmt::format("INSERT OR REPLACE INTO trials ({}) VALUES (?1, ?2, "
+                                              "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                                              "?14, ?15)",
+                                              journal::kTrialColumns),
+                                  what));
+  journal::BindTrial(stmt, record);
+  return stmt.Run();
+}
+
+Status SqliteJournal::FinishTrial(const TrialRecord& record,
+                                  const std::vector<IntermediateResult>& results) {
+  const std::string what = fmt::format("finish trial {}", record.number);
+  GS_TRY(RequireWritable(what));
+  GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
+  {
+    GS_ASSIGN_OR_RETURN(
+        auto update,
+        db_.Prepare("UPDATE trials SET state = ?2, end_time = ?3, exit_code = ?4, "
+                    "term_signal = ?5, failure_reason = ?6, objective = ?7, last_metrics = ?8 "
+                    "WHERE number = ?1",
+                    what));
+    update.Bind(1, record.number)
+        .Bind(2, ToString(record.state))
+        .Bind(3, record.end_time)
+        .Bind(4, record.exit_code)
+        .Bind(5, record.term_signal)
+        .Bind(6, record.failure_reason)
+        .Bind(7, record.objective)
+        .Bind(8, DumpJson(record.last_metrics));
+    GS_TRY(update.Run());
+    if (db_.ChangedRows() == 0)
+      return tl::unexpected(db_.MakeError(
+          ErrorCode::kNotFound,
+          fmt::format("{}: trial {} is not in the journal", what, record.number)));
+  }
+  GS_TRY(InsertResults(results, what));
+  return txn.Commit();
+}
+
+Status SqliteJournal::AppendResults(const std::vector<IntermediateResult>& results) {
+  if (results.empty()) return {};
+  const std::string what = fmt::format("append results of trial {}", results.front().trial);
+  GS_TRY(RequireWritable(what));
+  GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
+  GS_TRY(InsertResults(results, what));
+  return txn.Commit();
+}
+
+Status SqliteJournal::InsertResults(const std::vector<IntermediateResult>& results,
+                                    std::string_view what) {
+  if (results.empty()) return {};
+  GS_ASSIGN_OR_RETURN(
+      auto insert,
+      db_.Prepare(fmt::format("INSERT INTO results ({}) VALUES (?1, ?2, ?3, ?4, ?5)",
+                              journal::kResultColumns),
+                  what));
+  for (const IntermediateResult& result : results) {
+    journal::BindResult(insert, result);
+    GS_TRY(insert.Run());
+  }
+  return {};
+}
+
+Expected<std::vector<TrialRecord>> SqliteJournal::LoadTrials() {
+  GS_ASSIGN_OR_RETURN(
+      auto rows,
+      db_.Prepare(fmt::format("SELECT {} FROM trials ORDER BY number", journal::kTrialColumns),
+                  "load trials"));
+  std::vector<TrialRecord> trials;
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) return trials;
+    GS_ASSIGN_OR_RETURN(TrialRecord trial, journal::ReadTrial(db_, rows));
+    trials.push_back(std::move(trial));
+  }
+}
+
+Expected<std::optional<TrialRecord>> SqliteJournal::LoadTrial(int number) {
+  GS_ASSIGN_OR_RETURN(
+      auto row,
+      db_.Prepare(fmt::format("SELECT {} FROM trials WHERE number = ?1", journal::kTrialColumns),
+                  fmt::format("load trial {}", number)));
+  row.Bind(1, number);
+  GS_ASSIGN_OR_RETURN(const bool found, row.Step());
+  if (!found) return std::optional<TrialRecord>();
+  GS_ASSIGN_OR_RETURN(TrialRecord trial, journal::ReadTrial(db_, row));
+  return std::optional<TrialRecord>(std::move(trial));
+}
+
+Expected<std::vector<IntermediateResult>> SqliteJournal::LoadResults(int trial) {
+  GS_ASSIGN_OR_RETURN(
+      auto rows,
+      db_.Prepare(fmt::format("SELECT {} FROM results WHERE trial = ?1 "
+                              "ORDER BY attempt, step, rowid",
+                              journal::kResultColumns),
+                  fmt::format("load results of trial {}", trial)));
+  rows.Bind(1, trial);
+  std::vector<IntermediateResult> results;
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) return results;
+    GS_ASSIGN_OR_RETURN(IntermediateResult result, journal::ReadResult(db_, rows));
+    results.push_back(std::move(result));
+  }
+}
+
+Status SqliteJournal::AppendEvent(double time, std::string_view kind, const Json& detail) {
+  const std::string what = fmt::format("append event '{}'", kind);
+  GS_TRY(RequireWritable(what));
+  GS_ASSIGN_OR_RETURN(auto insert,
+                      db_.Prepare("INSERT INTO events (time, kind, detail) VALUES (?1, ?2, ?3)",
+                                  what));
+  insert.Bind(1, time).Bind(2, kind).Bind(3, DumpJson(detail));
+  return insert.Run();
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Journal>> OpenJournal(const std::filesystem::path& db_path,
+                                               JournalAccess access) {
+  if (access == JournalAccess::kReadOnly) {
+    std::error_code ec;
+    if (!std::filesystem::exists(db_path, ec)) {
+      const std::filesystem::path dir =
+          db_path.has_parent_path() ? db_path.parent_path() : std::filesystem::path(".");
+      return Fail(ErrorCode::kNotFound, fmt::format("no experiment at {}: {} does not exist",
+                                                    dir.string(), db_path.string()));
+    }
+  }
+  const auto mode = access == JournalAccess::kReadOnly ? sqlite::OpenMode::kReadOnly
+                                                       : sqlite::OpenMode::kReadWriteCreate;
+  GS_ASSIGN_OR_RETURN(sqlite::Database db, sqlite::Database::Open(db_path, mode));
+  if (access == JournalAccess::kReadOnly) {
+    GS_TRY(journal::CheckSchema(db));
+  } else {
+    GS_TRY(journal::PrepareForWriting(db));
+  }
+  return std::unique_ptr<Journal>(std::make_unique<SqliteJournal>(std::move(db), access));
+}
+
+}  // namespace gpusweep

@@ -1,0 +1,146 @@
+// Read-only access, concurrent readers and schema-version checks of the journal.
+#include <gtest/gtest.h>
+
+#include "gpusweep/journal.h"
+#include "journal/sqlite.h"
+#include "journal/test_util.h"
+
+namespace gpusweep {
+namespace {
+
+using testing_util::ScratchDir;
+
+TrialRecord SimpleTrial(int number, TrialState state) {
+  TrialRecord trial;
+  trial.number = number;
+  trial.params = {{"lr", 0.1}};
+  trial.state = state;
+  return trial;
+}
+
+class JournalAccessTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Journal> MustOpen(JournalAccess access) {
+    auto journal = OpenJournal(db_path_, access);
+    EXPECT_TRUE(journal) << journal.error().message;
+    return journal ? std::move(*journal) : nullptr;
+  }
+
+  void SetUserVersion(int version) {
+    auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
+    ASSERT_TRUE(raw) << raw.error().message;
+    ASSERT_TRUE(raw->Exec("PRAGMA user_version = " + std::to_string(version), "set version"));
+  }
+
+  ScratchDir dir_;
+  std::filesystem::path db_path_ = dir_.path() / kJournalFileName;
+};
+
+TEST_F(JournalAccessTest, ReadOnlyOnMissingFileIsNotFoundAndCreatesNothing) {
+  auto journal = OpenJournal(db_path_, JournalAccess::kReadOnly);
+  ASSERT_FALSE(journal);
+  EXPECT_EQ(journal.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(journal.error().message, "no experiment at " + dir_.path().string() + ": " +
+                                         db_path_.string() + " does not exist");
+  EXPECT_FALSE(std::filesystem::exists(db_path_));
+}
+
+TEST_F(JournalAccessTest, ReaderSeesCommitsOfAnOpenWriter) {
+  auto writer = MustOpen(JournalAccess::kReadWrite);
+  ASSERT_NE(writer, nullptr);
+  ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kRunning)));
+
+  auto reader = MustOpen(JournalAccess::kReadOnly);
+  ASSERT_NE(reader, nullptr);
+  auto first = reader->LoadTrial(0);
+  ASSERT_TRUE(first && first->has_value());
+  EXPECT_EQ((*first)->state, TrialState::kRunning);
+
+  // Both stay open; the writer's next commit is visible to the reader's next read.
+  ASSERT_TRUE(writer->FinishTrial(SimpleTrial(0, TrialState::kCompleted),
+                                  {IntermediateResult{0, 1, 3, 10.0, {{"acc", 0.5}}}}));
+  ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(1, TrialState::kRunning)));
+  auto trials = reader->LoadTrials();
+  ASSERT_TRUE(trials) << trials.error().message;
+  ASSERT_EQ(trials->size(), 2u);
+  EXPECT_EQ((*trials)[0].state, TrialState::kCompleted);
+  auto results = reader->LoadResults(0);
+  ASSERT_TRUE(results);
+  EXPECT_EQ(results->size(), 1u);
+}
+
+TEST_F(JournalAccessTest, ReaderCannotWrite) {
+  {
+    auto writer = MustOpen(JournalAccess::kReadWrite);
+    ASSERT_NE(writer, nullptr);
+  }
+  auto reader = MustOpen(JournalAccess::kReadOnly);
+  ASSERT_NE(reader, nullptr);
+  const Status status = reader->UpsertTrial(SimpleTrial(0, TrialState::kRunning));
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().code, ErrorCode::kJournal);
+  EXPECT_NE(status.error().message.find("read-only"), std::string::npos);
+  EXPECT_FALSE(reader->AppendEvent(1, "x", Json::object()));
+  EXPECT_FALSE(reader->AppendResults({IntermediateResult{}}));
+  EXPECT_FALSE(reader->CreateExperiment(ExperimentRecord{}));
+  auto trials = reader->LoadTrials();
+  ASSERT_TRUE(trials);
+  EXPECT_TRUE(trials->empty());
+}
+
+TEST_F(JournalAccessTest, ReaderOpensAfterWriterClosed) {
+  // Closing the last connection checkpoints and removes the -wal/-shm files; a
+  // read-only connection must still open the journal then.
+  {
+    auto writer = MustOpen(JournalAccess::kReadWrite);
+    ASSERT_NE(writer, nullptr);
+    ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(2, TrialState::kFailed)));
+  }
+  auto reader = MustOpen(JournalAccess::kReadOnly);
+  ASSERT_NE(reader, nullptr);
+  auto trial = reader->LoadTrial(2);
+  ASSERT_TRUE(trial) << trial.error().message;
+  ASSERT_TRUE(trial->has_value());
+  EXPECT_EQ((*trial)->state, TrialState::kFailed);
+}
+
+TEST_F(JournalAccessTest, NewerSchemaVersionIsRefused) {
+  { ASSERT_NE(MustOpen(JournalAccess::kReadWrite), nullptr); }
+  SetUserVersion(2);
+  for (JournalAccess access : {JournalAccess::kReadWrite, JournalAccess::kReadOnly}) {
+    auto journal = OpenJournal(db_path_, access);
+    ASSERT_FALSE(journal);
+    EXPECT_EQ(journal.error().code, ErrorCode::kJournal);
+    EXPECT_NE(journal.error().message.find("schema version 2 is newer"), std::string::npos)
+        << journal.error().message;
+  }
+}
+
+TEST_F(JournalAccessTest, ForeignSqliteFileIsRefusedAndLeftAlone) {
+  {
+    auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
+    ASSERT_TRUE(raw);
+    ASSERT_TRUE(raw->Exec("CREATE TABLE notes (text TEXT)", "create"));
+  }
+  auto journal = OpenJournal(db_path_, JournalAccess::kReadWrite);
+  ASSERT_FALSE(journal);
+  EXPECT_NE(journal.error().message.find("not a gpusweep journal"), std::string::npos)
+      << journal.error().message;
+  auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadOnly);
+  ASSERT_TRUE(raw);
+  auto mode = raw->Prepare("PRAGMA journal_mode", "mode");
+  ASSERT_TRUE(mode);
+  ASSERT_EQ(mode->Step(), true);
+  EXPECT_EQ(mode->Text(0), "delete");  // not switched to WAL
+}
+
+TEST_F(JournalAccessTest, OpeningInMissingDirectoryFails) {
+  auto journal = OpenJournal(dir_.path() / "no-such-dir" / kJournalFileName,
+                             JournalAccess::kReadWrite);
+  ASSERT_FALSE(journal);
+  EXPECT_EQ(journal.error().code, ErrorCode::kJournal);
+  EXPECT_NE(journal.error().message.find("no-such-dir"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpusweep

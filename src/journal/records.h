@@ -1,0 +1,37 @@
+// records.h — how trials and intermediate results map to journal rows.
+//
+// JSON-valued fields (params, gpus, last_metrics, result values) are stored as
+// nlohmann dump() text; Json is ordered_json, so object keys keep their order through
+// a round trip. Optional numbers are SQL NULL when absent; a NaN objective is NULL too.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "gpusweep/json.h"
+#include "gpusweep/status.h"
+#include "gpusweep/trial.h"
+#include "journal/sqlite.h"
+
+namespace gpusweep::journal {
+
+// Compact JSON text; invalid UTF-8 in strings is replaced (U+FFFD) rather than thrown.
+std::string DumpJson(const Json& value);
+// Error{kJournal, "<db>: <what>: invalid JSON in the journal: ..."} on malformed text.
+Expected<Json> ParseJson(const sqlite::Database& db, std::string_view text,
+                         std::string_view what);
+
+// Column list of the trials table, in the order BindTrial binds (?1..?15) and
+// ReadTrial reads (columns 0..14).
+inline constexpr std::string_view kTrialColumns =
+    "number, repeat, attempt, params, state, gpus, start_time, end_time, pid, "
+    "pid_start_ticks, exit_code, term_signal, failure_reason, objective, last_metrics";
+void BindTrial(sqlite::Statement& stmt, const TrialRecord& record);
+Expected<TrialRecord> ReadTrial(const sqlite::Database& db, const sqlite::Statement& row);
+
+// Same for the results table: trial, attempt, step, time, "values" (?1..?5 / 0..4).
+inline constexpr std::string_view kResultColumns = R"(trial, attempt, step, time, "values")";
+void BindResult(sqlite::Statement& stmt, const IntermediateResult& result);
+Expected<IntermediateResult> ReadResult(const sqlite::Database& db, const sqlite::Statement& row);
+
+}  // namespace gpusweep::journal

@@ -1,0 +1,129 @@
+#include "journal/schema.h"
+
+#include <fmt/format.h>
+
+namespace gpusweep::journal {
+namespace {
+
+// "values" is an SQL keyword, hence quoted. JSON columns hold nlohmann dump() text;
+// REAL columns are Unix seconds. trials.objective is NULL when no objective (or NaN).
+constexpr std::string_view kCreateTables = R"sql(
+CREATE TABLE experiment (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  name TEXT NOT NULL,
+  config_path TEXT NOT NULL,
+  config_yaml TEXT NOT NULL,
+  identity TEXT NOT NULL,
+  created_time REAL NOT NULL
+);
+CREATE TABLE trials (
+  number INTEGER PRIMARY KEY,
+  repeat INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  params TEXT NOT NULL,
+  state TEXT NOT NULL,
+  gpus TEXT NOT NULL,
+  start_time REAL NOT NULL,
+  end_time REAL NOT NULL,
+  pid INTEGER NOT NULL,
+  pid_start_ticks INTEGER NOT NULL,
+  exit_code INTEGER,
+  term_signal INTEGER,
+  failure_reason TEXT NOT NULL,
+  objective REAL,
+  last_metrics TEXT NOT NULL
+);
+CREATE TABLE results (
+  trial INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  time REAL NOT NULL,
+  "values" TEXT NOT NULL
+);
+CREATE INDEX results_by_trial ON results (trial);
+CREATE TABLE events (
+  time REAL NOT NULL,
+  kind TEXT NOT NULL,
+  detail TEXT NOT NULL
+);
+)sql";
+
+Expected<int> ReadSchemaVersion(sqlite::Database& db) {
+  GS_ASSIGN_OR_RETURN(auto stmt, db.Prepare("PRAGMA user_version", "read schema version"));
+  GS_ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+  if (!has_row)
+    return tl::unexpected(db.MakeError(ErrorCode::kJournal, "read schema version: no result"));
+  return stmt.Int(0);
+}
+
+Status RefuseUnknownVersion(const sqlite::Database& db, int version) {
+  if (version > kSchemaVersion)
+    return tl::unexpected(db.MakeError(
+        ErrorCode::kJournal,
+        fmt::format("journal schema version {} is newer than this gpusweep supports ({}); "
+                    "use a newer gpusweep to read this experiment",
+                    version, kSchemaVersion)));
+  if (version < 1)
+    return tl::unexpected(db.MakeError(
+        ErrorCode::kJournal, "not a gpusweep journal (schema version 0); was it created "
+                             "by another program?"));
+  return {};
+}
+
+// True if the file has any table, i.e. is some SQLite database we did not create.
+Expected<bool> HasTables(sqlite::Database& db) {
+  GS_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT 1 FROM sqlite_schema LIMIT 1",
+                                            "inspect schema"));
+  return stmt.Step();
+}
+
+// Version 0 is fine only for an empty (new) file: tables there belong to someone else.
+Status RefuseForeignOrNewer(sqlite::Database& db, int version) {
+  if (version != 0) return RefuseUnknownVersion(db, version);
+  GS_ASSIGN_OR_RETURN(const bool foreign, HasTables(db));
+  if (foreign) return RefuseUnknownVersion(db, 0);
+  return {};
+}
+
+// journal_mode=WAL is persistent in the file and lets readers run while the sweep
+// writes. SQLite answers with the resulting mode instead of failing, e.g. on a file
+// system without shared memory support, so check the answer.
+Status EnableWal(sqlite::Database& db) {
+  GS_ASSIGN_OR_RETURN(auto stmt, db.Prepare("PRAGMA journal_mode = WAL", "enable WAL mode"));
+  GS_ASSIGN_OR_RETURN(const bool has_row, stmt.Step());
+  const std::string mode = has_row ? stmt.Text(0) : "";
+  if (mode != "wal")
+    return tl::unexpected(db.MakeError(
+        ErrorCode::kJournal,
+        fmt::format("enable WAL mode: the file system allows only journal mode '{}'", mode)));
+  return {};
+}
+
+}  // namespace
+
+Status PrepareForWriting(sqlite::Database& db) {
+  // Refuse a foreign or newer file before changing anything in it.
+  GS_ASSIGN_OR_RETURN(const int version, ReadSchemaVersion(db));
+  GS_TRY(RefuseForeignOrNewer(db, version));
+  GS_TRY(EnableWal(db));
+  // Per connection. FULL syncs the WAL on every commit; NORMAL could lose the last
+  // committed results on power loss.
+  GS_TRY(db.Exec("PRAGMA synchronous = FULL", "set synchronous=FULL"));
+  if (version != 0) return {};
+
+  GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db, "create schema"));
+  // Re-read under the write lock: another connection may have created it meanwhile.
+  GS_ASSIGN_OR_RETURN(const int locked_version, ReadSchemaVersion(db));
+  if (locked_version != 0) return RefuseUnknownVersion(db, locked_version);
+  GS_TRY(RefuseForeignOrNewer(db, 0));
+  GS_TRY(db.Exec(kCreateTables, "create tables"));
+  GS_TRY(db.Exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion), "set schema version"));
+  return txn.Commit();
+}
+
+Status CheckSchema(sqlite::Database& db) {
+  GS_ASSIGN_OR_RETURN(const int version, ReadSchemaVersion(db));
+  return RefuseUnknownVersion(db, version);
+}
+
+}  // namespace gpusweep::journal
