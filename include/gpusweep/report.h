@@ -1,0 +1,133 @@
+// report.h — formatting of experiment results for people and for other programs.
+//
+// Contract: every function here is pure. It reads only its arguments (the journal's
+// trial records, a ReportContext the front end fills in) and returns text; it never
+// touches files, the terminal or the clock, and never fails. Text is UTF-8, lines end
+// with '\n' (except FormatProgressLine, a single line without one).
+//
+// Width: "display width" is the number of UTF-8 code points ("…" counts 1; ANSI colour
+// escapes count 0). Every line of FormatStatus and FormatProgressLine, and every table
+// line of FormatSummary and FormatTrial, is at most ctx.width wide; longer lines are cut
+// at the end and marked with "…". Detail lines holding paths (FormatBest, FormatTrial,
+// the summary's "Results" line) are never cut so they stay copyable. ctx.width <= 0
+// means unlimited.
+//
+// Colour: with ColorMode::kAlways only trial-state words in tables and detail views are
+// coloured (completed green, failed red, running/interrupted yellow); with kNever the
+// output contains no escape sequence at all.
+//
+// Numbers: objectives and metric values are shown with up to 6 significant digits
+// (printf "%.6g"); exports keep full precision.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpusweep/config.h"
+#include "gpusweep/json.h"
+#include "gpusweep/trial.h"
+
+namespace gpusweep {
+
+enum class ColorMode { kNever, kAlways };  // the CLI decides from isatty and NO_COLOR
+
+struct ReportContext {
+  std::string experiment_name;
+  std::filesystem::path experiment_dir;  // trial k lives in <dir>/trials/<TrialDirName(k)>
+  MetricSpec metric;
+  int total_trials = 0;   // planned trials (sampler total); queued = total - recorded
+  double now = 0;         // Unix seconds, for durations of running trials
+  ColorMode color = ColorMode::kNever;
+  int width = 100;        // terminal columns; <= 0 = unlimited
+};
+
+// Completed trials with a (non-NaN) objective, best first: highest first for
+// Mode::kMax, lowest first for kMin; ties keep the lower trial number first. Failed,
+// running and interrupted trials are never ranked. Pointers point into `trials`.
+std::vector<const TrialRecord*> RankTrials(const std::vector<TrialRecord>& trials,
+                                           const MetricSpec& metric);
+
+// `gpusweep status`: a header (experiment name, directory, counts of completed /
+// running / failed / interrupted / queued = max(0, total - recorded), best so far) and a
+// table, one row per trial in trial-number order: trial, state, gpus ("0,1" or "cpu"),
+// duration (running trials: ctx.now - start), objective ("-" if none), params
+// ("k=v, …" with nested params flattened to dotted names).
+std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportContext& ctx);
+
+// `gpusweep best`: the best trial's number, objective with metric name and mode, params
+// (one per line, top-level names, structured values as compact JSON, numbers at full
+// precision) and its directory. nullopt when no trial is completed with an objective;
+// the caller then prints FormatNoBest() and exits 1.
+std::optional<std::string> FormatBest(const std::vector<TrialRecord>& trials,
+                                      const ReportContext& ctx);
+
+// One sentence for `gpusweep best` when FormatBest returned nullopt, e.g.
+// "No completed trial with val_acc in fmnist-cnn yet (2 failed, 1 running).\n".
+std::string FormatNoBest(const std::vector<TrialRecord>& trials, const ReportContext& ctx);
+
+// End-of-run summary: the counts, a table of the top `limit` ranked trials (rank,
+// trial, objective, duration, params; limit <= 0 = all) and where results are
+// (experiment directory, `gpusweep best` / `export` hints).
+std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
+                          int limit);
+
+// `gpusweep show`: params, state, attempt, gpus, start/end (ISO-8601 in local time,
+// e.g. "2024-03-01T14:05:09+01:00"), duration, exit code or signal name or failure
+// reason, objective, the trial directory, a table of the intermediate results (step,
+// then each reported key in order of first appearance; an attempt column when
+// `results` spans several attempts; the last 50 rows) and `log_tail` verbatim.
+std::string FormatTrial(const TrialRecord& trial, const std::vector<IntermediateResult>& results,
+                        const std::string& log_tail, const ReportContext& ctx);
+
+// Exports: one row per trial in the given order. Columns: trial, state, attempt,
+// objective, start_time, end_time, duration_s, gpus, exit_code, term_signal,
+// failure_reason, then "param.<flattened name>" for the union of params (order of first
+// appearance), then "metric.<key>" for the union of last_metrics keys. Times are Unix
+// seconds; end_time and duration_s are empty/null while a trial runs.
+// CSV (RFC 4180, "\r\n" line ends): a header row; a field is quoted when it holds a
+// comma, quote, CR or LF, quotes doubled; missing values are empty; gpus is "0,1"
+// (empty for CPU); lists/maps are compact JSON text; strings are raw.
+std::string ExportCsv(const std::vector<TrialRecord>& trials);
+// JSON: an array (pretty-printed, 2-space indent) of objects with the same keys in the
+// same order; numbers stay numbers, lists stay lists, gpus is an array of ints, missing
+// values are null.
+std::string ExportJson(const std::vector<TrialRecord>& trials);
+
+// Flattens a params object depth-first in key order: nested objects become dotted
+// names, everything else (lists included) is a leaf. An empty nested object is kept as
+// a leaf. {"net":{"bn":true,"act":["relu"]},"lr":0.1} →
+// [("net.bn", true), ("net.act", ["relu"]), ("lr", 0.1)]. A non-object gives [].
+std::vector<std::pair<std::string, Json>> FlattenParams(const Json& params);
+
+// Live progress of a run. done = completed + failed (finished for good); queued = total
+// - done - running (interrupted trials are queued again).
+struct Progress {
+  int done = 0, running = 0, queued = 0, failed = 0, interrupted = 0;
+  std::optional<double> best;       // best objective so far
+  std::optional<int> best_trial;    // its trial number
+  double elapsed_seconds = 0;
+  std::optional<double> eta_seconds;  // nullopt until a trial has finished
+};
+
+// The TTY status line, e.g. "fmnist-cnn  done 5/16  running 2  queued 9  failed 1
+// best val_acc=0.8712 (#3)  elapsed 2m10s  ETA 4m00s" ("failed"/"interrupted" only when
+// non-zero, "best -" / "ETA -" when unknown), cut with "…" to ctx.width. No newline.
+std::string FormatProgressLine(const Progress& p, const ReportContext& ctx);
+
+// Progress from the journal's records. ETA = (sum over running trials of the time each
+// still needs at the mean finished duration + queued × mean) / max(1, concurrency);
+// 0 when nothing remains. elapsed = ctx.now - started_at (Unix seconds).
+Progress ComputeProgress(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
+                         int concurrency, double started_at);
+
+// Whole seconds (rounded): "45s", "2m05s", "1h02m", "27h00m"; negative → "0s",
+// non-finite → "-".
+std::string FormatDuration(double seconds);
+
+// "SIGKILL", "SIGTERM", "SIGSEGV", … for the standard POSIX signals; else "signal N".
+std::string SignalName(int signal);
+
+}  // namespace gpusweep

@@ -1,0 +1,140 @@
+// CSV and JSON exports with flattened params.
+#include <algorithm>
+#include <string>
+
+#include "gpusweep/report.h"
+#include "report/text.h"
+
+namespace gpusweep {
+namespace {
+
+const std::vector<std::string> kFixedColumns = {
+    "trial",   "state", "attempt",   "objective",   "start_time",    "end_time",
+    "duration_s", "gpus", "exit_code", "term_signal", "failure_reason"};
+
+void FlattenInto(const std::string& prefix, const Json& object,
+                 std::vector<std::pair<std::string, Json>>& out) {
+  for (const auto& [key, value] : object.items()) {
+    const std::string name = prefix.empty() ? key : prefix + "." + key;
+    if (value.is_object() && !value.empty()) {
+      FlattenInto(name, value, out);
+    } else {
+      out.emplace_back(name, value);
+    }
+  }
+}
+
+template <class T>
+Json OrNull(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+// One trial as an ordered object of typed values, missing values null.
+Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_columns,
+              const std::vector<std::string>& metric_columns) {
+  Json row = Json::object();
+  row["trial"] = t.number;
+  row["state"] = std::string(ToString(t.state));
+  row["attempt"] = t.attempt;
+  row["objective"] = OrNull(t.objective);
+  row["start_time"] = t.start_time > 0 ? Json(t.start_time) : Json(nullptr);
+  const bool ended = t.state != TrialState::kRunning && t.end_time > 0;
+  row["end_time"] = ended ? Json(t.end_time) : Json(nullptr);
+  row["duration_s"] =
+      ended && t.start_time > 0 ? Json(t.end_time - t.start_time) : Json(nullptr);
+  row["gpus"] = t.gpus;
+  row["exit_code"] = OrNull(t.exit_code);
+  row["term_signal"] = OrNull(t.term_signal);
+  row["failure_reason"] = t.failure_reason.empty() ? Json(nullptr) : Json(t.failure_reason);
+
+  const auto params = FlattenParams(t.params);
+  for (const std::string& name : param_columns) {
+    auto it = std::find_if(params.begin(), params.end(),
+                           [&](const auto& p) { return p.first == name; });
+    row["param." + name] = it == params.end() ? Json(nullptr) : it->second;
+  }
+  for (const std::string& key : metric_columns) {
+    const bool has = t.last_metrics.is_object() && t.last_metrics.contains(key);
+    row["metric." + key] = has ? t.last_metrics.at(key) : Json(nullptr);
+  }
+  return row;
+}
+
+void AddUnique(std::vector<std::string>& names, const std::string& name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+}
+
+std::vector<Json> Rows(const std::vector<TrialRecord>& trials) {
+  std::vector<std::string> param_columns, metric_columns;
+  for (const TrialRecord& t : trials) {
+    for (const auto& [name, value] : FlattenParams(t.params)) AddUnique(param_columns, name);
+    if (t.last_metrics.is_object())
+      for (const auto& [key, value] : t.last_metrics.items()) AddUnique(metric_columns, key);
+  }
+  std::vector<Json> rows;
+  for (const TrialRecord& t : trials) rows.push_back(TrialRow(t, param_columns, metric_columns));
+  return rows;
+}
+
+// A typed value as CSV text (before quoting).
+std::string CsvText(const std::string& column, const Json& value) {
+  if (value.is_null()) return "";
+  if (value.is_string()) return value.get<std::string>();
+  if (column == "gpus" && value.is_array()) {
+    std::string text;
+    for (const Json& gpu : value) text += (text.empty() ? "" : ",") + report::DumpCompact(gpu);
+    return text;
+  }
+  if (value.is_number_float()) return report::FormatFloatFull(value.get<double>());
+  return report::DumpCompact(value);
+}
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, Json>> FlattenParams(const Json& params) {
+  std::vector<std::pair<std::string, Json>> out;
+  if (params.is_object()) FlattenInto("", params, out);
+  return out;
+}
+
+std::string ExportCsv(const std::vector<TrialRecord>& trials) {
+  const std::vector<Json> rows = Rows(trials);
+  std::vector<std::string> header = kFixedColumns;
+  if (!rows.empty()) {
+    header.clear();
+    for (const auto& [key, value] : rows.front().items()) header.push_back(key);
+  }
+  std::string out;
+  auto append_record = [&](const std::vector<std::string>& fields) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (i > 0) out += ',';
+      out += CsvField(fields[i]);
+    }
+    out += "\r\n";
+  };
+  append_record(header);
+  for (const Json& row : rows) {
+    std::vector<std::string> fields;
+    for (const std::string& column : header) fields.push_back(CsvText(column, row.at(column)));
+    append_record(fields);
+  }
+  return out;
+}
+
+std::string ExportJson(const std::vector<TrialRecord>& trials) {
+  Json array = Json::array();
+  for (Json& row : Rows(trials)) array.push_back(std::move(row));
+  return array.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace gpusweep

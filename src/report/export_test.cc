@@ -1,0 +1,140 @@
+// FlattenParams, ExportCsv and ExportJson.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "gpusweep/report.h"
+#include "report/report_test_util.h"
+
+namespace gpusweep {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::MakeTrial;
+
+TEST(ReportFlattenTest, NestedMapsBecomeDottedNames) {
+  const Json params = Json::parse(
+      R"({"lr":0.1,"net":{"bn":true,"activation":["relu","gelu"],"head":{"dim":64}},
+          "empty":{},"opt":"adam"})");
+  const auto flat = FlattenParams(params);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : flat) names.push_back(name);
+  EXPECT_THAT(names, ElementsAre("lr", "net.bn", "net.activation", "net.head.dim", "empty", "opt"));
+  EXPECT_EQ(flat[1].second, Json(true));
+  EXPECT_EQ(flat[2].second, Json::parse(R"(["relu","gelu"])"));
+  EXPECT_EQ(flat[3].second, Json(64));
+  EXPECT_EQ(flat[4].second, Json::object());
+  EXPECT_TRUE(FlattenParams(Json(3)).empty());
+}
+
+std::vector<TrialRecord> ExportTrials() {
+  TrialRecord a = MakeTrial(0, TrialState::kCompleted, 0.875,
+                            Json::parse(R"({"lr":0.001,"net":{"bn":true,"act":["relu",1]}})"));
+  a.gpus = {0, 1};
+  a.exit_code = 0;
+  a.last_metrics = Json::parse(R"({"loss":0.25,"val_acc":0.875})");
+  TrialRecord b = MakeTrial(1, TrialState::kFailed, std::nullopt,
+                            Json::parse(R"({"lr":0.01,"note":"a, \"quoted\"\nline","seed":7})"));
+  b.term_signal = 9;
+  b.failure_reason = "timeout, killed";
+  b.last_metrics = Json::parse(R"({"loss":0.5,"epoch":3})");
+  TrialRecord c = MakeTrial(2, TrialState::kRunning, std::nullopt, Json::parse(R"({"lr":1})"));
+  return {a, b, c};
+}
+
+// Minimal RFC 4180 reader for the test: records of fields.
+std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
+  std::vector<std::vector<std::string>> records(1, std::vector<std::string>(1));
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    std::string& field = records.back().back();
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+      else if (c == '"') quoted = false;
+      else field += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      records.back().emplace_back();
+    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      ++i;
+      if (i + 1 < text.size()) records.emplace_back(1);
+    } else {
+      field += c;
+    }
+  }
+  return records;
+}
+
+TEST(ReportCsvTest, HeaderIsTheUnionInOrderOfFirstAppearance) {
+  const auto records = ParseCsv(ExportCsv(ExportTrials()));
+  ASSERT_EQ(records.size(), 4u);
+  EXPECT_THAT(records[0],
+              ElementsAre("trial", "state", "attempt", "objective", "start_time", "end_time",
+                          "duration_s", "gpus", "exit_code", "term_signal", "failure_reason",
+                          "param.lr", "param.net.bn", "param.net.act", "param.note",
+                          "param.seed", "metric.loss", "metric.val_acc", "metric.epoch"));
+  for (const auto& record : records) EXPECT_EQ(record.size(), records[0].size());
+}
+
+TEST(ReportCsvTest, ValuesAndQuoting) {
+  const std::string csv = ExportCsv(ExportTrials());
+  // Quotes doubled, field wrapped, embedded newline kept inside the quotes.
+  EXPECT_THAT(csv, HasSubstr(R"("a, ""quoted"")" "\nline\""));
+  EXPECT_THAT(csv, HasSubstr("\"timeout, killed\""));
+  EXPECT_THAT(csv, HasSubstr("\"0,1\""));
+  EXPECT_THAT(csv, HasSubstr(R"("[""relu"",1]")"));
+
+  const auto records = ParseCsv(csv);
+  ASSERT_EQ(records.size(), 4u);
+  const auto& a = records[1];
+  EXPECT_THAT(std::vector<std::string>(a.begin(), a.begin() + 8),
+              ElementsAre("0", "completed", "1", "0.875", "1000.0", "1083.0", "83.0", "0,1"));
+  EXPECT_EQ(a[12], "true");
+  EXPECT_EQ(a[13], R"(["relu",1])");
+  EXPECT_EQ(a[14], "");  // no note param
+  const auto& b = records[2];
+  EXPECT_EQ(b[3], "");  // no objective
+  EXPECT_EQ(b[9], "9");
+  EXPECT_EQ(b[10], "timeout, killed");
+  EXPECT_EQ(b[14], "a, \"quoted\"\nline");
+  const auto& c = records[3];
+  EXPECT_EQ(c[1], "running");
+  EXPECT_EQ(c[5], "");  // no end time while running
+  EXPECT_EQ(c[6], "");
+  EXPECT_EQ(c[7], "");  // CPU trial
+}
+
+TEST(ReportCsvTest, NoTrialsStillHasHeader) {
+  EXPECT_EQ(ExportCsv({}).substr(0, 18), "trial,state,attemp");
+}
+
+TEST(ReportJsonTest, ParsesBackWithTypedValues) {
+  const Json rows = Json::parse(ExportJson(ExportTrials()));
+  ASSERT_TRUE(rows.is_array());
+  ASSERT_EQ(rows.size(), 3u);
+  const Json& a = rows[0];
+  EXPECT_TRUE(a["trial"].is_number_integer());
+  EXPECT_TRUE(a["objective"].is_number_float());
+  EXPECT_DOUBLE_EQ(a["objective"].get<double>(), 0.875);
+  EXPECT_DOUBLE_EQ(a["param.lr"].get<double>(), 0.001);
+  EXPECT_EQ(a["param.net.bn"], Json(true));
+  EXPECT_EQ(a["param.net.act"], Json::parse(R"(["relu",1])"));
+  EXPECT_EQ(a["gpus"], Json::parse("[0,1]"));
+  EXPECT_DOUBLE_EQ(a["metric.loss"].get<double>(), 0.25);
+  EXPECT_TRUE(a["param.note"].is_null());
+  EXPECT_EQ(rows[1]["param.seed"], Json(7));
+  EXPECT_EQ(rows[1]["term_signal"], Json(9));
+  EXPECT_TRUE(rows[1]["objective"].is_null());
+  EXPECT_TRUE(rows[2]["end_time"].is_null());
+  // Same keys, same order, in every object.
+  std::vector<std::string> keys0, keys2;
+  for (const auto& [k, v] : rows[0].items()) keys0.push_back(k);
+  for (const auto& [k, v] : rows[2].items()) keys2.push_back(k);
+  EXPECT_EQ(keys0, keys2);
+  EXPECT_EQ(keys0.size(), 19u);
+}
+
+}  // namespace
+}  // namespace gpusweep

@@ -1,0 +1,119 @@
+// Ranking, durations, signal names and the live progress line.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <csignal>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "gpusweep/report.h"
+#include "report/text.h"
+
+namespace gpusweep {
+namespace {
+
+bool Better(const TrialRecord* a, const TrialRecord* b, Mode mode) {
+  if (*a->objective != *b->objective)
+    return mode == Mode::kMax ? *a->objective > *b->objective : *a->objective < *b->objective;
+  return a->number < b->number;
+}
+
+// Mean duration of trials that finished for good, nullopt when none has.
+std::optional<double> MeanFinishedDuration(const std::vector<TrialRecord>& trials) {
+  double sum = 0;
+  int count = 0;
+  for (const TrialRecord& t : trials) {
+    const bool finished = t.state == TrialState::kCompleted || t.state == TrialState::kFailed;
+    if (!finished || t.start_time <= 0 || t.end_time < t.start_time) continue;
+    sum += t.end_time - t.start_time;
+    ++count;
+  }
+  if (count == 0) return std::nullopt;
+  return sum / count;
+}
+
+}  // namespace
+
+std::vector<const TrialRecord*> RankTrials(const std::vector<TrialRecord>& trials,
+                                           const MetricSpec& metric) {
+  std::vector<const TrialRecord*> ranked;
+  for (const TrialRecord& t : trials) {
+    if (t.state == TrialState::kCompleted && t.objective && !std::isnan(*t.objective))
+      ranked.push_back(&t);
+  }
+  std::sort(ranked.begin(), ranked.end(), [&](const TrialRecord* a, const TrialRecord* b) {
+    return Better(a, b, metric.mode);
+  });
+  return ranked;
+}
+
+std::string FormatDuration(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
+  const long long total = std::max(0LL, std::llround(seconds));
+  if (total < 60) return fmt::format("{}s", total);
+  if (total < 3600) return fmt::format("{}m{:02d}s", total / 60, total % 60);
+  return fmt::format("{}h{:02d}m", total / 3600, (total % 3600) / 60);
+}
+
+std::string SignalName(int signal) {
+  static constexpr std::array<std::pair<int, std::string_view>, 20> kNames{{
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
+      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
+      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"}, {SIGCHLD, "SIGCHLD"},
+      {SIGCONT, "SIGCONT"}, {SIGSTOP, "SIGSTOP"}, {SIGXCPU, "SIGXCPU"}, {SIGSYS, "SIGSYS"},
+  }};
+  for (const auto& [number, name] : kNames)
+    if (number == signal) return std::string(name);
+  return fmt::format("signal {}", signal);
+}
+
+Progress ComputeProgress(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
+                         int concurrency, double started_at) {
+  Progress p;
+  for (const TrialRecord& t : trials) {
+    switch (t.state) {
+      case TrialState::kCompleted: ++p.done; break;
+      case TrialState::kFailed: ++p.done, ++p.failed; break;
+      case TrialState::kRunning: ++p.running; break;
+      case TrialState::kInterrupted: ++p.interrupted; break;
+    }
+  }
+  p.queued = std::max(0, ctx.total_trials - p.done - p.running);
+  if (const auto ranked = RankTrials(trials, ctx.metric); !ranked.empty()) {
+    p.best = ranked.front()->objective;
+    p.best_trial = ranked.front()->number;
+  }
+  p.elapsed_seconds = std::max(0.0, ctx.now - started_at);
+
+  if (p.running == 0 && p.queued == 0) {
+    p.eta_seconds = 0;
+  } else if (const auto mean = MeanFinishedDuration(trials)) {
+    double work = p.queued * *mean;
+    for (const TrialRecord& t : trials) {
+      if (t.state == TrialState::kRunning)
+        work += std::max(0.0, *mean - report::TrialDuration(t, ctx.now).value_or(0));
+    }
+    p.eta_seconds = work / std::max(1, concurrency);
+  }
+  return p;
+}
+
+std::string FormatProgressLine(const Progress& p, const ReportContext& ctx) {
+  std::string line = fmt::format("{}  done {}/{}  running {}  queued {}", ctx.experiment_name,
+                                 p.done, ctx.total_trials, p.running, p.queued);
+  if (p.failed > 0) line += fmt::format("  failed {}", p.failed);
+  if (p.interrupted > 0) line += fmt::format("  interrupted {}", p.interrupted);
+  if (p.best) {
+    line += fmt::format("  best {}={}", ctx.metric.name, report::FormatNumber(*p.best));
+    if (p.best_trial) line += fmt::format(" (#{})", *p.best_trial);
+  } else {
+    line += "  best -";
+  }
+  line += "  elapsed " + FormatDuration(p.elapsed_seconds);
+  line += "  ETA " + (p.eta_seconds ? FormatDuration(*p.eta_seconds) : std::string("-"));
+  return report::Elide(line, ctx.width);
+}
+
+}  // namespace gpusweep
