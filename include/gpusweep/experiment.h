@@ -1,0 +1,67 @@
+// experiment.h — running an experiment (the library entry point the CLI uses).
+//
+// Contract: RunExperiment runs every trial the sampler plans that the journal does not
+// already hold as completed or failed, at most one process per trial at a time, each in
+// its own process group on its own exclusive GPUs (or a CPU slot), and records every
+// state change in <experiment_dir>/gpusweep.db before reporting it. It returns when all
+// planned trials are finished, or with Error{kInterrupted} after SIGINT/SIGTERM/SIGHUP,
+// when every trial process has been stopped (SIGTERM, kill_grace, SIGKILL) and recorded
+// as interrupted. Errors before the first trial starts (bad template, too many GPUs per
+// trial, changed config, a live run holding the lock) start nothing and write nothing.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusweep/config.h"
+#include "gpusweep/status.h"
+#include "gpusweep/trial.h"
+
+namespace gpusweep {
+
+struct RunOptions {
+  std::filesystem::path experiment_dir;        // absolute; created if missing
+  std::optional<std::vector<int>> cli_gpus;    // --gpus narrowing; nullopt = not given
+  std::filesystem::path python_helper_dir;     // prepended to the trials' PYTHONPATH
+};
+
+// What a run is about to do; given to the observer once before the first launch.
+struct RunInfo {
+  std::filesystem::path experiment_dir;
+  int total_trials = 0;      // planned by the sampler
+  int already_finished = 0;  // completed or failed in earlier runs (kept, not re-run)
+  int to_run = 0;            // queued now (new and interrupted trials)
+  bool resumed = false;      // the journal existed
+  std::vector<int> gpus;     // allowed GPU indices; empty = CPU slots
+  int cpu_slots = 0;         // concurrency for trials without GPUs
+  int concurrency = 0;       // upper bound of trials running at once
+};
+
+// Callbacks from the run loop, all on the calling thread. Default: ignore.
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void OnStart(const RunInfo& /*info*/) {}
+  virtual void OnWarning(const std::string& /*message*/) {}
+  virtual void OnTrialStarted(const TrialRecord& /*trial*/) {}
+  virtual void OnTrialFinished(const TrialRecord& /*trial*/) {}
+  // About twice a second: every trial recorded so far (ordered by number).
+  virtual void OnTick(const std::vector<TrialRecord>& /*trials*/) {}
+};
+
+struct RunOutcome {
+  RunInfo info;
+  std::vector<TrialRecord> trials;  // every recorded trial, ordered by number
+};
+
+// Runs (or resumes) the experiment with the real process runner, NVML probe and clock.
+Expected<RunOutcome> RunExperiment(const ExperimentConfig& config, const RunOptions& options,
+                                   RunObserver& observer);
+
+// Default experiment directory: config.output_dir, else <cwd>/runs/<name>.
+std::filesystem::path DefaultExperimentDir(const ExperimentConfig& config,
+                                           const std::filesystem::path& cwd);
+
+}  // namespace gpusweep

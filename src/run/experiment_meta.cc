@@ -1,0 +1,48 @@
+#include "run/experiment_meta.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "gpusweep/json.h"
+#include "run/trial_setup.h"
+
+namespace gpusweep {
+namespace {
+constexpr const char* kMetaFile = "experiment.json";
+}  // namespace
+
+Status WriteExperimentMeta(const std::filesystem::path& experiment_dir, const ExperimentMeta& meta) {
+  Json json{{"name", meta.name},
+            {"metric", {{"name", meta.metric.name},
+                        {"mode", meta.metric.mode == Mode::kMax ? "max" : "min"}}},
+            {"total_trials", meta.total_trials},
+            {"config_path", meta.config_path}};
+  return WriteFileAtomically(experiment_dir / kMetaFile, json.dump(2) + "\n");
+}
+
+Expected<ExperimentMeta> ReadExperimentMeta(const std::filesystem::path& experiment_dir) {
+  const auto path = experiment_dir / kMetaFile;
+  std::ifstream in(path);
+  if (!in)
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("{}: missing; is {} a gpusweep experiment directory?", path.string(),
+                            experiment_dir.string()));
+  std::stringstream text;
+  text << in.rdbuf();
+  Json json = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  try {
+    ExperimentMeta meta;
+    meta.name = json.at("name").get<std::string>();
+    meta.metric.name = json.at("metric").at("name").get<std::string>();
+    meta.metric.mode = json.at("metric").at("mode") == "min" ? Mode::kMin : Mode::kMax;
+    meta.total_trials = json.at("total_trials").get<int>();
+    meta.config_path = json.value("config_path", "");
+    return meta;
+  } catch (const Json::exception& e) {
+    return Fail(ErrorCode::kIo, fmt::format("{}: unreadable ({})", path.string(), e.what()));
+  }
+}
+
+}  // namespace gpusweep

@@ -1,0 +1,37 @@
+// experiment_setup.h — creating or reopening an experiment directory for a run.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "gpusweep/config.h"
+#include "gpusweep/journal.h"
+
+namespace gpusweep {
+
+struct OpenedExperiment {
+  ExperimentLock lock;               // held for the whole run
+  std::unique_ptr<Journal> journal;
+  bool resumed = false;              // the journal existed before this run
+};
+
+// Creates <dir> and its journal, or reopens an existing one. Refuses (Error
+// kAlreadyRunning) when another gpusweep holds the lock, and (kConfigChanged) when
+// the config's identity differs from the journal's, naming each changed key. Writes
+// experiment.json (see experiment_meta.h) for the read-only commands.
+Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
+                                                const std::filesystem::path& dir,
+                                                int total_trials, double now);
+
+using KillStaleGroupFn = std::function<bool(int pid, std::uint64_t start_ticks, double grace)>;
+
+// Trials a dead gpusweep left "running": stops any process group of theirs that still
+// runs (same pid and start time, so never a stranger's), records them as interrupted,
+// and returns how many there were. `trials` is updated in place.
+Expected<int> RecoverAbandonedTrials(Journal& journal, std::vector<TrialRecord>& trials,
+                                     double kill_grace_seconds, double now,
+                                     const KillStaleGroupFn& kill_stale_group);
+
+}  // namespace gpusweep

@@ -1,0 +1,77 @@
+#include "run/runner.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "gpusweep/journal.h"
+#include "run/experiment_setup.h"
+#include "run/run_plan.h"
+#include "run/trial_env.h"
+#include "run/trial_loop.h"
+
+namespace gpusweep {
+
+std::filesystem::path DefaultExperimentDir(const ExperimentConfig& config,
+                                           const std::filesystem::path& cwd) {
+  if (config.output_dir) return *config.output_dir;
+  return cwd / "runs" / config.name;
+}
+
+Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const RunOptions& options,
+                                       RunServices& services, RunObserver& observer) {
+  // Everything that can be wrong with the config is found before anything is written.
+  GS_ASSIGN_OR_RETURN(RunPlan plan,
+                      PlanRun(config, options.experiment_dir, *services.gpu_probe,
+                              LookupEnv(services.base_env, "CUDA_VISIBLE_DEVICES"),
+                              options.cli_gpus, services.usable_cores));
+  GS_ASSIGN_OR_RETURN(OpenedExperiment experiment,
+                      OpenExperimentForRun(config, options.experiment_dir,
+                                           static_cast<int>(plan.trials.size()),
+                                           services.wall_clock()));
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> recorded, experiment.journal->LoadTrials());
+  GS_ASSIGN_OR_RETURN(int abandoned,
+                      RecoverAbandonedTrials(*experiment.journal, recorded,
+                                             config.kill_grace_seconds, services.wall_clock(),
+                                             services.kill_stale_group));
+  for (const std::string& warning : plan.warnings) observer.OnWarning(warning);
+  if (abandoned > 0)
+    observer.OnWarning(fmt::format("{} trial{} left running by an earlier gpusweep will run again",
+                                   abandoned, abandoned == 1 ? "" : "s"));
+
+  TrialLoop loop(config, options, services, observer, plan, *experiment.journal,
+                 std::move(recorded));
+  RunInfo info = loop.Info(experiment.resumed);
+  observer.OnStart(info);
+  Status status = loop.Run();
+  if (!status) return tl::unexpected(status.error());
+  return RunOutcome{info, loop.trials()};
+}
+
+RealRunServices::RealRunServices()
+    : processes_(MakePosixProcessRunner()), probe_(MakeNvmlProbe()) {
+  services.processes = processes_.get();
+  services.gpu_probe = probe_.get();
+  services.wall_clock = [] {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  services.monotonic_clock = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+  services.base_env = CurrentEnvironment();
+  services.usable_cores = UsableCpuCores();
+  services.kill_stale_group = KillStaleProcessGroup;
+  services.process_start_ticks = ProcessStartTicks;
+}
+
+RealRunServices::~RealRunServices() = default;
+
+Expected<RunOutcome> RunExperiment(const ExperimentConfig& config, const RunOptions& options,
+                                   RunObserver& observer) {
+  RealRunServices real;
+  return RunExperimentWith(config, options, real.services, observer);
+}
+
+}  // namespace gpusweep

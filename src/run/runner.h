@@ -1,0 +1,46 @@
+// runner.h — the run loop with its I/O injected (for tests).
+//
+// The loop is single-threaded: it launches queued trials while resources allow, then
+// blocks in ProcessRunner::Wait (ppoll) for at most kPollInterval, reads new metrics,
+// reaps exited trials, enforces timeouts and reacts to interrupts. Every state change
+// goes to the journal (one transaction) before the observer hears of it.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusweep/experiment.h"
+#include "gpusweep/resources.h"
+#include "process/process_runner.h"
+
+namespace gpusweep {
+
+struct RunServices {
+  ProcessRunner* processes = nullptr;
+  GpuProbe* gpu_probe = nullptr;
+  std::function<double()> wall_clock;                       // Unix seconds
+  std::function<double()> monotonic_clock;                  // seconds, for deadlines
+  std::vector<std::string> base_env;                        // "KEY=VALUE" of gpusweep itself
+  int usable_cores = 1;
+  // Kills a trial process group left over by a gpusweep that died (see process module).
+  std::function<bool(int pid, std::uint64_t start_ticks, double grace)> kill_stale_group;
+  std::function<std::optional<std::uint64_t>(int pid)> process_start_ticks;
+};
+
+// The real services: POSIX process runner, NVML probe, system clocks, environ.
+struct RealRunServices {
+  RealRunServices();
+  ~RealRunServices();
+  RunServices services;
+
+ private:
+  std::unique_ptr<ProcessRunner> processes_;
+  std::unique_ptr<GpuProbe> probe_;
+};
+
+Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const RunOptions& options,
+                                       RunServices& services, RunObserver& observer);
+
+}  // namespace gpusweep

@@ -1,0 +1,287 @@
+// Runner tests with real processes (small shell commands) and a fake GPU inventory.
+#include "run/runner.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "gpusweep/journal.h"
+#include "run/test_util.h"
+
+namespace gpusweep {
+namespace {
+
+class FakeGpuProbe : public GpuProbe {
+ public:
+  explicit FakeGpuProbe(int count) : count_(count) {}
+  Expected<std::vector<GpuInfo>> ListGpus() override {
+    std::vector<GpuInfo> gpus;
+    for (int i = 0; i < count_; ++i)
+      gpus.push_back(GpuInfo{i, "Fake GPU", fmt::format("GPU-fake-{}", i), 1ull << 34});
+    return gpus;
+  }
+
+ private:
+  int count_;
+};
+
+class RecordingObserver : public RunObserver {
+ public:
+  void OnStart(const RunInfo& info) override { this->info = info; }
+  void OnWarning(const std::string& message) override { warnings.push_back(message); }
+  void OnTrialStarted(const TrialRecord& trial) override { started.push_back(trial.number); }
+  void OnTrialFinished(const TrialRecord& trial) override { finished.push_back(trial); }
+  RunInfo info;
+  std::vector<std::string> warnings;
+  std::vector<int> started;
+  std::vector<TrialRecord> finished;
+};
+
+// Runs one experiment from YAML text in a fresh directory.
+class RunnerTest : public ::testing::Test {
+ protected:
+  ExperimentConfig Config(const std::string& yaml) {
+    auto path = dir_.path() / "sweep.yaml";
+    WriteFile(path, yaml);
+    auto config = LoadConfig(path);
+    EXPECT_TRUE(config) << config.error().message;
+    return *config;
+  }
+  Expected<RunOutcome> Run(const ExperimentConfig& config, int gpus = 0, int cores = 2) {
+    FakeGpuProbe probe(gpus);
+    RealRunServices real;
+    real.services.gpu_probe = &probe;
+    real.services.usable_cores = cores;
+    RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python"};
+    observer_ = RecordingObserver{};
+    return RunExperimentWith(config, options, real.services, observer_);
+  }
+  std::filesystem::path experiment_dir() const { return dir_.path() / "exp"; }
+  std::unique_ptr<Journal> OpenReadOnly() {
+    auto journal = OpenJournal(experiment_dir() / "gpusweep.db", JournalAccess::kReadOnly);
+    EXPECT_TRUE(journal) << journal.error().message;
+    return std::move(*journal);
+  }
+
+  TempDir dir_;
+  RecordingObserver observer_;
+};
+
+const char* kHeader = R"(
+name: t
+metric: {name: score, mode: max}
+resources: {gpus: auto, cpu_slots: 2}
+kill_grace: 0.5s
+)";
+
+TEST_F(RunnerTest, CompletesTrialsAndRecordsIntermediateResults) {
+  auto config = Config(std::string(kHeader) + R"(
+shell: true
+command: 'for e in 1 2 3; do echo "{\"epoch\": $e, \"score\": "{{x}}"$e}" >> "$GPUSWEEP_METRICS"; done'
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1, 2, 3]}
+)");
+  auto outcome = Run(config);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  ASSERT_EQ(outcome->trials.size(), 3u);
+  for (const TrialRecord& trial : outcome->trials) {
+    EXPECT_EQ(trial.state, TrialState::kCompleted) << trial.failure_reason;
+    EXPECT_EQ(trial.exit_code, 0);
+    // {{x}} is shell-quoted ('2'), so "..."{{x}}"$e}" gives 23 for x=2 at epoch 3.
+    EXPECT_EQ(trial.objective, (trial.number + 1) * 10 + 3);
+  }
+  auto journal = OpenReadOnly();
+  auto results = journal->LoadResults(1);
+  ASSERT_TRUE(results);
+  ASSERT_EQ(results->size(), 3u);
+  EXPECT_EQ((*results)[2].step, 3);
+  EXPECT_TRUE(std::filesystem::exists(experiment_dir() / "trials/0002/params.json"));
+}
+
+TEST_F(RunnerTest, FailureModesAreRecordedWithReasons) {
+  auto config = Config(std::string(kHeader) + R"(
+command: [/bin/sh, -c, '{{cmd}}']
+timeout: 1s
+sampler: {type: grid}
+search_space:
+  cmd:
+    type: choice
+    values:
+      - exit 3
+      - kill -SEGV $$
+      - sleep 30
+      - trap "" TERM; sleep 30
+      - echo not-a-metric
+      - "echo '{\"score\": 1}' >> $GPUSWEEP_METRICS"
+)");
+  auto outcome = Run(config);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  const auto& t = outcome->trials;
+  ASSERT_EQ(t.size(), 6u);
+  EXPECT_EQ(t[0].state, TrialState::kFailed);
+  EXPECT_EQ(t[0].failure_reason, "exit code 3");
+  EXPECT_EQ(t[1].term_signal, SIGSEGV);
+  EXPECT_EQ(t[1].failure_reason, "killed by SIGSEGV");
+  EXPECT_EQ(t[2].failure_reason, "timed out after 1s");
+  EXPECT_EQ(t[2].term_signal, SIGTERM);
+  EXPECT_NE(t[3].failure_reason.find("timed out after 1s (killed with SIGKILL"), std::string::npos);
+  EXPECT_EQ(t[3].term_signal, SIGKILL);
+  EXPECT_LT(t[3].end_time - t[3].start_time, 5.0);
+  EXPECT_EQ(t[4].failure_reason, "exited 0 but never reported the metric 'score'");
+  EXPECT_EQ(t[5].state, TrialState::kCompleted);
+}
+
+TEST_F(RunnerTest, GpusAreExclusiveAndSetInEnvironment) {
+  auto config = Config(std::string(kHeader) + R"(
+shell: true
+command: 'echo "{\"score\": 1, \"gpus\": \"$CUDA_VISIBLE_DEVICES\", \"order\": \"$CUDA_DEVICE_ORDER\", \"t0\": $(date +%s.%N)}" >> "$GPUSWEEP_METRICS"; sleep 0.3; echo "{\"t1\": $(date +%s.%N)}" >> "$GPUSWEEP_METRICS"'
+sampler: {type: grid}
+search_space:
+  i: {type: int, low: 1, high: 6}
+)");
+  auto outcome = Run(config, /*gpus=*/2);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  ASSERT_EQ(outcome->trials.size(), 6u);
+  EXPECT_EQ(observer_.info.concurrency, 2);
+  std::map<std::string, std::vector<std::pair<double, double>>> busy;
+  for (const TrialRecord& trial : outcome->trials) {
+    ASSERT_EQ(trial.state, TrialState::kCompleted) << trial.failure_reason;
+    ASSERT_EQ(trial.gpus.size(), 1u);
+    std::string gpus = trial.last_metrics["gpus"];
+    EXPECT_EQ(gpus, std::to_string(trial.gpus[0]));
+    EXPECT_EQ(trial.last_metrics["order"], "PCI_BUS_ID");
+    busy[gpus].emplace_back(trial.last_metrics["t0"].get<double>(),
+                            trial.last_metrics["t1"].get<double>());
+  }
+  EXPECT_EQ(busy.size(), 2u);  // both GPUs were used
+  for (auto& [gpu, spans] : busy) {
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i)
+      EXPECT_GE(spans[i].first, spans[i - 1].second) << "GPU " << gpu << " shared";
+  }
+}
+
+TEST_F(RunnerTest, CpuTrialsGetThreadShareAndHiddenGpus) {
+  auto config = Config(std::string(kHeader) + R"(
+shell: true
+command: 'echo "{\"score\": 1, \"omp\": \"$OMP_NUM_THREADS\", \"cvd\": \"${CUDA_VISIBLE_DEVICES-unset}\", \"id\": \"$GPUSWEEP_TRIAL_ID\", \"pwd\": \"$PWD\"}" >> "$GPUSWEEP_METRICS"'
+sampler: {type: random, trials: 2, seed: 1}
+search_space:
+  lr: {type: uniform, low: 0, high: 1}
+)");
+  auto outcome = Run(config, /*gpus=*/0, /*cores=*/4);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  ASSERT_EQ(observer_.warnings.size(), 1u);
+  EXPECT_NE(observer_.warnings[0].find("no GPU visible"), std::string::npos);
+  for (const TrialRecord& trial : outcome->trials) {
+    EXPECT_EQ(trial.last_metrics["omp"], "2");  // 4 cores / 2 slots
+    EXPECT_EQ(trial.last_metrics["cvd"], "");
+    EXPECT_EQ(trial.last_metrics["id"], std::to_string(trial.number));
+    EXPECT_EQ(trial.last_metrics["pwd"],
+              (experiment_dir() / "trials" / TrialDirName(trial.number)).string());
+  }
+}
+
+TEST_F(RunnerTest, TooManyGpusPerTrialIsAnErrorBeforeAnythingStarts) {
+  auto config = Config(std::string(kHeader) + R"(
+shell: true
+command: 'true'
+sampler: {type: grid}
+search_space: {}
+)");
+  config.resources.gpus_per_trial = {3};
+  auto outcome = Run(config, /*gpus=*/2);
+  ASSERT_FALSE(outcome);
+  EXPECT_EQ(outcome.error().code, ErrorCode::kResource);
+  EXPECT_FALSE(std::filesystem::exists(experiment_dir()));
+}
+
+TEST_F(RunnerTest, MissingTemplateNameFailsBeforeAnythingIsWritten) {
+  WriteFile(dir_.path() / "setup.mustache", "lr = {{lr}}\nmomentum = {{momentum}}\n");
+  auto config = Config(std::string(kHeader) + R"(
+shell: true
+command: 'true'
+sampler: {type: grid}
+search_space:
+  lr: {type: choice, values: [0.1]}
+templates:
+  - {src: setup.mustache, dst: setup.py}
+)");
+  auto outcome = Run(config);
+  ASSERT_FALSE(outcome);
+  EXPECT_EQ(outcome.error().code, ErrorCode::kInvalidConfig);
+  EXPECT_NE(outcome.error().message.find("momentum"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(experiment_dir()));
+}
+
+TEST_F(RunnerTest, ResumeKeepsFinishedTrialsAndRefusesChangedConfig) {
+  std::string yaml = std::string(kHeader) + R"(
+shell: true
+command: 'echo "{\"score\": "{{x}}"}" >> "$GPUSWEEP_METRICS"; echo run >> {{config_dir}}/runs.log'
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1, 2]}
+)";
+  ASSERT_TRUE(Run(Config(yaml)));
+  auto again = Run(Config(yaml));
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(observer_.info.to_run, 0);
+  EXPECT_TRUE(observer_.info.resumed);
+  EXPECT_EQ(ReadFile(dir_.path() / "runs.log"), "run\nrun\n");  // nothing ran twice
+
+  std::string changed = yaml;
+  changed.replace(changed.find("[1, 2]"), 6, "[1, 3]");
+  auto refused = Run(Config(changed));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kConfigChanged);
+  EXPECT_NE(refused.error().message.find("search_space.x"), std::string::npos);
+}
+
+TEST_F(RunnerTest, AbandonedRunningTrialIsKilledAndRunAgain) {
+  std::string yaml = std::string(kHeader) + R"(
+shell: true
+command: 'echo "{\"score\": 1}" >> "$GPUSWEEP_METRICS"'
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1, 2]}
+)";
+  auto config = Config(yaml);
+  ASSERT_TRUE(Run(config));
+  // Pretend an earlier gpusweep died while trial 1 ran: a live process group and a
+  // journal row saying "running".
+  pid_t stray = fork();
+  if (stray == 0) {
+    setpgid(0, 0);
+    execl("/bin/sleep", "sleep", "30", nullptr);
+    _exit(127);
+  }
+  setpgid(stray, stray);
+  {
+    auto journal = OpenJournal(experiment_dir() / "gpusweep.db", JournalAccess::kReadWrite);
+    ASSERT_TRUE(journal);
+    auto trial = (*journal)->LoadTrial(1);
+    ASSERT_TRUE(trial && *trial);
+    TrialRecord running = **trial;
+    running.state = TrialState::kRunning;
+    running.pid = stray;
+    running.pid_start_ticks = ProcessStartTicks(stray).value();
+    ASSERT_TRUE((*journal)->UpsertTrial(running));
+  }
+  auto outcome = Run(config);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(observer_.started, std::vector<int>{1});
+  EXPECT_EQ(outcome->trials[1].attempt, 2);
+  EXPECT_EQ(outcome->trials[1].state, TrialState::kCompleted);
+  int status = 0;
+  EXPECT_EQ(waitpid(stray, &status, 0), stray);  // it was killed, not left running
+  EXPECT_TRUE(WIFSIGNALED(status));
+}
+
+}  // namespace
+}  // namespace gpusweep

@@ -1,0 +1,74 @@
+// trial_loop.h — the scheduling loop of one run (see runner.h for the contract).
+#pragma once
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusweep/experiment.h"
+#include "gpusweep/journal.h"
+#include "run/metrics_reader.h"
+#include "run/run_plan.h"
+#include "run/runner.h"
+
+namespace gpusweep {
+
+class TrialLoop {
+ public:
+  // `recorded`: every trial in the journal (none left kRunning), ordered by number.
+  TrialLoop(const ExperimentConfig& config, const RunOptions& options, RunServices& services,
+            RunObserver& observer, const RunPlan& plan, Journal& journal,
+            std::vector<TrialRecord> recorded);
+
+  RunInfo Info(bool resumed) const;
+  // Runs until the queue is empty and every trial has finished. Error{kInterrupted}
+  // after an interrupt (all trials stopped and recorded first); a journal error stops
+  // the run (the process runner kills what is left when it is destroyed).
+  Status Run();
+  const std::vector<TrialRecord>& trials() const { return trials_; }
+
+ private:
+  // A trial whose process is running.
+  struct Active {
+    TrialRecord record;
+    MetricsReader metrics;
+    std::vector<MetricsLine> lines;      // everything this attempt reported so far
+    std::optional<double> deadline;      // monotonic seconds; timeout
+    std::optional<double> kill_at;       // monotonic seconds; SIGKILL after the grace period
+    bool killed = false;                 // SIGKILL sent
+    std::string stop_reason;             // why gpusweep stopped it ("timed out after 20m")
+  };
+
+  Expected<int> LaunchReady();  // how many trials left the queue
+  std::optional<std::vector<int>> AcquireResources(int gpus_needed);
+  void ReleaseResources(const std::vector<int>& gpus);
+  Status Launch(int number, std::vector<int> gpus);
+  Status FailBeforeStart(TrialRecord record, const std::string& reason);
+  Status Reap(const ProcessEvent& event);
+  void Judge(Active& active, const ProcessExit& exit);
+  Status PollMetrics();
+  void AbsorbMetrics(Active& active, MetricsBatch batch, std::vector<IntermediateResult>& out);
+  void EnforceDeadlines();
+  void BeginInterrupt(int signal);
+  double WaitTimeout() const;
+  void Store(const TrialRecord& record);
+  const TrialRecord* Find(int number) const;
+
+  const ExperimentConfig& config_;
+  const RunOptions& options_;
+  RunServices& services_;
+  RunObserver& observer_;
+  const RunPlan& plan_;
+  Journal& journal_;
+
+  std::vector<TrialRecord> trials_;     // recorded trials, ordered by number
+  std::deque<int> queue_;               // trial numbers still to launch, in order
+  std::map<ProcessId, Active> active_;
+  GpuPool gpu_pool_;
+  int cpu_slots_in_use_ = 0;
+  int interrupt_signal_ = 0;            // first interrupt received, 0 if none
+};
+
+}  // namespace gpusweep

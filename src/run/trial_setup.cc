@@ -1,0 +1,117 @@
+#include "run/trial_setup.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "gpusweep/render.h"
+#include "gpusweep/trial.h"
+
+namespace gpusweep {
+namespace {
+
+Error IoError(const std::filesystem::path& path, std::string_view what, int err) {
+  return Error{ErrorCode::kIo, fmt::format("{}: {}: {}", path.string(), what, std::strerror(err))};
+}
+
+// Moves `from` aside to `to` if it exists (previous attempt's output).
+Status KeepPreviousAttempt(const std::filesystem::path& from, const std::filesystem::path& to) {
+  std::error_code ec;
+  if (!std::filesystem::exists(from, ec)) return {};
+  std::filesystem::rename(from, to, ec);
+  if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: cannot rename to {}: {}", from.string(),
+                                                  to.filename().string(), ec.message()));
+  return {};
+}
+
+}  // namespace
+
+Expected<std::vector<std::string>> ReadTemplateSources(const ExperimentConfig& config) {
+  std::vector<std::string> sources;
+  for (const TemplateSpec& spec : config.templates) {
+    std::ifstream in(spec.src, std::ios::binary);
+    if (!in) return tl::unexpected(IoError(spec.src, "cannot read template", errno));
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    sources.push_back(buffer.str());
+  }
+  return sources;
+}
+
+Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config,
+                                    const std::vector<std::string>& template_sources,
+                                    const Suggestion& suggestion,
+                                    const std::filesystem::path& experiment_dir) {
+  RenderedTrial trial;
+  trial.dir = experiment_dir / "trials" / TrialDirName(suggestion.number);
+  TrialContextInfo info{suggestion.number, suggestion.repeat, trial.dir.string(),
+                        config.config_path.parent_path().string(), experiment_dir.string()};
+  Json context = MakeTemplateContext(suggestion.params, info);
+  if (config.shell) {
+    GS_ASSIGN_OR_RETURN(std::string command, RenderShellCommand(config.shell_command, context));
+    trial.argv = {"/bin/sh", "-c", std::move(command)};
+  } else {
+    GS_ASSIGN_OR_RETURN(trial.argv, RenderArgv(config.command, context));
+  }
+  for (std::size_t i = 0; i < config.templates.size(); ++i) {
+    const TemplateSpec& spec = config.templates[i];
+    GS_ASSIGN_OR_RETURN(std::filesystem::path dst, ConfinedPath(trial.dir, spec.dst));
+    GS_ASSIGN_OR_RETURN(std::string text,
+                        RenderTemplate(template_sources.at(i), context,
+                                       fmt::format("template {}", spec.src.filename().string())));
+    trial.files.emplace_back(std::move(dst), std::move(text));
+  }
+  return trial;
+}
+
+Status WriteFileAtomically(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::path temp = path;
+  temp += fmt::format(".tmp.{}", ::getpid());
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return tl::unexpected(IoError(temp, "cannot create", errno));
+  std::size_t written = 0;
+  while (written < text.size()) {
+    ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return tl::unexpected(IoError(temp, "cannot write", err));
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) return tl::unexpected(IoError(temp, "cannot sync", errno));
+  if (::rename(temp.c_str(), path.c_str()) != 0)
+    return tl::unexpected(IoError(path, "cannot rename into place", errno));
+  return {};
+}
+
+Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int attempt) {
+  std::error_code ec;
+  std::filesystem::create_directories(trial.dir, ec);
+  if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: cannot create trial directory: {}",
+                                                  trial.dir.string(), ec.message()));
+  if (attempt > 1) {
+    const int previous = attempt - 1;
+    GS_TRY(KeepPreviousAttempt(trial.dir / "output.log",
+                               trial.dir / fmt::format("output.attempt{}.log", previous)));
+    GS_TRY(KeepPreviousAttempt(trial.dir / "metrics.jsonl",
+                               trial.dir / fmt::format("metrics.attempt{}.jsonl", previous)));
+  }
+  GS_TRY(WriteFileAtomically(trial.dir / "params.json", params.dump(2) + "\n"));
+  for (const auto& [path, text] : trial.files) {
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: cannot create directory: {}",
+                                                    path.parent_path().string(), ec.message()));
+    GS_TRY(WriteFileAtomically(path, text));
+  }
+  return {};
+}
+
+}  // namespace gpusweep

@@ -1,0 +1,45 @@
+// trial_setup.h — turning a sampler's suggestion into a runnable trial directory.
+//
+// RenderTrial is pure (no disk access): it renders the command and every template for
+// one trial, so the runner can check all trials for missing names before starting any.
+// WriteTrialFiles then materialises the trial directory.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpusweep/config.h"
+#include "gpusweep/sampler.h"
+#include "gpusweep/status.h"
+
+namespace gpusweep {
+
+struct RenderedTrial {
+  std::filesystem::path dir;                  // <experiment>/trials/<TrialDirName>
+  std::vector<std::string> argv;              // ready for the process runner
+  // Absolute destination (inside dir) and rendered content of each template.
+  std::vector<std::pair<std::filesystem::path, std::string>> files;
+};
+
+// Contents of config.templates[i].src, read once per run. Error{kIo} names the file.
+Expected<std::vector<std::string>> ReadTemplateSources(const ExperimentConfig& config);
+
+// Renders the command (argv, or /bin/sh -c for shell commands) and templates.
+// Error{kInvalidConfig}: a missing name or a destination escaping the trial dir.
+Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config,
+                                    const std::vector<std::string>& template_sources,
+                                    const Suggestion& suggestion,
+                                    const std::filesystem::path& experiment_dir);
+
+// Creates the trial directory and writes params.json and the rendered files (each
+// atomically: temp file + rename). For attempt > 1, the previous attempt's
+// output.log and metrics.jsonl are renamed to output.attempt<N-1>.log and
+// metrics.attempt<N-1>.jsonl so the new attempt starts clean but nothing is lost.
+Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int attempt);
+
+// Writes `text` to `path` atomically (temp file in the same directory, fsync, rename).
+Status WriteFileAtomically(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace gpusweep
