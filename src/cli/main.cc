@@ -1,0 +1,65 @@
+// gpusweep — the command-line front end. It parses arguments, calls one command, and
+// is the only place where an Error becomes a message and an exit code.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+namespace {
+
+int Report(const gpusweep::Expected<int>& result) {
+  if (result) return *result;
+  std::fprintf(stderr, "gpusweep: %s\n", result.error().message.c_str());
+  return gpusweep::ExitCodeFor(result.error().code);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gpusweep;
+  CLI::App app{"gpusweep: hyperparameter sweeps over a machine's GPUs"};
+  app.set_version_flag("--version", GPUSWEEP_VERSION);
+  app.require_subcommand(1);
+
+  RunCommandArgs run_args;
+  auto* run = app.add_subcommand("run", "run or resume the experiment a YAML config describes");
+  run->add_option("config", run_args.config_path, "experiment config (YAML)")->required();
+  run->add_option("--dir", run_args.dir, "experiment directory (default: ./runs/<name>)");
+  run->add_option("--gpus", run_args.gpus, "only use these GPU indices, e.g. 0,2");
+
+  std::optional<std::string> dir;
+  auto* status = app.add_subcommand("status", "table of the experiment's trials");
+  status->add_option("experiment_dir", dir, "experiment directory (default: newest in ./runs)");
+  auto* best = app.add_subcommand("best", "the best trial: params, metric, trial directory");
+  best->add_option("experiment_dir", dir, "experiment directory (default: newest in ./runs)");
+
+  std::string format = "csv";
+  std::optional<std::string> output;
+  auto* exporter = app.add_subcommand("export", "one row per trial, params flattened");
+  exporter->add_option("experiment_dir", dir, "experiment directory (default: newest in ./runs)");
+  exporter->add_option("--format", format, "csv or json")
+      ->check(CLI::IsMember({"csv", "json"}))
+      ->capture_default_str();
+  exporter->add_option("-o,--output", output, "write to this file instead of stdout");
+
+  std::string trial_id;
+  auto* show = app.add_subcommand("show", "one trial: params, state, exit, metrics, log tail");
+  show->add_option("trial_id", trial_id, "trial number, e.g. 7")->required();
+  show->add_option("experiment_dir", dir, "experiment directory (default: newest in ./runs)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  if (*run) return Report(RunCommand(run_args));
+  if (*status) return Report(StatusCommand(dir));
+  if (*best) return Report(BestCommand(dir));
+  if (*exporter)
+    return Report(ExportCommand(dir, format == "json" ? ExportFormat::kJson : ExportFormat::kCsv,
+                                output));
+  return Report(ShowCommand(trial_id, dir));
+}

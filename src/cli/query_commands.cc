@@ -1,0 +1,131 @@
+// status, best, export, show: read-only views of an experiment's journal. They open
+// the journal read-only, so they work while a run is writing it.
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/experiment_locator.h"
+#include "cli/terminal.h"
+#include "gpusweep/journal.h"
+#include "gpusweep/report.h"
+#include "run/experiment_meta.h"
+
+namespace gpusweep {
+namespace {
+
+// How many lines of a trial's output `show` prints.
+constexpr std::size_t kLogTailLines = 20;
+
+struct OpenedForReading {
+  std::filesystem::path dir;
+  ExperimentMeta meta;
+  std::unique_ptr<Journal> journal;
+  ReportContext context;
+};
+
+Expected<OpenedForReading> OpenForReading(const std::optional<std::string>& dir) {
+  OpenedForReading opened;
+  GS_ASSIGN_OR_RETURN(opened.dir, LocateExperiment(dir, std::filesystem::current_path()));
+  GS_ASSIGN_OR_RETURN(opened.meta, ReadExperimentMeta(opened.dir));
+  GS_ASSIGN_OR_RETURN(opened.journal,
+                      OpenJournal(opened.dir / "gpusweep.db", JournalAccess::kReadOnly));
+  TerminalInfo terminal = InspectTerminal(stdout);
+  opened.context.experiment_name = opened.meta.name;
+  opened.context.experiment_dir = opened.dir;
+  opened.context.metric = opened.meta.metric;
+  opened.context.total_trials = opened.meta.total_trials;
+  opened.context.now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  opened.context.color = terminal.color;
+  opened.context.width = terminal.width;
+  return opened;
+}
+
+// Accepts "7", "0007" or "trial_7"-free plain numbers only; Error names the input.
+Expected<int> ParseTrialId(const std::string& text) {
+  int number = -1;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error != std::errc() || end != text.data() + text.size() || number < 0)
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("'{}' is not a trial id; use the trial number shown by "
+                            "`gpusweep status` (e.g. 7 or 0007)",
+                            text));
+  return number;
+}
+
+std::string LogTail(const std::filesystem::path& path, std::size_t lines) {
+  std::ifstream in(path);
+  std::deque<std::string> tail;
+  std::string line;
+  while (std::getline(in, line)) {
+    tail.push_back(std::move(line));
+    if (tail.size() > lines) tail.pop_front();
+  }
+  std::string text;
+  for (const std::string& l : tail) text += l + "\n";
+  return text;
+}
+
+Status WriteOutput(const std::string& text, const std::optional<std::string>& output_path) {
+  if (!output_path) {
+    std::fputs(text.c_str(), stdout);
+    return {};
+  }
+  std::ofstream out(*output_path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Fail(ErrorCode::kIo, fmt::format("{}: cannot write", *output_path));
+  return {};
+}
+
+}  // namespace
+
+Expected<int> StatusCommand(const std::optional<std::string>& dir) {
+  GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
+  std::fputs(FormatStatus(trials, opened.context).c_str(), stdout);
+  return 0;
+}
+
+Expected<int> BestCommand(const std::optional<std::string>& dir) {
+  GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
+  std::optional<std::string> best = FormatBest(trials, opened.context);
+  if (!best) {
+    std::fprintf(stderr, "gpusweep: no completed trial in %s yet\n", opened.dir.c_str());
+    return 1;
+  }
+  std::fputs(best->c_str(), stdout);
+  return 0;
+}
+
+Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat format,
+                            const std::optional<std::string>& output_path) {
+  GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
+  std::string text = format == ExportFormat::kCsv ? ExportCsv(trials) : ExportJson(trials);
+  GS_TRY(WriteOutput(text, output_path));
+  return 0;
+}
+
+Expected<int> ShowCommand(const std::string& trial_id, const std::optional<std::string>& dir) {
+  GS_ASSIGN_OR_RETURN(int number, ParseTrialId(trial_id));
+  GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
+  GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> trial, opened.journal->LoadTrial(number));
+  if (!trial)
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("trial {} has not started in {} ({} trials planned)", number,
+                            opened.dir.string(), opened.meta.total_trials));
+  GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, opened.journal->LoadResults(number));
+  std::string tail =
+      LogTail(opened.dir / "trials" / TrialDirName(number) / "output.log", kLogTailLines);
+  std::fputs(FormatTrial(*trial, results, tail, opened.context).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace gpusweep

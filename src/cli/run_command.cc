@@ -1,0 +1,68 @@
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/terminal.h"
+#include "cli/terminal_observer.h"
+#include "gpusweep/experiment.h"
+#include "gpusweep/resources.h"
+
+namespace gpusweep {
+namespace {
+
+double WallClock() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The folder holding gpusweep.py: the installed copy next to the binary if there is
+// one, else the source tree's (a build that was not installed).
+std::filesystem::path PythonHelperDir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto installed = exe.parent_path().parent_path() / "share" / "gpusweep" / "python";
+    if (std::filesystem::exists(installed / "gpusweep.py", ec)) return installed;
+  }
+  return GPUSWEEP_SOURCE_PYTHON_DIR;
+}
+
+}  // namespace
+
+Expected<int> RunCommand(const RunCommandArgs& args) {
+  GS_ASSIGN_OR_RETURN(ExperimentConfig config, LoadConfig(args.config_path));
+  const auto cwd = std::filesystem::current_path();
+  RunOptions options;
+  options.experiment_dir = args.dir ? std::filesystem::absolute(*args.dir)
+                                    : DefaultExperimentDir(config, cwd);
+  options.experiment_dir = options.experiment_dir.lexically_normal();
+  if (args.gpus) {
+    GS_ASSIGN_OR_RETURN(options.cli_gpus, ParseGpuList(*args.gpus));
+  }
+  options.python_helper_dir = PythonHelperDir();
+
+  TerminalInfo terminal = InspectTerminal(stdout);
+  ReportContext context;
+  context.experiment_name = config.name;
+  context.experiment_dir = options.experiment_dir;
+  context.metric = config.metric;
+  context.color = terminal.color;
+  context.width = terminal.width;
+  TerminalObserver observer(stdout, terminal, context, WallClock);
+
+  Expected<RunOutcome> outcome = RunExperiment(config, options, observer);
+  observer.Close();
+  if (!outcome) return tl::unexpected(outcome.error());
+
+  context.now = WallClock();
+  context.total_trials = outcome->info.total_trials;
+  std::fputs(FormatSummary(outcome->trials, context, 10).c_str(), stdout);
+  std::fflush(stdout);
+  return RankTrials(outcome->trials, config.metric).empty() ? 1 : 0;
+}
+
+}  // namespace gpusweep

@@ -1,0 +1,124 @@
+#include "cli/terminal_observer.h"
+
+#include <ctime>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace gpusweep {
+namespace {
+
+// Seconds between redraws of the live line, and between plain progress lines.
+constexpr double kRedrawSeconds = 0.2;
+constexpr double kPlainProgressSeconds = 30;
+
+std::string DescribeResources(const RunInfo& info) {
+  if (info.gpus.empty())
+    return fmt::format("{} CPU slot{}", info.cpu_slots, info.cpu_slots == 1 ? "" : "s");
+  return fmt::format("GPU{} {}", info.gpus.size() == 1 ? "" : "s", fmt::join(info.gpus, ","));
+}
+
+std::string DescribeGpus(const std::vector<int>& gpus) {
+  if (gpus.empty()) return "CPU";
+  return fmt::format("GPU {}", fmt::join(gpus, ","));
+}
+
+}  // namespace
+
+TerminalObserver::TerminalObserver(std::FILE* out, TerminalInfo terminal, ReportContext context,
+                                   std::function<double()> wall_clock)
+    : out_(out), terminal_(terminal), context_(std::move(context)),
+      wall_clock_(std::move(wall_clock)) {}
+
+void TerminalObserver::OnStart(const RunInfo& info) {
+  info_ = info;
+  started_at_ = wall_clock_();
+  last_plain_progress_ = started_at_;
+  context_.total_trials = info.total_trials;
+  std::string resumed = info.resumed ? fmt::format(", resuming: {} already finished",
+                                                   info.already_finished)
+                                     : "";
+  PrintEvent(fmt::format("experiment {} in {}: {} trials{}, {} to run on {}",
+                         context_.experiment_name, info.experiment_dir.string(), info.total_trials,
+                         resumed, info.to_run, DescribeResources(info)));
+}
+
+void TerminalObserver::OnWarning(const std::string& message) {
+  PrintEvent("warning: " + message);
+}
+
+void TerminalObserver::OnTrialStarted(const TrialRecord& trial) {
+  std::string attempt = trial.attempt > 1 ? fmt::format(" (attempt {})", trial.attempt) : "";
+  PrintEvent(fmt::format("trial {} started on {}{}", trial.number, DescribeGpus(trial.gpus),
+                         attempt));
+}
+
+void TerminalObserver::OnTrialFinished(const TrialRecord& trial) {
+  const double seconds = trial.end_time - trial.start_time;
+  if (trial.state == TrialState::kCompleted) {
+    PrintEvent(fmt::format("trial {} completed in {}: {}={:.6g}", trial.number,
+                           FormatDuration(seconds), context_.metric.name, *trial.objective));
+  } else {
+    PrintEvent(fmt::format("trial {} {} after {}: {} (gpusweep show {})", trial.number,
+                           ToString(trial.state), FormatDuration(seconds), trial.failure_reason,
+                           trial.number));
+  }
+}
+
+void TerminalObserver::OnTick(const std::vector<TrialRecord>& trials) {
+  trials_ = trials;
+  const double now = wall_clock_();
+  if (terminal_.is_tty) {
+    if (now - last_draw_ >= kRedrawSeconds) DrawStatus();
+    return;
+  }
+  if (now - last_plain_progress_ >= kPlainProgressSeconds) {
+    last_plain_progress_ = now;
+    context_.now = now;
+    Progress progress = ComputeProgress(trials_, context_, info_.concurrency, started_at_);
+    PrintEvent(FormatProgressLine(progress, context_));
+  }
+}
+
+void TerminalObserver::Close() {
+  if (terminal_.is_tty && !status_line_.empty()) {
+    std::fputs("\r\x1b[K", out_);
+    status_line_.clear();
+  }
+  std::fflush(out_);
+}
+
+void TerminalObserver::PrintEvent(const std::string& text) {
+  if (terminal_.is_tty) {
+    std::fputs("\r\x1b[K", out_);
+    std::fputs(text.c_str(), out_);
+    std::fputc('\n', out_);
+    if (!status_line_.empty()) DrawStatus();
+  } else {
+    std::fprintf(out_, "[%s] %s\n", Timestamp().c_str(), text.c_str());
+  }
+  std::fflush(out_);
+}
+
+void TerminalObserver::DrawStatus() {
+  const double now = wall_clock_();
+  last_draw_ = now;
+  context_.now = now;
+  context_.width = terminal_.width - 1;  // never touch the last column: no auto-wrap
+  Progress progress = ComputeProgress(trials_, context_, info_.concurrency, started_at_);
+  status_line_ = FormatProgressLine(progress, context_);
+  std::fputs("\r\x1b[K", out_);
+  std::fputs(status_line_.c_str(), out_);
+  std::fflush(out_);
+}
+
+std::string TerminalObserver::Timestamp() const {
+  std::time_t now = static_cast<std::time_t>(wall_clock_());
+  std::tm local{};
+  localtime_r(&now, &local);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%H:%M:%S", &local);
+  return buffer;
+}
+
+}  // namespace gpusweep

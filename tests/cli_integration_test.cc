@@ -1,0 +1,168 @@
+// End-to-end: the gpusweep binary with real trial processes, signals and resume.
+#include <signal.h>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "cli_harness.h"
+#include "gpusweep/journal.h"
+#include "run/test_util.h"
+
+namespace gpusweep {
+namespace {
+
+using testing::LiveTrialProcesses;
+using testing::RunGpusweep;
+using testing::StartGpusweep;
+using testing::WaitExit;
+using testing::WaitUntil;
+
+class CliTest : public ::testing::Test {
+ protected:
+  std::filesystem::path Write(const std::string& yaml) {
+    auto path = dir_.path() / "sweep.yaml";
+    WriteFile(path, yaml);
+    return path;
+  }
+  std::filesystem::path exp() const { return dir_.path() / "runs" / "e2e"; }
+  std::vector<TrialRecord> Trials() {
+    auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+    if (!journal) return {};
+    return (*journal)->LoadTrials().value_or(std::vector<TrialRecord>{});
+  }
+  int CountState(TrialState state) {
+    int n = 0;
+    for (const TrialRecord& t : Trials()) n += t.state == state;
+    return n;
+  }
+  TempDir dir_;
+};
+
+TEST_F(CliTest, ConfigErrorExitsTwoWithLocationAndStartsNothing) {
+  Write("name: e2e\ncommand: [echo]\nmetric: {name: x, mode: maxx}\n"
+        "sampler: {type: grid}\nsearch_space: {}\n");
+  auto result = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_EQ(result.exit_code, 2) << result.out;
+  EXPECT_NE(result.out.find("sweep.yaml:3:"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("metric.mode"), std::string::npos) << result.out;
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "runs"));
+}
+
+TEST_F(CliTest, CompletedSweepIsReadableByEveryCommand) {
+  Write(R"(
+name: e2e
+command: [/bin/sh, -c, 'echo "{\"epoch\": 1, \"acc\": {{a}}}" >> "$GPUSWEEP_METRICS"; echo hello-from-{{a}}']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  a: {type: choice, values: [0.5, 0.9, 0.7]}
+  net: {type: constant, value: {bn: true}}
+resources: {cpu_slots: 2}
+)");
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("trial 1 completed"), std::string::npos) << run.out;
+
+  auto status = RunGpusweep({"status"}, dir_.path());
+  EXPECT_EQ(status.exit_code, 0) << status.out;
+  EXPECT_NE(status.out.find("completed"), std::string::npos) << status.out;
+
+  auto best = RunGpusweep({"best", "runs/e2e"}, dir_.path());
+  EXPECT_EQ(best.exit_code, 0) << best.out;
+  EXPECT_NE(best.out.find("0.9"), std::string::npos) << best.out;
+  EXPECT_NE(best.out.find("trials/0001"), std::string::npos) << best.out;
+
+  auto csv = RunGpusweep({"export", "--format", "csv"}, dir_.path());
+  EXPECT_EQ(csv.exit_code, 0) << csv.out;
+  EXPECT_NE(csv.out.find("param.net.bn"), std::string::npos) << csv.out;
+
+  auto json = RunGpusweep({"export", "--format", "json"}, dir_.path());
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  Json rows = Json::parse(json.out);
+  ASSERT_EQ(rows.size(), 3u);
+
+  auto show = RunGpusweep({"show", "2"}, dir_.path());
+  EXPECT_EQ(show.exit_code, 0) << show.out;
+  EXPECT_NE(show.out.find("hello-from-0.7"), std::string::npos) << show.out;
+
+  auto bad = RunGpusweep({"show", "x7"}, dir_.path());
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+}
+
+TEST_F(CliTest, CtrlCStopsEveryTrialProcessAndExits130) {
+  // Trial 0 leaves a background grandchild; trial 1 ignores SIGTERM.
+  Write(R"(
+name: e2e
+command: [/bin/sh, -c, '{{cmd}}']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  cmd: {type: choice, values: ['sleep 300 & sleep 300', 'trap "" TERM; sleep 300', 'sleep 300']}
+resources: {cpu_slots: 2}
+kill_grace: 1s
+)");
+  pid_t gpusweep = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "run.log");
+  ASSERT_TRUE(WaitUntil(20, [&] { return LiveTrialProcesses(exp()).size() >= 4; }))
+      << ReadFile(dir_.path() / "run.log");
+  ASSERT_EQ(kill(gpusweep, SIGINT), 0);
+  EXPECT_EQ(WaitExit(gpusweep), 130) << ReadFile(dir_.path() / "run.log");
+  EXPECT_TRUE(LiveTrialProcesses(exp()).empty());
+  EXPECT_EQ(CountState(TrialState::kInterrupted), 2);
+  EXPECT_EQ(Trials().size(), 2u);  // the queued trial never started
+  EXPECT_NE(ReadFile(dir_.path() / "run.log").find("interrupted by SIGINT"), std::string::npos);
+}
+
+TEST_F(CliTest, KillNineThenResumeLosesNothingAndRunsNothingTwice) {
+  // First attempts of trials 2 and 3 hang; their second attempts finish at once.
+  Write(R"(
+name: e2e
+command: [/bin/sh, -c, 'echo start >> {{config_dir}}/starts-{{trial.number}}; echo "{\"step\": 1, \"acc\": {{a}}}" >> "$GPUSWEEP_METRICS"; if [ {{a}} -ge 3 ] && [ ! -f output.attempt1.log ]; then sleep 300; fi; echo "{\"step\": 2, \"acc\": {{a}}}" >> "$GPUSWEEP_METRICS"']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  a: {type: int, low: 1, high: 4}
+resources: {cpu_slots: 2}
+kill_grace: 1s
+)");
+  pid_t first = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "first.log");
+  ASSERT_TRUE(WaitUntil(20, [&] {
+    return CountState(TrialState::kCompleted) == 2 && CountState(TrialState::kRunning) == 2;
+  })) << ReadFile(dir_.path() / "first.log");
+  // While it runs: status works, and a second run is refused without harm.
+  auto status = RunGpusweep({"status"}, dir_.path());
+  EXPECT_EQ(status.exit_code, 0);
+  EXPECT_NE(status.out.find("running"), std::string::npos) << status.out;
+  auto second = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_NE(second.exit_code, 0);
+  EXPECT_NE(second.out.find(fmt::format("already running (pid {})", first)), std::string::npos)
+      << second.out;
+  // Wait until each hanging trial's step-1 report is in the journal, then kill -9.
+  ASSERT_TRUE(WaitUntil(10, [&] {
+    auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+    return journal && (*journal)->LoadResults(2).value_or(std::vector<IntermediateResult>{}).size() == 1 &&
+           (*journal)->LoadResults(3).value_or(std::vector<IntermediateResult>{}).size() == 1;
+  }));
+  ASSERT_EQ(kill(first, SIGKILL), 0);
+  EXPECT_EQ(WaitExit(first), 128 + SIGKILL);
+  EXPECT_FALSE(LiveTrialProcesses(exp()).empty());  // orphans until the resume cleans up
+
+  auto resumed = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out;
+  EXPECT_TRUE(LiveTrialProcesses(exp()).empty());
+  auto trials = Trials();
+  ASSERT_EQ(trials.size(), 4u);
+  for (const TrialRecord& t : trials) {
+    EXPECT_EQ(t.state, TrialState::kCompleted) << t.number << ": " << t.failure_reason;
+    EXPECT_EQ(t.attempt, t.number < 2 ? 1 : 2);
+    const std::string starts = ReadFile(dir_.path() / fmt::format("starts-{}", t.number));
+    EXPECT_EQ(starts, t.number < 2 ? "start\n" : "start\nstart\n");
+  }
+  auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+  auto results = (*journal)->LoadResults(3);
+  ASSERT_TRUE(results);
+  ASSERT_EQ(results->size(), 3u);  // attempt 1's report kept beside attempt 2's two
+  EXPECT_EQ((*results)[0].attempt, 1);
+}
+
+}  // namespace
+}  // namespace gpusweep
