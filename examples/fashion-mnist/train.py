@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""Trains a small CNN on part of Fashion-MNIST and reports validation accuracy.
+
+One gpusweep trial: hyperparameters come as command-line flags (the sweep.yaml
+command fills them in from the trial's params); after every epoch the script
+reports {"epoch", "train_loss", "val_loss", "val_acc"} through gpusweep.report.
+Run standalone, it prints those lines to stdout instead:
+
+    OMP_NUM_THREADS=1 /usr/bin/python3 train.py --lr 0.002 --epochs 4
+
+Data: the IDX files in /usr/share/datasets/fashion-mnist (gzip, decoded with
+numpy; no torchvision). Only the TRAINING set is used: a fixed permutation of
+its 60000 images (independent of --seed, so every trial sees the same split)
+gives --val-size held-out validation images and --train-size disjoint training
+images. The test set stays untouched for a final evaluation outside the sweep.
+
+Device: cuda when torch.cuda.is_available() (gpusweep sets
+CUDA_VISIBLE_DEVICES to the trial's GPUs, "" on CPU), else cpu with
+OMP_NUM_THREADS threads. Deterministic given --seed on cpu; on cuda with
+deterministic algorithms requested (cuDNN may still differ across GPU models).
+"""
+
+import argparse
+import gzip
+import os
+import pathlib
+import sys
+import time
+
+# Standalone runs: find python/gpusweep.py in this repository (gpusweep itself
+# puts its folder on PYTHONPATH).
+try:
+    import gpusweep
+except ImportError:
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
+    import gpusweep
+
+import numpy as np
+
+# Must be set before CUDA initialises for deterministic cuBLAS.
+os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+DATA_DIR = pathlib.Path("/usr/share/datasets/fashion-mnist")
+TRAIN_IMAGES = "train-images-idx3-ubyte.gz"
+TRAIN_LABELS = "train-labels-idx1-ubyte.gz"
+TRAIN_COUNT = 60000
+SPLIT_SEED = 20240601  # fixed: the train/val split is the same for all trials
+PIXEL_MEAN, PIXEL_STD = 0.2860, 0.3530  # Fashion-MNIST training set statistics
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--lr", type=float, default=2e-3, help="Adam learning rate")
+    p.add_argument("--channels", type=int, default=16,
+                   help="channels of the first conv layer (the second has twice as many)")
+    p.add_argument("--dropout", type=float, default=0.25,
+                   help="dropout before the classifier, in [0, 1)")
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--train-size", type=int, default=8000,
+                   help="training images taken from the training set")
+    p.add_argument("--val-size", type=int, default=2000,
+                   help="held-out validation images, disjoint from --train-size")
+    p.add_argument("--seed", type=int, default=0,
+                   help="initialisation and shuffling seed")
+    p.add_argument("--data-dir", type=pathlib.Path, default=DATA_DIR)
+    args = p.parse_args(argv)
+    if args.train_size < 1 or args.val_size < 1 or \
+            args.train_size + args.val_size > TRAIN_COUNT:
+        p.error("need 1 <= --train-size, --val-size and their sum <= %d" % TRAIN_COUNT)
+    if not 0 <= args.dropout < 1:
+        p.error("--dropout must be in [0, 1)")
+    if args.lr <= 0 or args.batch_size < 1 or args.epochs < 1 or args.channels < 1:
+        p.error("--lr, --batch-size, --epochs and --channels must be positive")
+    return args
+
+
+def read_idx(path):
+    """Decodes a gzip'd IDX file (big-endian header: magic, then one u32 per dim)."""
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    ndim = data[3]
+    if data[:2] != b"\0\0" or data[2] != 0x08:  # 0x08: unsigned bytes
+        raise ValueError("%s: not an unsigned-byte IDX file" % path)
+    shape = tuple(int(d) for d in np.frombuffer(data, ">u4", count=ndim, offset=4))
+    return np.frombuffer(data, np.uint8, offset=4 + 4 * ndim).reshape(shape)
+
+
+def load_split(data_dir, train_size, val_size):
+    """Returns ((x_train, y_train), (x_val, y_val)) as normalised float32 tensors.
+
+    Only the selected images are converted to float, so decoding costs little
+    more than decompressing the file.
+    """
+    images = read_idx(data_dir / TRAIN_IMAGES)
+    labels = read_idx(data_dir / TRAIN_LABELS)
+    order = np.random.default_rng(SPLIT_SEED).permutation(len(labels))
+    val_idx, train_idx = order[:val_size], order[val_size:val_size + train_size]
+
+    def tensors(idx):
+        x = (images[idx].astype(np.float32) / 255.0 - PIXEL_MEAN) / PIXEL_STD
+        return (torch.from_numpy(x).unsqueeze(1),
+                torch.from_numpy(labels[idx].astype(np.int64)))
+
+    return tensors(train_idx), tensors(val_idx)
+
+
+class SmallCnn(nn.Module):
+    """conv3x3(c)-BN-ReLU-pool, conv3x3(2c)-BN-ReLU-pool, dropout, linear(10)."""
+
+    def __init__(self, channels, dropout):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, channels, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, 2 * channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(2 * channels)
+        self.dropout = nn.Dropout(dropout)
+        self.fc = nn.Linear(2 * channels * 7 * 7, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)  # 28 -> 14
+        x = F.max_pool2d(F.relu(self.bn2(self.conv2(x))), 2)  # 14 -> 7
+        return self.fc(self.dropout(torch.flatten(x, 1)))
+
+
+def train_epoch(model, optimizer, x, y, batch_size, generator, device):
+    """One pass over (x, y) in a seeded random order; returns the mean loss."""
+    model.train()
+    order = torch.randperm(len(x), generator=generator)
+    total = 0.0
+    for start in range(0, len(x), batch_size):
+        idx = order[start:start + batch_size]
+        xb, yb = x[idx].to(device), y[idx].to(device)
+        optimizer.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(xb), yb)
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * len(idx)
+    return total / len(x)
+
+
+@torch.no_grad()
+def evaluate(model, x, y, device, batch_size=1000):
+    """Returns (mean cross-entropy, accuracy) on (x, y)."""
+    model.eval()
+    loss_sum, correct = 0.0, 0
+    for start in range(0, len(x), batch_size):
+        xb = x[start:start + batch_size].to(device)
+        yb = y[start:start + batch_size].to(device)
+        logits = model(xb)
+        loss_sum += F.cross_entropy(logits, yb, reduction="sum").item()
+        correct += (logits.argmax(1) == yb).sum().item()
+    return loss_sum / len(x), correct / len(x)
+
+
+def configure_torch(seed):
+    """Seeds torch, honours OMP_NUM_THREADS, picks the device."""
+    threads = os.environ.get("OMP_NUM_THREADS")
+    if threads and threads.isdigit() and int(threads) > 0:
+        torch.set_num_threads(int(threads))
+    torch.manual_seed(seed)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    # Deterministic kernels where they exist; on cuda an op without one warns
+    # instead of failing the trial.
+    torch.use_deterministic_algorithms(True, warn_only=device.type == "cuda")
+    torch.backends.cudnn.benchmark = False
+    return device
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    device = configure_torch(args.seed)
+    started = time.monotonic()
+    (x_train, y_train), (x_val, y_val) = load_split(
+        args.data_dir, args.train_size, args.val_size)
+    if device.type == "cuda":  # small enough to live on the GPU
+        x_train, y_train = x_train.to(device), y_train.to(device)
+        x_val, y_val = x_val.to(device), y_val.to(device)
+    print("device=%s threads=%d train=%d val=%d data %.1fs"
+          % (device, torch.get_num_threads(), len(x_train), len(x_val),
+             time.monotonic() - started), file=sys.stderr, flush=True)
+
+    model = SmallCnn(args.channels, args.dropout).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    generator = torch.Generator().manual_seed(args.seed)
+    for epoch in range(1, args.epochs + 1):
+        train_loss = train_epoch(model, optimizer, x_train, y_train,
+                                 args.batch_size, generator, device)
+        val_loss, val_acc = evaluate(model, x_val, y_val, device)
+        if not (np.isfinite(train_loss) and np.isfinite(val_loss)):
+            print("training diverged (train_loss %r, val_loss %r)"
+                  % (train_loss, val_loss), file=sys.stderr)
+            return 1
+        gpusweep.report(epoch=epoch, train_loss=round(train_loss, 5),
+                        val_loss=round(val_loss, 5), val_acc=round(val_acc, 5))
+        print("epoch %d done at %.1fs" % (epoch, time.monotonic() - started),
+              file=sys.stderr, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""Tests for gpusweep.py. Run: python3 -m unittest discover -s python"""
+
+import contextlib
+import io
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+import gpusweep
+
+HERE = pathlib.Path(__file__).resolve().parent
+GPUSWEEP_VARS = ("GPUSWEEP_TRIAL_ID", "GPUSWEEP_TRIAL_DIR",
+                 "GPUSWEEP_PARAMS", "GPUSWEEP_METRICS")
+
+
+class _Scalar:
+    """Stands in for a numpy scalar / 0-d tensor: not a float, has item()."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def item(self):
+        return self.value
+
+
+class TrialEnvTestCase(unittest.TestCase):
+    """Gives each test a trial directory and an environment like gpusweep's."""
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self._tmp.cleanup)
+        self.dir = pathlib.Path(self._tmp.name)
+        self.params_path = self.dir / "params.json"
+        self.metrics_path = self.dir / "metrics.jsonl"
+        env = {k: v for k, v in os.environ.items() if k not in GPUSWEEP_VARS}
+        patcher = mock.patch.dict(os.environ, env, clear=True)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def enter_trial(self, params_obj, trial_id="7"):
+        self.params_path.write_text(json.dumps(params_obj), encoding="utf-8")
+        os.environ.update({
+            "GPUSWEEP_TRIAL_ID": trial_id,
+            "GPUSWEEP_TRIAL_DIR": str(self.dir),
+            "GPUSWEEP_PARAMS": str(self.params_path),
+            "GPUSWEEP_METRICS": str(self.metrics_path),
+        })
+
+    def metric_lines(self):
+        return [json.loads(line) for line in
+                self.metrics_path.read_text(encoding="utf-8").splitlines()]
+
+
+class ParamsTest(TrialEnvTestCase):
+    def test_outside_gpusweep_is_empty_dict(self):
+        self.assertEqual(gpusweep.params(), {})
+        self.assertFalse(gpusweep.in_gpusweep())
+
+    def test_reads_params_object_with_structured_values(self):
+        given = {"lr": 0.05, "net": {"bn": True, "activation": [{"type": "relu"}]},
+                 "name": "a"}
+        self.enter_trial(given)
+        self.assertEqual(gpusweep.params(), given)
+        self.assertTrue(gpusweep.in_gpusweep())
+
+    def test_non_object_params_is_an_error(self):
+        self.enter_trial([1, 2])
+        with self.assertRaisesRegex(ValueError, "expected an object"):
+            gpusweep.params()
+
+    def test_missing_params_file_is_an_error(self):
+        self.enter_trial({})
+        self.params_path.unlink()
+        with self.assertRaises(OSError):
+            gpusweep.params()
+
+
+class TrialInfoTest(TrialEnvTestCase):
+    def test_inside_gpusweep(self):
+        self.enter_trial({}, trial_id="12")
+        self.assertEqual(gpusweep.trial_id(), 12)
+        self.assertEqual(gpusweep.trial_dir(), self.dir)
+
+    def test_outside_gpusweep(self):
+        self.assertIsNone(gpusweep.trial_id())
+        self.assertEqual(gpusweep.trial_dir(), pathlib.Path.cwd())
+
+
+class ReportTest(TrialEnvTestCase):
+    def test_appends_one_line_per_call(self):
+        self.enter_trial({})
+        gpusweep.report(epoch=0, val_acc=0.5)
+        gpusweep.report(epoch=1, val_acc=0.75, note="ok")
+        self.assertEqual(self.metric_lines(),
+                         [{"epoch": 0, "val_acc": 0.5},
+                          {"epoch": 1, "val_acc": 0.75, "note": "ok"}])
+
+    def test_keeps_lines_already_in_file(self):
+        self.enter_trial({})
+        self.metrics_path.write_text('{"loss": 1}\n', encoding="utf-8")
+        gpusweep.report(loss=2)
+        self.assertEqual(self.metric_lines(), [{"loss": 1}, {"loss": 2}])
+
+    def test_mapping_for_keys_that_are_not_identifiers(self):
+        self.enter_trial({})
+        gpusweep.report({"val/acc": 0.9, "step": 1}, step=2)
+        self.assertEqual(self.metric_lines(), [{"val/acc": 0.9, "step": 2}])
+
+    def test_converts_objects_with_item(self):
+        self.enter_trial({})
+        gpusweep.report(loss=_Scalar(0.25), hist=[_Scalar(3)])
+        self.assertEqual(self.metric_lines(), [{"loss": 0.25, "hist": [3]}])
+
+    def test_non_finite_values_raise_and_write_nothing(self):
+        self.enter_trial({})
+        for bad in (float("nan"), float("inf"), -float("inf"),
+                    [1.0, float("nan")], {"x": float("inf")}, _Scalar(float("nan"))):
+            with self.subTest(bad=bad):
+                with self.assertRaisesRegex(ValueError, "NaN or infinity"):
+                    gpusweep.report(epoch=1, loss=bad)
+        self.assertFalse(self.metrics_path.exists())
+
+    def test_unserializable_value_is_type_error(self):
+        self.enter_trial({})
+        with self.assertRaises(TypeError):
+            gpusweep.report(loss=object())
+        with self.assertRaises(TypeError):
+            gpusweep.report({1: 0.5})
+        self.assertFalse(self.metrics_path.exists())
+
+    def test_nothing_to_report_is_an_error(self):
+        self.enter_trial({})
+        with self.assertRaises(ValueError):
+            gpusweep.report()
+
+    def test_outside_gpusweep_prints_to_stdout(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            text = gpusweep.report(epoch=3, val_acc=0.5)
+        self.assertEqual(out.getvalue(), text + "\n")
+        self.assertEqual(json.loads(text), {"epoch": 3, "val_acc": 0.5})
+        self.assertFalse(self.metrics_path.exists())
+
+
+class ChildProcessTest(TrialEnvTestCase):
+    """A trial as gpusweep runs it: separate process, env vars, PYTHONPATH."""
+
+    def test_trial_process_reads_params_and_reports(self):
+        self.enter_trial({"lr": 0.1, "epochs": 3})
+        os.environ["PYTHONPATH"] = str(HERE)
+        script = ("import gpusweep\n"
+                  "p = gpusweep.params()\n"
+                  "for e in range(p['epochs']):\n"
+                  "    gpusweep.report(epoch=e, loss=p['lr'] * (e + 1),"
+                  " trial=gpusweep.trial_id())\n")
+        result = subprocess.run([sys.executable, "-c", script], cwd=self.dir,
+                                capture_output=True, text=True, timeout=60,
+                                check=False)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "")
+        lines = self.metric_lines()
+        self.assertEqual([line["epoch"] for line in lines], [0, 1, 2])
+        self.assertAlmostEqual(lines[-1]["loss"], 0.3)
+        self.assertEqual(lines[0]["trial"], 7)
+
+
+if __name__ == "__main__":
+    unittest.main()
