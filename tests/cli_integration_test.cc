@@ -1,6 +1,8 @@
 // End-to-end: the gpusweep binary with real trial processes, signals and resume.
 #include <signal.h>
 
+#include <regex>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -142,6 +144,10 @@ kill_grace: 1s
     return journal && (*journal)->LoadResults(2).value_or(std::vector<IntermediateResult>{}).size() == 1 &&
            (*journal)->LoadResults(3).value_or(std::vector<IntermediateResult>{}).size() == 1;
   }));
+  // A running trial's objective so far is what it last reported.
+  auto running = RunGpusweep({"status"}, dir_.path());
+  EXPECT_TRUE(std::regex_search(running.out, std::regex(R"(\n\s*3\s+running\s+cpu\s+\S+\s+4\s)")))
+      << running.out;
   ASSERT_EQ(kill(first, SIGKILL), 0);
   EXPECT_EQ(WaitExit(first), 128 + SIGKILL);
   EXPECT_FALSE(LiveTrialProcesses(exp()).empty());  // orphans until the resume cleans up

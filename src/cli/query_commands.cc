@@ -83,11 +83,30 @@ Status WriteOutput(const std::string& text, const std::optional<std::string>& ou
   return {};
 }
 
+// A running trial's objective is only recorded when it ends; show the value it last
+// reported so far, so `status` during a sweep tells how each trial is doing.
+Status FillRunningObjectives(Journal& journal, const std::string& metric,
+                             std::vector<TrialRecord>& trials) {
+  for (TrialRecord& trial : trials) {
+    if (trial.state != TrialState::kRunning) continue;
+    GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, journal.LoadResults(trial.number));
+    for (auto it = results.rbegin(); it != results.rend(); ++it) {
+      auto value = it->values.find(metric);
+      if (it->attempt == trial.attempt && value != it->values.end() && value->is_number()) {
+        trial.objective = value->get<double>();
+        break;
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<int> StatusCommand(const std::optional<std::string>& dir) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
+  GS_TRY(FillRunningObjectives(*opened.journal, opened.meta.metric.name, trials));
   std::fputs(FormatStatus(trials, opened.context).c_str(), stdout);
   return 0;
 }

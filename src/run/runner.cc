@@ -71,6 +71,8 @@ RealRunServices::~RealRunServices() = default;
 Expected<RunOutcome> RunExperiment(const ExperimentConfig& config, const RunOptions& options,
                                    RunObserver& observer) {
   RealRunServices real;
+  if (real.services.processes == nullptr)  // it owns the signal handlers: one at a time
+    return Fail(ErrorCode::kProcess, "another experiment is already running in this process");
   return RunExperimentWith(config, options, real.services, observer);
 }
 
