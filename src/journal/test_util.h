@@ -13,27 +13,11 @@
 
 #include <gtest/gtest.h>
 
+#include "common/temp_dir_for_tests.h"
+
 namespace gpusweep::testing_util {
 
-// A fresh directory under the test temp dir, removed with its content at scope exit.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = ::testing::TempDir() + "gs_journal_XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
-    path_ = pattern;
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using ScratchDir = test_support::TempDir;
 
 // fork + exec `sleep 30`; the constructor returns once exec has happened (a CLOEXEC
 // pipe reaches EOF at exec), so the child's fd table is final. Killed and reaped at

@@ -13,23 +13,6 @@ namespace gpusweep::testing {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-TempDir::TempDir() {
-  std::string pattern = (fs::temp_directory_path() / "gs_process_test_XXXXXX").string();
-  if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  if (!path_.empty()) fs::remove_all(path_, ec);
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
 bool WaitUntil(const std::function<bool()>& condition, double seconds) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(seconds));

@@ -7,25 +7,13 @@
 #include <optional>
 #include <string>
 
+#include "common/temp_dir_for_tests.h"
 #include "process/process_runner.h"
 
 namespace gpusweep::testing {
 
-// A fresh directory under $TMPDIR (or /tmp), removed with its contents on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
-// Whole file content; "" if it cannot be read.
-std::string ReadFile(const std::filesystem::path& path);
+using test_support::ReadFile;
+using test_support::TempDir;
 
 // Polls `condition` every 10 ms; true once it holds, false after `seconds`.
 bool WaitUntil(const std::function<bool()>& condition, double seconds);
