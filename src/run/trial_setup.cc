@@ -86,7 +86,10 @@ Status WriteFileAtomically(const std::filesystem::path& path, const std::string&
     }
     written += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) return tl::unexpected(IoError(temp, "cannot sync", errno));
+  // No fsync: rename makes the file appear whole or not at all to readers, which is
+  // what matters; after a power loss the journal (fsync'ed) still says the trial did
+  // not finish, so it runs again and these files are written anew.
+  if (::close(fd) != 0) return tl::unexpected(IoError(temp, "cannot write", errno));
   if (::rename(temp.c_str(), path.c_str()) != 0)
     return tl::unexpected(IoError(path, "cannot rename into place", errno));
   return {};

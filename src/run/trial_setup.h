@@ -39,7 +39,7 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config,
 // metrics.attempt<N-1>.jsonl so the new attempt starts clean but nothing is lost.
 Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int attempt);
 
-// Writes `text` to `path` atomically (temp file in the same directory, fsync, rename).
+// Writes `text` to `path` atomically (temp file in the same directory, rename).
 Status WriteFileAtomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace gpusweep

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Scheduling overhead of gpusweep: N tiny trials (each reports one metric line and
+# exits) on 2 slots, against a reference that runs the same N commands with
+# `xargs -P 2` and no bookkeeping at all. Reports both wall times, their ratio, and
+# the idle gap between one trial's end and the next trial's start, from the journal.
+# Usage: bench/launch_overhead.sh [N]   (default 400; needs build/gpusweep)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-400}
+binary=$PWD/build/gpusweep
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+trial_cmd='echo "{\"x\": 1}" >> "$GPUSWEEP_METRICS"'
+cat > "$work/sweep.yaml" <<YAML
+name: overhead
+command: [/bin/sh, -c, '$trial_cmd']
+metric: {name: x, mode: max}
+sampler: {type: grid}
+search_space:
+  i: {type: int, low: 1, high: $n}
+resources: {gpus: none, cpu_slots: 2}
+YAML
+
+now() { date +%s.%N; }
+
+# Reference: the same processes, same environment variable shape, no journal.
+mkdir -p "$work/ref"
+start=$(now)
+seq "$n" | xargs -P 2 -I{} env GPUSWEEP_METRICS="$work/ref/{}.jsonl" /bin/sh -c "$trial_cmd"
+ref=$(echo "$(now) - $start" | bc)
+
+start=$(now)
+(cd "$work" && "$binary" run sweep.yaml > "$work/run.log")
+sweep=$(echo "$(now) - $start" | bc)
+
+/usr/bin/python3 - "$work/runs/overhead/gpusweep.db" "$n" "$ref" "$sweep" <<'PY'
+import sqlite3, statistics, sys
+db, n, ref, sweep = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+rows = sqlite3.connect(db).execute(
+    "select start_time, end_time, state from trials order by start_time").fetchall()
+assert len(rows) == n and all(r[2] == "completed" for r in rows), "not every trial completed"
+# Slot idle gap: for each start after the first two, the time since the latest end
+# before it (a free slot waited that long for its next trial).
+ends = sorted(r[1] for r in rows)
+gaps = []
+for start, _, _ in rows[2:]:
+    before = [e for e in ends if e <= start]
+    if before:
+        gaps.append(start - before[-1])
+print(f"trials                 {n}")
+print(f"reference (xargs -P2)  {ref:.2f} s  ({n / ref:.0f} trials/s)")
+print(f"gpusweep               {sweep:.2f} s  ({n / sweep:.0f} trials/s)")
+print(f"ratio gpusweep/ref     {sweep / ref:.2f}")
+print(f"per-trial overhead     {(sweep - ref) / n * 1000:.1f} ms")
+print(f"slot idle gap          median {statistics.median(gaps) * 1000:.2f} ms, "
+      f"p95 {sorted(gaps)[int(0.95 * len(gaps))] * 1000:.2f} ms")
+PY
