@@ -114,6 +114,25 @@ kill_grace: 1s
   EXPECT_NE(ReadFile(dir_.path() / "run.log").find("interrupted by SIGINT"), std::string::npos);
 }
 
+TEST_F(CliTest, CtrlCStopsAStreamOfInstantTrials) {
+  Write(R"(
+name: e2e
+command: [/bin/true]
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  i: {type: int, low: 1, high: 20000}
+resources: {cpu_slots: 2}
+)");
+  pid_t gpusweep = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "run.log");
+  ASSERT_TRUE(WaitUntil(20, [&] { return Trials().size() >= 20; }));
+  ASSERT_EQ(kill(gpusweep, SIGINT), 0);
+  const auto sent = std::chrono::steady_clock::now();
+  EXPECT_EQ(WaitExit(gpusweep), 130) << ReadFile(dir_.path() / "run.log");
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(10));
+  EXPECT_LT(Trials().size(), 20000u);
+}
+
 TEST_F(CliTest, KillNineThenResumeLosesNothingAndRunsNothingTwice) {
   // First attempts of trials 2 and 3 hang; their second attempts finish at once.
   Write(R"(

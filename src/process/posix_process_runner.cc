@@ -107,6 +107,10 @@ WaitOutcome PosixProcessRunner::Wait(double timeout_seconds) {
       Clock::now() + std::chrono::duration_cast<Clock::duration>(
                          std::chrono::duration<double>(bounded));
   WaitOutcome outcome;
+  // Let signals that arrived while blocked be handled now, even when a child has
+  // already exited and this call will not sleep: otherwise a stream of instant trials
+  // keeps a Ctrl-C pending forever.
+  signals_.SleepUntilSignal(0.0);
   for (;;) {
     outcome.exited = ReapExited();
     outcome.interrupt_signal = signals_.TakeInterrupt();

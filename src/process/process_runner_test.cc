@@ -195,6 +195,19 @@ TEST_F(ProcessRunnerTest, InterruptIsReportedNotFatal) {
   EXPECT_EQ(runner_->Wait(0).interrupt_signal, 0);  // reported once
 }
 
+// A child that has already exited makes Wait return without sleeping; the interrupt
+// that arrived meanwhile must be reported all the same, or a stream of instant
+// trials would keep Ctrl-C pending forever.
+TEST_F(ProcessRunnerTest, InterruptIsReportedEvenWhenAChildHasAlreadyExited) {
+  const ProcessId pid = SpawnShell("exit 0");
+  ASSERT_TRUE(WaitUntil([&] { return ProcessStartTicks(pid) == std::nullopt ||
+                                     ProcessesInGroup(pid).empty(); }, kExitTimeout));
+  ASSERT_EQ(::kill(::getpid(), SIGINT), 0);
+  WaitOutcome outcome = runner_->Wait(kExitTimeout);
+  EXPECT_EQ(outcome.exited.size(), 1u);
+  EXPECT_EQ(outcome.interrupt_signal, SIGINT);
+}
+
 TEST_F(ProcessRunnerTest, SignalTakenByAnotherThreadStillWakesWait) {
   SpawnShell("exec sleep 1000");
   std::thread other([] {

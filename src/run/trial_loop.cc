@@ -60,12 +60,13 @@ Status TrialLoop::Run() {
   while ((!queue_.empty() && interrupt_signal_ == 0) || !active_.empty()) {
     if (interrupt_signal_ == 0) {
       GS_ASSIGN_OR_RETURN(int launched, LaunchReady());
-      if (active_.empty() && launched > 0) continue;  // every launch failed; try the next ones
-      if (active_.empty())  // PlanRun rules this out; never spin if it did not
+      if (active_.empty() && launched == 0)  // PlanRun rules this out; never spin if it did not
         return Fail(ErrorCode::kResource, fmt::format("trial {} can never get its resources",
                                                       queue_.front()));
     }
-    WaitOutcome outcome = services_.processes->Wait(WaitTimeout());
+    // Even when every launch failed at once, Wait (with no time to sleep) is where
+    // pending interrupts are noticed.
+    WaitOutcome outcome = services_.processes->Wait(active_.empty() ? 0.0 : WaitTimeout());
     if (outcome.interrupt_signal != 0) BeginInterrupt(outcome.interrupt_signal);
     GS_TRY(PollMetrics());
     for (const ProcessEvent& event : outcome.exited) GS_TRY(Reap(event));
