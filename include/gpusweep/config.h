@@ -93,7 +93,7 @@ struct ExperimentConfig {
   std::optional<std::filesystem::path> output_dir;
 };
 
-// Reads and validates `path`.
+// Reads and validates `path`. Error{kNotFound} if it does not exist, kIo if unreadable.
 Expected<ExperimentConfig> LoadConfig(const std::filesystem::path& path);
 
 // Validates YAML text; `path` is used for messages and to resolve relative paths.

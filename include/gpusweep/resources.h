@@ -70,8 +70,8 @@ struct AllowedGpus {
 //     is not detected or is hidden by CUDA_VISIBLE_DEVICES);
 //  4. `cli_gpus` (--gpus; nullopt = not given): exactly those (Error if one is not
 //     allowed by 1-3).
-// Errors: Error{kResource} naming the offending index, why it is unavailable and the
-// available indices. An empty result is not an error (the caller warns and runs on CPU).
+// Errors: Error{kInvalidConfig} for a GPU in the config's list, Error{kInvalidArgument}
+// for one in --gpus, naming the index, why it is unavailable and the available indices. An empty result is not an error (the caller warns and runs on CPU).
 Expected<AllowedGpus> ResolveAllowedGpus(const std::vector<GpuInfo>& detected,
                                          const std::optional<std::string>& cuda_visible_devices,
                                          const ResourcesConfig& config,

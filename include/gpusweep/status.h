@@ -40,13 +40,14 @@ inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
   return tl::unexpected<Error>(Error{code, std::move(message)});
 }
 
-// Process exit code a front end should use for an error (2 for bad input/config,
-// 130 for an interrupt, 1 otherwise).
+// Process exit code a front end should use for an error (2 for bad input/config or
+// something named that does not exist, 130 for an interrupt, 1 otherwise).
 inline int ExitCodeFor(ErrorCode code) {
   switch (code) {
     case ErrorCode::kInvalidArgument:
     case ErrorCode::kInvalidConfig:
     case ErrorCode::kConfigChanged:
+    case ErrorCode::kNotFound:
       return 2;
     case ErrorCode::kInterrupted:
       return 130;

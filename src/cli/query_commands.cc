@@ -14,6 +14,7 @@
 #include "gpusweep/journal.h"
 #include "gpusweep/report.h"
 #include "run/experiment_meta.h"
+#include "run/trial_setup.h"
 
 namespace gpusweep {
 namespace {
@@ -76,11 +77,8 @@ Status WriteOutput(const std::string& text, const std::optional<std::string>& ou
     std::fputs(text.c_str(), stdout);
     return {};
   }
-  std::ofstream out(*output_path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return Fail(ErrorCode::kIo, fmt::format("{}: cannot write", *output_path));
-  return {};
+  // Atomic, so a failed export never leaves a half-written file behind.
+  return WriteFileAtomically(std::filesystem::absolute(*output_path), text);
 }
 
 // A running trial's objective is only recorded when it ends; show the value it last
@@ -136,10 +134,14 @@ Expected<int> ShowCommand(const std::string& trial_id, const std::optional<std::
   GS_ASSIGN_OR_RETURN(int number, ParseTrialId(trial_id));
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
   GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> trial, opened.journal->LoadTrial(number));
+  if (!trial && number >= opened.meta.total_trials)
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("there is no trial {} in {}: it plans trials 0 to {}", number,
+                            opened.dir.string(), opened.meta.total_trials - 1));
   if (!trial)
     return Fail(ErrorCode::kNotFound,
-                fmt::format("trial {} has not started in {} ({} trials planned)", number,
-                            opened.dir.string(), opened.meta.total_trials));
+                fmt::format("trial {} of {} is still queued: it has not started yet", number,
+                            opened.dir.string()));
   GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, opened.journal->LoadResults(number));
   std::string tail =
       LogTail(opened.dir / "trials" / TrialDirName(number) / "output.log", kLogTailLines);

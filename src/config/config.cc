@@ -239,6 +239,12 @@ Expected<ExperimentConfig> ParseConfig(std::string_view yaml_text, const fs::pat
 }
 
 Expected<ExperimentConfig> LoadConfig(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("{}: no such config file; give the path of an experiment YAML "
+                            "(e.g. examples/fashion-mnist/sweep.yaml)",
+                            path.string()));
   GS_ASSIGN_OR_RETURN(std::string text, config_detail::ReadTextFile(path));
   return ParseConfig(text, path);
 }

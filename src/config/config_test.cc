@@ -239,10 +239,11 @@ output_dir: ../runs/rel
   EXPECT_EQ(config->output_dir, cwd / "runs/rel");
 }
 
-TEST(LoadConfigTest, MissingFileIsAnIoError) {
+TEST(LoadConfigTest, MissingFileIsNotFound) {
   auto config = LoadConfig("/nonexistent/gpusweep/exp.yaml");
   ASSERT_FALSE(config.has_value());
-  EXPECT_EQ(config.error().code, ErrorCode::kIo);
+  EXPECT_EQ(config.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(ExitCodeFor(config.error().code), 2);
   EXPECT_THAT(config.error().message, ::testing::HasSubstr("/nonexistent/gpusweep/exp.yaml"));
 }
 

@@ -131,7 +131,7 @@ std::string Unavailability(int index, const std::vector<GpuInfo>& detected,
   if (!Contains(visible, index)) {
     return fmt::format("CUDA_VISIBLE_DEVICES=\"{}\" hides it", cuda_visible_devices.value_or(""));
   }
-  return "resources.gpu_list does not include it";
+  return "the list in resources.gpus does not include it";
 }
 
 }  // namespace
@@ -153,8 +153,8 @@ Expected<AllowedGpus> ResolveAllowedGpus(const std::vector<GpuInfo>& detected,
     case GpuMode::kList:
       for (int index : std::set<int>(config.gpu_list.begin(), config.gpu_list.end())) {
         if (!Contains(visible, index)) {
-          return Fail(ErrorCode::kResource,
-                      fmt::format("resources.gpu_list names GPU {}, but {}; available GPUs: {}",
+          return Fail(ErrorCode::kInvalidConfig,
+                      fmt::format("resources.gpus: lists GPU {}, but {}; available GPUs: {}",
                                   index,
                                   Unavailability(index, detected, visible,
                                                  cuda_visible_devices, config),
@@ -171,7 +171,7 @@ Expected<AllowedGpus> ResolveAllowedGpus(const std::vector<GpuInfo>& detected,
   }
   for (int index : std::set<int>(cli_gpus->begin(), cli_gpus->end())) {
     if (!Contains(configured, index)) {
-      return Fail(ErrorCode::kResource,
+      return Fail(ErrorCode::kInvalidArgument,
                   fmt::format("--gpus names GPU {}, but {}; available GPUs: {}", index,
                               Unavailability(index, detected, visible, cuda_visible_devices,
                                              config),

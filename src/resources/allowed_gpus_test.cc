@@ -109,7 +109,8 @@ TEST(ResolveAllowedGpusTest, ConfigListWithUndetectedGpuFails) {
   Expected<AllowedGpus> allowed =
       ResolveAllowedGpus(FourGpus(), std::nullopt, List({1, 5}), std::nullopt);
   ASSERT_FALSE(allowed);
-  EXPECT_EQ(allowed.error().code, ErrorCode::kResource);
+  EXPECT_EQ(allowed.error().code, ErrorCode::kInvalidConfig);
+  EXPECT_THAT(allowed.error().message, HasSubstr("resources.gpus: lists GPU 5"));
   EXPECT_THAT(allowed.error().message, HasSubstr("GPU 5"));
   EXPECT_THAT(allowed.error().message, HasSubstr("not a detected GPU"));
   EXPECT_THAT(allowed.error().message, HasSubstr("available GPUs: 0,1,2,3"));
@@ -118,7 +119,7 @@ TEST(ResolveAllowedGpusTest, ConfigListWithUndetectedGpuFails) {
 TEST(ResolveAllowedGpusTest, ConfigListWithHiddenGpuNamesCudaVisibleDevices) {
   Expected<AllowedGpus> allowed = ResolveAllowedGpus(FourGpus(), "1,3", List({2}), std::nullopt);
   ASSERT_FALSE(allowed);
-  EXPECT_EQ(allowed.error().code, ErrorCode::kResource);
+  EXPECT_EQ(allowed.error().code, ErrorCode::kInvalidConfig);
   EXPECT_THAT(allowed.error().message, HasSubstr("GPU 2"));
   EXPECT_THAT(allowed.error().message, HasSubstr("CUDA_VISIBLE_DEVICES=\"1,3\" hides it"));
   EXPECT_THAT(allowed.error().message, HasSubstr("available GPUs: 1,3"));
@@ -157,7 +158,7 @@ TEST(ResolveAllowedGpusTest, CliGpuHiddenByCudaVisibleDevicesFails) {
   Expected<AllowedGpus> allowed =
       ResolveAllowedGpus(FourGpus(), "0,1", Auto(), std::vector<int>{0, 2});
   ASSERT_FALSE(allowed);
-  EXPECT_EQ(allowed.error().code, ErrorCode::kResource);
+  EXPECT_EQ(allowed.error().code, ErrorCode::kInvalidArgument);
   EXPECT_THAT(allowed.error().message, HasSubstr("--gpus names GPU 2"));
   EXPECT_THAT(allowed.error().message, HasSubstr("available GPUs: 0,1"));
 }
@@ -167,7 +168,7 @@ TEST(ResolveAllowedGpusTest, CliGpuOutsideConfigListFails) {
       ResolveAllowedGpus(FourGpus(), std::nullopt, List({0, 1}), std::vector<int>{3});
   ASSERT_FALSE(allowed);
   EXPECT_THAT(allowed.error().message, HasSubstr("GPU 3"));
-  EXPECT_THAT(allowed.error().message, HasSubstr("resources.gpu_list"));
+  EXPECT_THAT(allowed.error().message, HasSubstr("the list in resources.gpus"));
   EXPECT_THAT(allowed.error().message, HasSubstr("available GPUs: 0,1"));
 }
 

@@ -8,6 +8,15 @@
 namespace gpusweep {
 namespace {
 
+// Errors found while planning (a template naming a missing param, a GPU list this
+// machine cannot honour) are about the config: say which file, like the parser does.
+template <class T>
+Expected<T> InConfig(Expected<T> result, const ExperimentConfig& config) {
+  if (result || result.error().code != ErrorCode::kInvalidConfig) return result;
+  return Fail(ErrorCode::kInvalidConfig,
+              fmt::format("{}: {}", config.config_path.string(), result.error().message));
+}
+
 int GpusFor(const ResourcesConfig& resources, int number) {
   const auto& counts = resources.gpus_per_trial;
   if (counts.size() == 1) return counts.front();
@@ -33,7 +42,8 @@ Expected<std::vector<PlannedTrial>> PlanTrials(const ExperimentConfig& config,
     PlannedTrial trial;
     trial.suggestion = sampler->Suggest(number, no_history);
     GS_ASSIGN_OR_RETURN(trial.rendered,
-                        RenderTrial(config, sources, trial.suggestion, experiment_dir));
+                        InConfig(RenderTrial(config, sources, trial.suggestion, experiment_dir),
+                                 config));
     trial.gpus_needed = GpusFor(config.resources, number);
     trials.push_back(std::move(trial));
   }
@@ -52,8 +62,10 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
   if (config.resources.gpus != GpuMode::kNone) {
     GS_ASSIGN_OR_RETURN(detected, probe.ListGpus());
   }
-  GS_ASSIGN_OR_RETURN(AllowedGpus allowed,
-                      ResolveAllowedGpus(detected, cuda_visible_devices, config.resources, cli_gpus));
+  GS_ASSIGN_OR_RETURN(
+      AllowedGpus allowed,
+      InConfig(ResolveAllowedGpus(detected, cuda_visible_devices, config.resources, cli_gpus),
+               config));
   plan.gpus = std::move(allowed.indices);
   plan.warnings = std::move(allowed.warnings);
   plan.cpu_slots = CpuSlots(config.resources, usable_cores);
