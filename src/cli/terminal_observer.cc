@@ -38,9 +38,10 @@ void TerminalObserver::OnStart(const RunInfo& info) {
   std::string resumed = info.resumed ? fmt::format(", resuming: {} already finished",
                                                    info.already_finished)
                                      : "";
-  PrintEvent(fmt::format("experiment {} in {}: {} trials{}, {} to run on {}",
+  PrintEvent(fmt::format("experiment {} in {}: {} trial{}{}, {} to run on {}",
                          context_.experiment_name, info.experiment_dir.string(), info.total_trials,
-                         resumed, info.to_run, DescribeResources(info)));
+                         info.total_trials == 1 ? "" : "s", resumed, info.to_run,
+                         DescribeResources(info)));
 }
 
 void TerminalObserver::OnWarning(const std::string& message) {

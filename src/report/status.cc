@@ -157,9 +157,12 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
     }
     report::AppendTable(out, table, ctx.width, ctx.color);
   }
-  out += fmt::format("Results in {}\n", ctx.experiment_dir.string());
-  report::AppendLine(out, std::string("See `gpusweep best`, `gpusweep show <trial>`, `gpusweep export`."),
-                     ctx.width, ctx.color);
+  // The commands name the directory: with --dir or output_dir the experiment is not
+  // where `gpusweep best` looks by default. Never elided, so it can be copied.
+  const std::string dir = ctx.experiment_dir.string();
+  out += fmt::format("Results in {}\n", dir);
+  out += fmt::format("See `gpusweep best {0}`, `gpusweep show <trial> {0}`, "
+                     "`gpusweep export {0}`.\n", dir);
   return out;
 }
 

@@ -136,13 +136,14 @@ TEST(ReportSummaryTest, TopTrialsRankedAndLimited) {
   ASSERT_NE(row_of("   2      4  "), lines.end()) << out;
   EXPECT_EQ(row_of("   3  "), lines.end()) << out;
   EXPECT_THAT(out, HasSubstr("Results in /runs/fmnist-cnn"));
+  EXPECT_THAT(out, HasSubstr("`gpusweep best /runs/fmnist-cnn`"));
   EXPECT_THAT(out, HasSubstr("3 completed"));
 }
 
 TEST(ReportSummaryTest, TableFitsWidth) {
   const std::string out = FormatSummary(SampleTrials(), MakeContext(40), 0);
   for (const std::string& line : SplitLines(out)) {
-    if (line.rfind("Results in", 0) != 0) {
+    if (line.rfind("Results in", 0) != 0 && line.rfind("See `gpusweep", 0) != 0) {
       EXPECT_LE(CodePoints(line), 40) << line;
     }
   }
