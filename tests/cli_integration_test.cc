@@ -153,6 +153,7 @@ kill_grace: 1s
   auto status = RunGpusweep({"status"}, dir_.path());
   EXPECT_EQ(status.exit_code, 0);
   EXPECT_NE(status.out.find("running"), std::string::npos) << status.out;
+  EXPECT_EQ(status.out.find("warning"), std::string::npos) << status.out;
   auto second = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
   EXPECT_NE(second.exit_code, 0);
   EXPECT_NE(second.out.find(fmt::format("already running (pid {})", first)), std::string::npos)
@@ -170,6 +171,9 @@ kill_grace: 1s
   ASSERT_EQ(kill(first, SIGKILL), 0);
   EXPECT_EQ(WaitExit(first), 128 + SIGKILL);
   EXPECT_FALSE(LiveTrialProcesses(exp()).empty());  // orphans until the resume cleans up
+  auto dead = RunGpusweep({"status"}, dir_.path());
+  EXPECT_NE(dead.out.find("warning: no gpusweep is running this experiment, yet 2 trials"),
+            std::string::npos) << dead.out;
 
   auto resumed = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out;

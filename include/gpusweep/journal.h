@@ -100,6 +100,11 @@ class ExperimentLock {
 
   const std::filesystem::path& path() const { return path_; }  // <dir>/gpusweep.lock
 
+  // Whether some process holds the experiment's lock now (a run is live). Probes with a
+  // non-blocking shared flock that it drops at once; a run starting in that instant
+  // sees "already running (pid unknown)", so use it for reports, not in loops.
+  static bool IsHeld(const std::filesystem::path& experiment_dir);
+
  private:
   ExperimentLock(int fd, std::filesystem::path path) : fd_(fd), path_(std::move(path)) {}
   void Release();

@@ -1,5 +1,6 @@
 // status, best, export, show: read-only views of an experiment's journal. They open
 // the journal read-only, so they work while a run is writing it.
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -106,6 +107,15 @@ Expected<int> StatusCommand(const std::optional<std::string>& dir) {
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
   GS_TRY(FillRunningObjectives(*opened.journal, opened.meta.metric.name, trials));
   std::fputs(FormatStatus(trials, opened.context).c_str(), stdout);
+  const auto running = std::count_if(trials.begin(), trials.end(), [](const TrialRecord& t) {
+    return t.state == TrialState::kRunning;
+  });
+  if (running > 0 && !ExperimentLock::IsHeld(opened.dir))
+    std::fprintf(stderr,
+                 "warning: no gpusweep is running this experiment, yet %ld trial%s marked "
+                 "running: the run that started them died. `gpusweep run` on its config "
+                 "resumes it (and stops their leftover processes).\n",
+                 static_cast<long>(running), running == 1 ? " is" : "s are");
   return 0;
 }
 

@@ -68,6 +68,19 @@ int WritePid(int fd) {
 
 }  // namespace
 
+bool ExperimentLock::IsHeld(const std::filesystem::path& experiment_dir) {
+  const std::filesystem::path path = experiment_dir / kLockFileName;
+  FdGuard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return false;
+  int rc;
+  do {
+    rc = ::flock(fd.get(), LOCK_SH | LOCK_NB);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) return errno == EWOULDBLOCK;
+  ::flock(fd.get(), LOCK_UN);
+  return false;
+}
+
 Expected<ExperimentLock> ExperimentLock::Acquire(const std::filesystem::path& experiment_dir) {
   std::filesystem::path path = experiment_dir / kLockFileName;
   // No O_TRUNC: the file may belong to a running holder whose pid we want to report.

@@ -44,6 +44,20 @@ TEST(ExperimentLockTest, SecondAcquireInSameProcessIsRefusedWithOurPid) {
   EXPECT_EQ(third.error().message, AlreadyRunningMessage(dir.path(), ::getpid()));
 }
 
+TEST(ExperimentLockTest, IsHeldTellsWhetherARunHoldsTheLock) {
+  ScratchDir dir;
+  EXPECT_FALSE(ExperimentLock::IsHeld(dir.path()));  // no lock file yet
+  {
+    auto lock = ExperimentLock::Acquire(dir.path());
+    ASSERT_TRUE(lock);
+    EXPECT_TRUE(ExperimentLock::IsHeld(dir.path()));
+    // Probing does not take the lock away or block the holder's next check.
+    EXPECT_TRUE(ExperimentLock::IsHeld(dir.path()));
+  }
+  EXPECT_FALSE(ExperimentLock::IsHeld(dir.path()));  // file left behind, lock released
+  EXPECT_TRUE(ExperimentLock::Acquire(dir.path()));  // and the probe left it free
+}
+
 TEST(ExperimentLockTest, ReleasedByDestructorAndFollowsMoves) {
   ScratchDir dir;
   {
