@@ -5,7 +5,7 @@
 #include <array>
 #include <limits>
 
-#include "config/did_you_mean.h"
+#include "common/did_you_mean.h"
 
 namespace gpusweep::config_detail {
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <utility>
 
-#include "config/did_you_mean.h"
+#include "common/did_you_mean.h"
 #include "config/yaml_scalar.h"
 
 namespace gpusweep::config_detail {

@@ -48,11 +48,5 @@ TEST(TextLocationTest, CountsLinesAndColumnsFromOne) {
   EXPECT_EQ(TextLocation("f", "ab\ncd", 4), "f:2:2");
 }
 
-TEST(EditDistanceTest, CountsEdits) {
-  EXPECT_EQ(EditDistance("lr", "lr2"), 1u);
-  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
-  EXPECT_EQ(EditDistance("", "abc"), 3u);
-}
-
 }  // namespace
 }  // namespace gpusweep::search

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/did_you_mean.h"
+
 namespace gpusweep::search {
 namespace {
 
@@ -120,17 +122,8 @@ class NameChecker {
     std::vector<std::string> candidates;
     for (auto frame = frames_.rbegin(); frame != frames_.rend(); ++frame)
       for (const Json* scope : *frame) AddDottedPaths(*scope, "", kMaxSuggestionDepth, candidates);
-    const std::size_t limit = std::max<std::size_t>(1, name.size() / 3);
-    std::optional<std::string> best;
-    std::size_t best_distance = limit + 1;
-    for (const std::string& c : candidates) {
-      const std::size_t d = EditDistance(name, c);
-      if (d < best_distance) {
-        best_distance = d;
-        best = c;
-      }
-    }
-    return best;
+    std::vector<std::string_view> views(candidates.begin(), candidates.end());
+    return ClosestMatch(name, views);
   }
 
   Status UnknownName(const MustacheTag& tag) const {
@@ -151,21 +144,6 @@ class NameChecker {
 };
 
 }  // namespace
-
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      diagonal = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
-    }
-  }
-  return row[b.size()];
-}
 
 Status CheckTemplateNames(std::string_view text, const std::vector<MustacheTag>& tags,
                           const Json& context, std::string_view what) {

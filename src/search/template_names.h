@@ -21,7 +21,4 @@ namespace gpusweep::search {
 Status CheckTemplateNames(std::string_view text, const std::vector<MustacheTag>& tags,
                           const Json& context, std::string_view what);
 
-// Levenshtein edit distance (insertions, deletions, substitutions; cost 1 each).
-std::size_t EditDistance(std::string_view a, std::string_view b);
-
 }  // namespace gpusweep::search

@@ -1,10 +1,10 @@
-#include "config/did_you_mean.h"
+#include "common/did_you_mean.h"
 
 #include <gtest/gtest.h>
 
 #include <array>
 
-namespace gpusweep::config_detail {
+namespace gpusweep {
 namespace {
 
 constexpr std::array<std::string_view, 5> kKeys{"name", "command", "search_space", "sampler",
@@ -48,4 +48,4 @@ TEST(JoinNamesTest, JoinsWithCommas) {
 }
 
 }  // namespace
-}  // namespace gpusweep::config_detail
+}  // namespace gpusweep

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpusweep::config_detail {
+namespace gpusweep {
 
 // Optimal string alignment distance (Levenshtein plus adjacent transpositions, each
 // edit costing 1; Damerau 1964, restricted form). "search_spce" -> "search_space" is 1,
@@ -26,4 +26,4 @@ std::optional<std::string> ClosestMatch(std::string_view word,
 // "a, b, c": candidates joined for "valid keys: ..." hints.
 std::string JoinNames(std::span<const std::string_view> names);
 
-}  // namespace gpusweep::config_detail
+}  // namespace gpusweep

@@ -1,9 +1,9 @@
-#include "config/did_you_mean.h"
+#include "common/did_you_mean.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace gpusweep::config_detail {
+namespace gpusweep {
 
 std::size_t EditDistance(std::string_view a, std::string_view b) {
   // Three rolling rows: the transposition case looks two rows back.
@@ -49,4 +49,4 @@ std::string JoinNames(std::span<const std::string_view> names) {
   return joined;
 }
 
-}  // namespace gpusweep::config_detail
+}  // namespace gpusweep
