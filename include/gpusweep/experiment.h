@@ -21,10 +21,17 @@
 
 namespace gpusweep {
 
+// What a resumed run does with trials an earlier run recorded as failed.
+enum class FailedTrials {
+  kKeep,   // they stay failed (the default: a failure is a result too)
+  kRetry,  // they run again as a new attempt (e.g. after fixing the training script)
+};
+
 struct RunOptions {
   std::filesystem::path experiment_dir;        // absolute; created if missing
   std::optional<std::vector<int>> cli_gpus;    // --gpus narrowing; nullopt = not given
   std::filesystem::path python_helper_dir;     // prepended to the trials' PYTHONPATH
+  FailedTrials failed_trials = FailedTrials::kKeep;
 };
 
 // What a run is about to do; given to the observer once before the first launch.
@@ -32,7 +39,7 @@ struct RunInfo {
   std::filesystem::path experiment_dir;
   int total_trials = 0;      // planned by the sampler
   int already_finished = 0;  // completed or failed in earlier runs (kept, not re-run)
-  int to_run = 0;            // queued now (new and interrupted trials)
+  int to_run = 0;            // queued now (new, interrupted, and failed ones if retried)
   bool resumed = false;      // the journal existed
   std::vector<int> gpus;     // allowed GPU indices; empty = CPU slots
   int cpu_slots = 0;         // concurrency for trials without GPUs

@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
   run->add_option("config", run_args.config_path, "experiment config (YAML)")->required();
   run->add_option("--dir", run_args.dir, "experiment directory (default: ./runs/<name>)");
   run->add_option("--gpus", run_args.gpus, "only use these GPU indices, e.g. 0,2");
+  run->add_flag("--retry-failed", run_args.retry_failed,
+                "when resuming, run failed trials again (e.g. after fixing the script)");
 
   std::optional<std::string> dir;
   auto* status = app.add_subcommand("status", "table of the experiment's trials");

@@ -44,6 +44,7 @@ Expected<int> RunCommand(const RunCommandArgs& args) {
     GS_ASSIGN_OR_RETURN(options.cli_gpus, ParseGpuList(*args.gpus));
   }
   options.python_helper_dir = PythonHelperDir();
+  options.failed_trials = args.retry_failed ? FailedTrials::kRetry : FailedTrials::kKeep;
 
   TerminalInfo terminal = InspectTerminal(stdout);
   ReportContext context;

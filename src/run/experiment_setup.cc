@@ -1,11 +1,66 @@
 #include "run/experiment_setup.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "run/experiment_meta.h"
 
 namespace gpusweep {
+namespace {
+
+// Raising a random sweep's trial count only adds trials: trial k's params depend on
+// the seed and k alone, so the recorded ones stay valid. `recorded` is how many trial
+// numbers the journal holds (an earlier extension may have raised it past `before`).
+bool ExtendsRandomSweep(const Json& before, const Json& after, int recorded) {
+  const Json& old_sampler = before.at("sampler");
+  const Json& new_sampler = after.at("sampler");
+  const int new_trials = new_sampler.value("trials", 0);
+  return old_sampler.value("type", "") == "random" && new_sampler.value("type", "") == "random" &&
+         new_trials >= old_sampler.value("trials", 0) && new_trials >= recorded;
+}
+
+// The value at a dotted key path such as "search_space.lr.high" or "command[2]";
+// nullptr when the path does not lead to a value (e.g. "search_space.x (added)").
+const Json* ValueAt(const Json& root, const std::string& key) {
+  const Json* node = &root;
+  std::size_t begin = 0;
+  while (begin <= key.size()) {
+    std::size_t end = key.find('.', begin);
+    if (end == std::string::npos) end = key.size();
+    std::string part = key.substr(begin, end - begin);
+    std::optional<std::size_t> index;
+    if (auto bracket = part.find('['); bracket != std::string::npos && part.back() == ']') {
+      index = std::strtoul(part.c_str() + bracket + 1, nullptr, 10);
+      part.resize(bracket);
+    }
+    if (!node->is_object() || !node->contains(part)) return nullptr;
+    node = &(*node)[part];
+    if (index) {
+      if (!node->is_array() || *index >= node->size()) return nullptr;
+      node = &(*node)[*index];
+    }
+    begin = end + 1;
+  }
+  return node;
+}
+
+// "search_space.lr.high (0.1 -> 0.2)" when both values are short enough to show.
+std::string DescribeChange(const Json& before, const Json& after, const std::string& key) {
+  constexpr std::size_t kMaxShown = 40;
+  const Json* old_value = ValueAt(before, key);
+  const Json* new_value = ValueAt(after, key);
+  if (old_value == nullptr || new_value == nullptr) return key;
+  const std::string old_text = old_value->dump();
+  const std::string new_text = new_value->dump();
+  if (old_text.size() > kMaxShown || new_text.size() > kMaxShown) return key;
+  return fmt::format("{} ({} -> {})", key, old_text, new_text);
+}
+
+}  // namespace
 
 Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
                                                 const std::filesystem::path& dir,
@@ -27,13 +82,25 @@ Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
     return OpenedExperiment{std::move(lock), std::move(journal), false};
   }
   std::vector<std::string> changed = DiffConfigIdentity(existing->identity, identity);
-  if (!changed.empty())
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, journal->LoadTrials());
+  const int recorded = trials.empty() ? 0 : trials.back().number + 1;
+  std::erase_if(changed, [&](const std::string& key) {
+    return key == "sampler.trials" && ExtendsRandomSweep(existing->identity, identity, recorded);
+  });
+  if (!changed.empty()) {
+    for (std::string& key : changed) {
+      const bool trials = key == "sampler.trials";
+      key = DescribeChange(existing->identity, identity, key);
+      if (trials && config.sampler.kind == SamplerKind::kRandom)
+        key += fmt::format(" [a random sweep may only grow: trials must be at least {}]",
+                           std::max(recorded, existing->identity["sampler"].value("trials", 0)));
+    }
     return Fail(ErrorCode::kConfigChanged,
-                fmt::format("{}: the experiment in {} was created from a different config "
-                            "(changed: {}); restore the original config ({}), or run it as a new "
-                            "experiment with --dir or a new name",
-                            config.config_path.string(), dir.string(), fmt::join(changed, ", "),
-                            existing->config_path));
+                fmt::format("{}: the experiment in {} was run with a different config "
+                            "(changed: {}); undo those changes to resume it, or start a new "
+                            "experiment with --dir DIR or a new name",
+                            config.config_path.string(), dir.string(), fmt::join(changed, ", ")));
+  }
   GS_TRY(WriteExperimentMeta(dir, meta));
   GS_TRY(journal->AppendEvent(now, "resumed", Json{{"config_path", config.config_path.string()}}));
   return OpenedExperiment{std::move(lock), std::move(journal), true};

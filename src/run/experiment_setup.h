@@ -19,7 +19,8 @@ struct OpenedExperiment {
 
 // Creates <dir> and its journal, or reopens an existing one. Refuses (Error
 // kAlreadyRunning) when another gpusweep holds the lock, and (kConfigChanged) when
-// the config's identity differs from the journal's, naming each changed key. Writes
+// the config's identity differs from the journal's, naming each changed key; the one
+// change allowed is raising a random sampler's `trials` (it only adds trials). Writes
 // experiment.json (see experiment_meta.h) for the read-only commands.
 Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
                                                 const std::filesystem::path& dir,

@@ -240,7 +240,64 @@ search_space:
   auto refused = Run(Config(changed));
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, ErrorCode::kConfigChanged);
-  EXPECT_NE(refused.error().message.find("search_space.x"), std::string::npos);
+  EXPECT_NE(refused.error().message.find("search_space.x.values[1] (2 -> 3)"), std::string::npos)
+      << refused.error().message;
+}
+
+TEST_F(RunnerTest, FailedTrialsAreKeptUnlessRetried) {
+  // Trial 1 fails until the "fix" file exists, like a script bug fixed between runs.
+  auto config = Config(std::string(kHeader) + R"(
+shell: true
+command: 'test {{x}} = 1 || test -f {{config_dir}}/fixed && echo "{\"score\": 1}" >> "$GPUSWEEP_METRICS"'
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1, 2]}
+)");
+  auto first = Run(config);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->trials[1].state, TrialState::kFailed);
+  WriteFile(dir_.path() / "fixed", "");
+  auto kept = Run(config);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(observer_.info.to_run, 0);
+  EXPECT_EQ(kept->trials[1].state, TrialState::kFailed);
+
+  FakeGpuProbe probe(0);
+  RealRunServices real;
+  real.services.gpu_probe = &probe;
+  RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python",
+                     FailedTrials::kRetry};
+  observer_ = RecordingObserver{};
+  auto retried = RunExperimentWith(config, options, real.services, observer_);
+  ASSERT_TRUE(retried) << retried.error().message;
+  EXPECT_EQ(observer_.started, std::vector<int>{1});
+  EXPECT_EQ(retried->trials[1].state, TrialState::kCompleted);
+  EXPECT_EQ(retried->trials[1].attempt, 2);
+  EXPECT_EQ(retried->trials[0].attempt, 1);
+}
+
+TEST_F(RunnerTest, RandomSweepCanBeExtendedButNotShrunk) {
+  auto yaml = [](int trials) {
+    return std::string(kHeader) + fmt::format(R"(
+shell: true
+command: 'echo "{{\"score\": "{{{{lr}}}}"}}" >> "$GPUSWEEP_METRICS"'
+sampler: {{type: random, trials: {}, seed: 3}}
+search_space:
+  lr: {{type: uniform, low: 0, high: 1}}
+)", trials);
+  };
+  auto first = Run(Config(yaml(3)));
+  ASSERT_TRUE(first) << first.error().message;
+  auto extended = Run(Config(yaml(5)));
+  ASSERT_TRUE(extended) << extended.error().message;
+  EXPECT_EQ(observer_.info.to_run, 2);
+  ASSERT_EQ(extended->trials.size(), 5u);
+  for (int i = 0; i < 3; ++i)  // the first three are the same trials, not re-sampled
+    EXPECT_EQ(extended->trials[i].params, first->trials[i].params);
+  auto shrunk = Run(Config(yaml(4)));
+  ASSERT_FALSE(shrunk);
+  EXPECT_NE(shrunk.error().message.find("trials must be at least 5"), std::string::npos)
+      << shrunk.error().message;
 }
 
 TEST_F(RunnerTest, AbandonedRunningTrialIsKilledAndRunAgain) {

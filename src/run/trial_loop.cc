@@ -34,9 +34,12 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
                      Journal& journal, std::vector<TrialRecord> recorded)
     : config_(config), options_(options), services_(services), observer_(observer), plan_(plan),
       journal_(journal), trials_(std::move(recorded)), gpu_pool_(plan.gpus) {
+  const bool retry_failed = options_.failed_trials == FailedTrials::kRetry;
   for (int number = 0; number < static_cast<int>(plan_.trials.size()); ++number) {
     const TrialRecord* record = Find(number);
-    if (record == nullptr || record->state == TrialState::kInterrupted) queue_.push_back(number);
+    if (record == nullptr || record->state == TrialState::kInterrupted ||
+        (retry_failed && record->state == TrialState::kFailed))
+      queue_.push_back(number);
   }
 }
 
@@ -45,10 +48,7 @@ RunInfo TrialLoop::Info(bool resumed) const {
   info.experiment_dir = options_.experiment_dir;
   info.total_trials = static_cast<int>(plan_.trials.size());
   info.to_run = static_cast<int>(queue_.size());
-  info.already_finished = static_cast<int>(std::count_if(
-      trials_.begin(), trials_.end(), [](const TrialRecord& t) {
-        return t.state == TrialState::kCompleted || t.state == TrialState::kFailed;
-      }));
+  info.already_finished = info.total_trials - info.to_run;
   info.resumed = resumed;
   info.gpus = plan_.gpus;
   info.cpu_slots = plan_.cpu_slots;
