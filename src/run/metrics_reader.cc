@@ -54,8 +54,14 @@ void MetricsReader::ParseLine(const std::string& text, MetricsBatch& batch) {
   if (text.find_first_not_of(" \t\r") == std::string::npos) return;  // blank line
   Json value = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!value.is_object()) {
-    batch.warnings.push_back(fmt::format("{}:{}: not a JSON object, skipped: {:.60}",
-                                         path_.string(), line_number_, text));
+    const bool invalid = value.is_discarded();
+    const bool non_finite = invalid && (text.find("NaN") != std::string::npos ||
+                                        text.find("Infinity") != std::string::npos);
+    batch.warnings.push_back(fmt::format(
+        "{}:{}: {}, skipped: {:.60}", path_.string(), line_number_,
+        non_finite ? "NaN and Infinity are not JSON (report null, or stop the trial)"
+                   : invalid ? "not valid JSON" : "not a JSON object",
+        text));
     return;
   }
   MetricsLine line;

@@ -4,7 +4,7 @@
 // line exactly once, in order, across any number of Poll() calls while the file grows.
 // A trailing partial line is held back until its newline arrives, or until Finish()
 // (the trial exited, so nothing more will come). Lines that are not JSON objects are
-// skipped and reported as warnings ("metrics.jsonl:7: not a JSON object, skipped"),
+// skipped and reported as warnings ("metrics.jsonl:7: not valid JSON, skipped: ..."),
 // never errors. A missing file is simply "nothing reported yet".
 #pragma once
 

@@ -56,13 +56,15 @@ TEST(MetricsReaderTest, HoldsPartialLineUntilNewlineOrFinish) {
 TEST(MetricsReaderTest, SkipsNonObjectLinesWithWarningNamingLine) {
   TempDir dir;
   auto path = dir.path() / "metrics.jsonl";
-  Append(path, "{\"loss\": 1}\nnot json at all\n[1, 2]\n\n{\"loss\": 0.5}\n");
+  Append(path, "{\"loss\": 1}\nnot json at all\n[1, 2]\n\n{\"loss\": 0.5}\n{\"loss\": NaN}\n");
   MetricsReader reader(path);
   auto batch = reader.Poll();
   ASSERT_EQ(batch.lines.size(), 2u);
-  ASSERT_EQ(batch.warnings.size(), 2u);
-  EXPECT_NE(batch.warnings[0].find("metrics.jsonl:2: not a JSON object"), std::string::npos);
-  EXPECT_NE(batch.warnings[1].find("metrics.jsonl:3:"), std::string::npos);
+  ASSERT_EQ(batch.warnings.size(), 3u);
+  EXPECT_NE(batch.warnings[0].find("metrics.jsonl:2: not valid JSON"), std::string::npos);
+  EXPECT_NE(batch.warnings[1].find("metrics.jsonl:3: not a JSON object"), std::string::npos);
+  EXPECT_NE(batch.warnings[2].find("metrics.jsonl:6: NaN and Infinity are not JSON"),
+            std::string::npos);
   // Without a step key the step is the ordinal of the object line.
   EXPECT_EQ(batch.lines[0].step, 0);
   EXPECT_EQ(batch.lines[1].step, 1);

@@ -119,11 +119,13 @@ search_space:
       - trap "" TERM; sleep 30
       - echo not-a-metric
       - "echo '{\"score\": 1}' >> $GPUSWEEP_METRICS"
+      - "echo '{\"scor\": 1, \"epoch\": 1}' >> $GPUSWEEP_METRICS"
+      - "echo '{\"score\": \"0.5\"}' >> $GPUSWEEP_METRICS"
 )");
   auto outcome = Run(config);
   ASSERT_TRUE(outcome) << outcome.error().message;
   const auto& t = outcome->trials;
-  ASSERT_EQ(t.size(), 6u);
+  ASSERT_EQ(t.size(), 8u);
   EXPECT_EQ(t[0].state, TrialState::kFailed);
   EXPECT_EQ(t[0].failure_reason, "exit code 3");
   EXPECT_EQ(t[1].term_signal, SIGSEGV);
@@ -133,7 +135,12 @@ search_space:
   EXPECT_NE(t[3].failure_reason.find("timed out after 1s (killed with SIGKILL"), std::string::npos);
   EXPECT_EQ(t[3].term_signal, SIGKILL);
   EXPECT_LT(t[3].end_time - t[3].start_time, 5.0);
-  EXPECT_EQ(t[4].failure_reason, "exited 0 but never reported the metric 'score'");
+  EXPECT_EQ(t[4].failure_reason, "exited 0 but reported nothing to $GPUSWEEP_METRICS (needs 'score')");
+  EXPECT_EQ(t[6].failure_reason,
+            "exited 0 but never reported the metric 'score' (it reported: scor, epoch); did you "
+            "mean 'scor'?");
+  EXPECT_FALSE(t[6].objective);
+  EXPECT_EQ(t[7].failure_reason, "exited 0 but its last 'score' was \"0.5\", not a number");
   EXPECT_EQ(t[5].state, TrialState::kCompleted);
 }
 

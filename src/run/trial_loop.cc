@@ -5,7 +5,9 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "common/did_you_mean.h"
 #include "run/trial_env.h"
 
 namespace gpusweep {
@@ -25,6 +27,22 @@ std::string DescribeDuration(double seconds) {
   if (seconds >= 60 && static_cast<long>(seconds) % 60 == 0)
     return fmt::format("{}m", static_cast<long>(seconds) / 60);
   return fmt::format("{:g}s", seconds);
+}
+
+// Why a trial that exited 0 has no objective, with what it did report, so a typo in
+// the metric name or a string value is obvious.
+std::string MissingMetricReason(const std::string& metric, const Json& reported) {
+  if (reported.empty())
+    return fmt::format("exited 0 but reported nothing to $GPUSWEEP_METRICS (needs '{}')", metric);
+  if (auto value = reported.find(metric); value != reported.end())
+    return fmt::format("exited 0 but its last '{}' was {}, not a number", metric, value->dump());
+  std::vector<std::string> keys;
+  for (const auto& [key, unused] : reported.items()) keys.push_back(key);
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::string reason = fmt::format("exited 0 but never reported the metric '{}' (it reported: {})",
+                                   metric, fmt::join(keys, ", "));
+  if (auto close = ClosestMatch(metric, views)) reason += fmt::format("; did you mean '{}'?", *close);
+  return reason;
 }
 
 }  // namespace
@@ -202,9 +220,12 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
   record.end_time = services_.wall_clock();
   if (exit.signaled) record.term_signal = exit.signal;
   else record.exit_code = exit.exit_code;
-  record.objective = LastMetricValue(active.lines, config_.metric.name);
+  const std::optional<double> objective = LastMetricValue(active.lines, config_.metric.name);
   const bool succeeded = !exit.signaled && exit.exit_code == 0;
-  if (succeeded && record.objective && active.stop_reason.empty()) {
+  if (succeeded && objective && active.stop_reason.empty()) {
+    // Only a completed trial has an objective: it is what ranks trials. What others
+    // reported stays in last_metrics and the intermediate results.
+    record.objective = objective;
     record.state = TrialState::kCompleted;  // also when it finished as an interrupt arrived
     return;
   }
@@ -224,8 +245,7 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
   else if (exit.exit_code != 0)
     record.failure_reason = fmt::format("exit code {}", exit.exit_code);
   else
-    record.failure_reason = fmt::format("exited 0 but never reported the metric '{}'",
-                                        config_.metric.name);
+    record.failure_reason = MissingMetricReason(config_.metric.name, record.last_metrics);
 }
 
 void TrialLoop::EnforceDeadlines() {
