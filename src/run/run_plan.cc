@@ -1,9 +1,13 @@
 #include "run/run_plan.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "process/spawn.h"
+#include "run/trial_env.h"
 
 namespace gpusweep {
 namespace {
@@ -20,14 +24,40 @@ Expected<T> InConfig(Expected<T> result, const ExperimentConfig& config) {
 int GpusFor(const ResourcesConfig& resources, int number) {
   const auto& counts = resources.gpus_per_trial;
   if (counts.size() == 1) return counts.front();
-  return counts.at(static_cast<std::size_t>(number));  // length validated by the config parser
+  return counts.at(static_cast<std::size_t>(number));  // length validated below
 }
 
-Expected<std::vector<PlannedTrial>> PlanTrials(const ExperimentConfig& config,
-                                               const std::filesystem::path& experiment_dir) {
-  GS_ASSIGN_OR_RETURN(auto sampler, MakeSampler(config.sampler, config.search_space));
-  GS_ASSIGN_OR_RETURN(auto sources, ReadTemplateSources(config));
-  const int total = sampler->total_trials();
+// A mistyped program name would otherwise fail every trial, one by one. Only names
+// looked up on PATH and absolute paths are checked: a relative path may point at a
+// file a template renders into the trial directory.
+Status CheckProgramExists(const ExperimentConfig& config, const std::string& program,
+                          const std::vector<std::string>& env) {
+  if (program.find('/') != std::string::npos && program.front() != '/') return {};
+  Expected<std::filesystem::path> found = ResolveExecutable(program, env, "/");
+  if (found) return {};
+  return Fail(ErrorCode::kInvalidConfig,
+              fmt::format("{}: command[0]: {}; fix the program name or give its full path",
+                          config.config_path.string(), found.error().message));
+}
+
+// Renders every trial once (and throws the text away) so that a name missing for any
+// trial is an error now, not after hours of sweeping.
+Status ValidateTrials(const ExperimentConfig& config, const RunPlan& plan,
+                      const std::filesystem::path& experiment_dir,
+                      const std::vector<std::string>& env) {
+  std::set<std::string> programs;
+  const std::vector<TrialRecord> no_history;
+  for (int number = 0; number < plan.total_trials(); ++number) {
+    GS_ASSIGN_OR_RETURN(PreparedTrial trial,
+                        PrepareTrial(config, plan, experiment_dir, number, no_history));
+    if (!config.shell) programs.insert(trial.rendered.argv.front());
+  }
+  for (const std::string& program : programs) GS_TRY(CheckProgramExists(config, program, env));
+  return {};
+}
+
+Status PlanGpuDemand(const ExperimentConfig& config, RunPlan& plan) {
+  const int total = plan.sampler->total_trials();
   if (config.resources.gpus_per_trial.size() != 1 &&
       config.resources.gpus_per_trial.size() != static_cast<std::size_t>(total))
     return Fail(ErrorCode::kInvalidConfig,
@@ -35,36 +65,24 @@ Expected<std::vector<PlannedTrial>> PlanTrials(const ExperimentConfig& config,
                             "trials; give one count per trial or a single number",
                             config.config_path.string(), config.resources.gpus_per_trial.size(),
                             total));
-  std::vector<PlannedTrial> trials;
-  trials.reserve(static_cast<std::size_t>(total));
-  const std::vector<TrialRecord> no_history;
-  for (int number = 0; number < total; ++number) {
-    PlannedTrial trial;
-    trial.suggestion = sampler->Suggest(number, no_history);
-    GS_ASSIGN_OR_RETURN(trial.rendered,
-                        InConfig(RenderTrial(config, sources, trial.suggestion, experiment_dir),
-                                 config));
-    trial.gpus_needed = GpusFor(config.resources, number);
-    trials.push_back(std::move(trial));
-  }
-  return trials;
+  plan.gpus_needed.resize(static_cast<std::size_t>(total));
+  for (int number = 0; number < total; ++number)
+    plan.gpus_needed[number] = GpusFor(config.resources, number);
+  return {};
 }
 
-}  // namespace
-
-Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem::path& experiment_dir,
-                          GpuProbe& probe, const std::optional<std::string>& cuda_visible_devices,
-                          const std::optional<std::vector<int>>& cli_gpus, int usable_cores) {
-  RunPlan plan;
-  GS_ASSIGN_OR_RETURN(plan.trials, PlanTrials(config, experiment_dir));
-
+Status PlanResources(const ExperimentConfig& config, GpuProbe& probe,
+                     const std::vector<std::string>& env,
+                     const std::optional<std::vector<int>>& cli_gpus, int usable_cores,
+                     RunPlan& plan) {
   std::vector<GpuInfo> detected;
   if (config.resources.gpus != GpuMode::kNone) {
     GS_ASSIGN_OR_RETURN(detected, probe.ListGpus());
   }
   GS_ASSIGN_OR_RETURN(
       AllowedGpus allowed,
-      InConfig(ResolveAllowedGpus(detected, cuda_visible_devices, config.resources, cli_gpus),
+      InConfig(ResolveAllowedGpus(detected, LookupEnv(env, "CUDA_VISIBLE_DEVICES"),
+                                  config.resources, cli_gpus),
                config));
   plan.gpus = std::move(allowed.indices);
   plan.warnings = std::move(allowed.warnings);
@@ -72,7 +90,7 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
 
   if (plan.gpus.empty()) {
     // CPU fallback: every trial takes one CPU slot regardless of gpus_per_trial.
-    for (PlannedTrial& trial : plan.trials) trial.gpus_needed = 0;
+    std::fill(plan.gpus_needed.begin(), plan.gpus_needed.end(), 0);
     if (config.resources.gpus != GpuMode::kNone)
       plan.warnings.push_back(fmt::format(
           "no GPU visible ({}); running trials on {} CPU slot{}",
@@ -80,16 +98,40 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
           plan.cpu_slots, plan.cpu_slots == 1 ? "" : "s"));
     plan.concurrency = plan.cpu_slots;
   } else {
-    std::vector<int> demand;
-    for (const PlannedTrial& trial : plan.trials) demand.push_back(trial.gpus_needed);
-    GS_TRY(CheckGpuDemand(demand, static_cast<int>(plan.gpus.size())));
-    bool any_cpu_trial = std::any_of(plan.trials.begin(), plan.trials.end(),
-                                     [](const PlannedTrial& t) { return t.gpus_needed == 0; });
+    GS_TRY(CheckGpuDemand(plan.gpus_needed, static_cast<int>(plan.gpus.size())));
+    const bool any_cpu_trial =
+        std::find(plan.gpus_needed.begin(), plan.gpus_needed.end(), 0) != plan.gpus_needed.end();
     plan.concurrency = static_cast<int>(plan.gpus.size()) + (any_cpu_trial ? plan.cpu_slots : 0);
   }
   if (config.resources.max_concurrent)
     plan.concurrency = std::min(plan.concurrency, *config.resources.max_concurrent);
   plan.concurrency = std::max(plan.concurrency, 1);
+  return {};
+}
+
+}  // namespace
+
+Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPlan& plan,
+                                     const std::filesystem::path& experiment_dir, int number,
+                                     const std::vector<TrialRecord>& history) {
+  PreparedTrial trial;
+  trial.suggestion = plan.sampler->Suggest(number, history);
+  GS_ASSIGN_OR_RETURN(
+      trial.rendered,
+      InConfig(RenderTrial(config, plan.template_sources, trial.suggestion, experiment_dir),
+               config));
+  return trial;
+}
+
+Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem::path& experiment_dir,
+                          GpuProbe& probe, const std::vector<std::string>& env,
+                          const std::optional<std::vector<int>>& cli_gpus, int usable_cores) {
+  RunPlan plan;
+  GS_ASSIGN_OR_RETURN(plan.sampler, MakeSampler(config.sampler, config.search_space));
+  GS_ASSIGN_OR_RETURN(plan.template_sources, ReadTemplateSources(config));
+  GS_TRY(PlanGpuDemand(config, plan));
+  GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
+  GS_TRY(ValidateTrials(config, plan, experiment_dir, env));  // the slow part: last
   return plan;
 }
 

@@ -1,12 +1,16 @@
 // run_plan.h — everything decided before the first trial starts.
 //
 // PlanRun validates the whole experiment up front: it asks the sampler for every
-// trial, renders each trial's command and templates (so a missing name fails before any
-// trial runs), resolves the allowed GPUs and checks that no trial needs more GPUs than
-// exist (akid's `tune` deadlocks there). It touches no file but the templates' sources.
+// trial and renders each trial's command and templates (so a missing name fails before
+// any trial runs), checks that the command's program exists, resolves the allowed GPUs
+// and checks that no trial needs more GPUs than exist (akid's `tune` deadlocks there).
+// It keeps no rendered text: PrepareTrial renders one trial again when it launches,
+// so a million-trial grid costs memory per running trial, not per planned one.
+// It touches no file but the templates' sources.
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,23 +21,31 @@
 
 namespace gpusweep {
 
-struct PlannedTrial {
+struct RunPlan {
+  std::unique_ptr<Sampler> sampler;
+  std::vector<std::string> template_sources;  // config.templates[i]'s text
+  std::vector<int> gpus_needed;               // per trial number; 0 = runs on a CPU slot
+  std::vector<int> gpus;                      // allowed GPU indices; empty = CPU only
+  int cpu_slots = 1;                          // trials without GPUs that may run at once
+  int concurrency = 1;                        // upper bound on running trials
+  std::vector<std::string> warnings;
+
+  int total_trials() const { return static_cast<int>(gpus_needed.size()); }
+};
+
+// `env`: gpusweep's own environment ("KEY=VALUE": CUDA_VISIBLE_DEVICES, PATH).
+Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem::path& experiment_dir,
+                          GpuProbe& probe, const std::vector<std::string>& env,
+                          const std::optional<std::vector<int>>& cli_gpus, int usable_cores);
+
+// Trial `number`'s suggestion and rendered command and files. `history`: the trials
+// recorded so far (for model-based samplers).
+struct PreparedTrial {
   Suggestion suggestion;
   RenderedTrial rendered;
-  int gpus_needed = 0;  // 0 = runs on a CPU slot
 };
-
-struct RunPlan {
-  std::vector<PlannedTrial> trials;  // index == trial number
-  std::vector<int> gpus;             // allowed GPU indices; empty = CPU only
-  int cpu_slots = 1;                 // trials without GPUs that may run at once
-  int concurrency = 1;               // upper bound on running trials
-  std::vector<std::string> warnings;
-};
-
-// `cuda_visible_devices`: gpusweep's own CUDA_VISIBLE_DEVICES (nullopt = unset).
-Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem::path& experiment_dir,
-                          GpuProbe& probe, const std::optional<std::string>& cuda_visible_devices,
-                          const std::optional<std::vector<int>>& cli_gpus, int usable_cores);
+Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPlan& plan,
+                                     const std::filesystem::path& experiment_dir, int number,
+                                     const std::vector<TrialRecord>& history);
 
 }  // namespace gpusweep

@@ -23,11 +23,10 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
   // Everything that can be wrong with the config is found before anything is written.
   GS_ASSIGN_OR_RETURN(RunPlan plan,
                       PlanRun(config, options.experiment_dir, *services.gpu_probe,
-                              LookupEnv(services.base_env, "CUDA_VISIBLE_DEVICES"),
-                              options.cli_gpus, services.usable_cores));
+                              services.base_env, options.cli_gpus, services.usable_cores));
   GS_ASSIGN_OR_RETURN(OpenedExperiment experiment,
                       OpenExperimentForRun(config, options.experiment_dir,
-                                           static_cast<int>(plan.trials.size()),
+                                           plan.total_trials(),
                                            services.wall_clock()));
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> recorded, experiment.journal->LoadTrials());
   GS_ASSIGN_OR_RETURN(int abandoned,

@@ -227,6 +227,22 @@ templates:
   EXPECT_FALSE(std::filesystem::exists(experiment_dir()));
 }
 
+TEST_F(RunnerTest, MistypedProgramFailsBeforeAnythingIsWritten) {
+  auto config = Config(std::string(kHeader) + R"(
+command: [pythn3, train.py]
+sampler: {type: grid}
+search_space:
+  lr: {type: choice, values: [0.1, 0.2]}
+)");
+  auto outcome = Run(config);
+  ASSERT_FALSE(outcome);
+  EXPECT_EQ(outcome.error().code, ErrorCode::kInvalidConfig);
+  EXPECT_NE(outcome.error().message.find("sweep.yaml: command[0]: command not found: pythn3"),
+            std::string::npos)
+      << outcome.error().message;
+  EXPECT_FALSE(std::filesystem::exists(experiment_dir()));
+}
+
 TEST_F(RunnerTest, ResumeKeepsFinishedTrialsAndRefusesChangedConfig) {
   std::string yaml = std::string(kHeader) + R"(
 shell: true

@@ -53,7 +53,7 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
     : config_(config), options_(options), services_(services), observer_(observer), plan_(plan),
       journal_(journal), trials_(std::move(recorded)), gpu_pool_(plan.gpus) {
   const bool retry_failed = options_.failed_trials == FailedTrials::kRetry;
-  for (int number = 0; number < static_cast<int>(plan_.trials.size()); ++number) {
+  for (int number = 0; number < plan_.total_trials(); ++number) {
     const TrialRecord* record = Find(number);
     if (record == nullptr || record->state == TrialState::kInterrupted ||
         (retry_failed && record->state == TrialState::kFailed))
@@ -64,7 +64,7 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
 RunInfo TrialLoop::Info(bool resumed) const {
   RunInfo info;
   info.experiment_dir = options_.experiment_dir;
-  info.total_trials = static_cast<int>(plan_.trials.size());
+  info.total_trials = plan_.total_trials();
   info.to_run = static_cast<int>(queue_.size());
   info.already_finished = info.total_trials - info.to_run;
   info.resumed = resumed;
@@ -107,7 +107,7 @@ Expected<int> TrialLoop::LaunchReady() {
   for (auto it = queue_.begin(); it != queue_.end();) {
     if (static_cast<int>(active_.size()) >= plan_.concurrency) break;
     const int number = *it;
-    std::optional<std::vector<int>> gpus = AcquireResources(plan_.trials[number].gpus_needed);
+    std::optional<std::vector<int>> gpus = AcquireResources(plan_.gpus_needed[number]);
     if (!gpus) {
       ++it;
       continue;
@@ -132,26 +132,31 @@ void TrialLoop::ReleaseResources(const std::vector<int>& gpus) {
 }
 
 Status TrialLoop::Launch(int number, std::vector<int> gpus) {
-  const PlannedTrial& planned = plan_.trials[number];
   const TrialRecord* previous = Find(number);
   TrialRecord record;
   record.number = number;
-  record.repeat = planned.suggestion.repeat;
   record.attempt = previous ? previous->attempt + 1 : 1;
-  record.params = planned.suggestion.params;
   record.gpus = gpus;
   record.start_time = services_.wall_clock();
-  if (Status written = WriteTrialFiles(planned.rendered, record.params, record.attempt); !written) {
+  Expected<PreparedTrial> planned =
+      PrepareTrial(config_, plan_, options_.experiment_dir, number, trials_);
+  if (!planned) {  // PlanRun rendered each trial without history; a sampler using it may differ
+    ReleaseResources(gpus);
+    return FailBeforeStart(std::move(record), planned.error().message);
+  }
+  record.repeat = planned->suggestion.repeat;
+  record.params = planned->suggestion.params;
+  if (Status written = WriteTrialFiles(planned->rendered, record.params, record.attempt); !written) {
     ReleaseResources(gpus);
     return FailBeforeStart(std::move(record), written.error().message);
   }
-  EnvPairs overrides = ProtocolEnv(number, planned.rendered.dir, options_.python_helper_dir,
+  EnvPairs overrides = ProtocolEnv(number, planned->rendered.dir, options_.python_helper_dir,
                                    services_.base_env);
   auto parent_getenv = [this](const std::string& key) { return LookupEnv(services_.base_env, key); };
   for (auto& pair : TrialResourceEnv(gpus, services_.usable_cores, plan_.cpu_slots, parent_getenv))
     overrides.push_back(std::move(pair));
-  SpawnRequest request{planned.rendered.argv, MergeEnv(services_.base_env, overrides),
-                       planned.rendered.dir, planned.rendered.dir / "output.log"};
+  SpawnRequest request{planned->rendered.argv, MergeEnv(services_.base_env, overrides),
+                       planned->rendered.dir, planned->rendered.dir / "output.log"};
   Expected<ProcessId> pid = services_.processes->Spawn(request);
   if (!pid) {
     ReleaseResources(gpus);
@@ -161,7 +166,7 @@ Status TrialLoop::Launch(int number, std::vector<int> gpus) {
   record.pid_start_ticks = services_.process_start_ticks(*pid).value_or(0);
   GS_TRY(journal_.UpsertTrial(record));
   Store(record);
-  Active active{record, MetricsReader(planned.rendered.dir / "metrics.jsonl"), {}, {}, {}, false, {}};
+  Active active{record, MetricsReader(planned->rendered.dir / "metrics.jsonl"), {}, {}, {}, false, {}};
   if (config_.timeout_seconds)
     active.deadline = services_.monotonic_clock() + *config_.timeout_seconds;
   active_.emplace(*pid, std::move(active));
