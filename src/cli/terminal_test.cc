@@ -1,0 +1,162 @@
+#include "cli/terminal.h"
+
+#include <pty.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "cli/terminal_observer.h"
+
+namespace gpusweep {
+namespace {
+
+// A pseudo-terminal of the given width, opened as a FILE* on its child side.
+class PseudoTerminal {
+ public:
+  explicit PseudoTerminal(unsigned short columns) {
+    winsize size{};
+    size.ws_col = columns;
+    size.ws_row = 24;
+    EXPECT_EQ(::openpty(&parent_, &child_, nullptr, nullptr, &size), 0);
+    stream_ = ::fdopen(child_, "w");
+  }
+  ~PseudoTerminal() {
+    if (stream_) std::fclose(stream_);
+    ::close(parent_);
+  }
+  std::FILE* stream() const { return stream_; }
+
+ private:
+  int parent_ = -1, child_ = -1;
+  std::FILE* stream_ = nullptr;
+};
+
+class EnvGuard {
+ public:
+  EnvGuard(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+  }
+  ~EnvGuard() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(InspectTerminalTest, TerminalWidthAndColour) {
+  EnvGuard columns("COLUMNS", nullptr);
+  EnvGuard no_color("NO_COLOR", nullptr);
+  PseudoTerminal tty(57);
+  TerminalInfo info = InspectTerminal(tty.stream());
+  EXPECT_TRUE(info.is_tty);
+  EXPECT_EQ(info.width, 57);
+  EXPECT_EQ(info.color, ColorMode::kAlways);
+}
+
+TEST(InspectTerminalTest, NoColorTurnsColourOff) {
+  EnvGuard no_color("NO_COLOR", "1");
+  PseudoTerminal tty(80);
+  EXPECT_EQ(InspectTerminal(tty.stream()).color, ColorMode::kNever);
+}
+
+TEST(InspectTerminalTest, FileIsNotATerminal) {
+  EnvGuard columns("COLUMNS", nullptr);
+  std::FILE* file = std::tmpfile();
+  TerminalInfo info = InspectTerminal(file);
+  EXPECT_FALSE(info.is_tty);
+  EXPECT_EQ(info.color, ColorMode::kNever);
+  std::fclose(file);
+}
+
+std::string Contents(std::FILE* file) {
+  std::fflush(file);
+  std::rewind(file);
+  std::string text;
+  for (int c; (c = std::fgetc(file)) != EOF;) text += static_cast<char>(c);
+  return text;
+}
+
+TrialRecord Finished(int number, double objective) {
+  TrialRecord t;
+  t.number = number;
+  t.state = TrialState::kCompleted;
+  t.objective = objective;
+  t.start_time = 100;
+  t.end_time = 130;
+  return t;
+}
+
+TEST(TerminalObserverTest, LiveLineIsRedrawnInPlaceAndFitsTheWidth) {
+  std::FILE* out = std::tmpfile();
+  double now = 100;
+  ReportContext context;
+  context.experiment_name = "a-rather-long-experiment-name";
+  context.metric = MetricSpec{"val_acc", Mode::kMax};
+  TerminalObserver observer(out, TerminalInfo{true, 40, ColorMode::kNever}, context,
+                            [&] { return now; });
+  RunInfo info;
+  info.total_trials = 10;
+  info.to_run = 10;
+  info.cpu_slots = 2;
+  info.concurrency = 2;
+  observer.OnStart(info);
+  now = 131;
+  observer.OnTick({Finished(0, 0.87)});
+  observer.OnTrialFinished(Finished(0, 0.87));
+  observer.Close();
+  const std::string text = Contents(out);
+  EXPECT_NE(text.find("trial 0 completed in 30s: val_acc=0.87\n"), std::string::npos) << text;
+  // Every redraw starts at column 0 with the line erased, and the live line (the text
+  // not ended by a newline) never reaches the last column: 39 code points at most.
+  std::size_t pos = 0;
+  int redraws = 0;
+  while ((pos = text.find("\r\x1b[K", pos)) != std::string::npos) {
+    pos += 4;
+    const std::size_t end = std::min(text.find_first_of("\r\n", pos), text.size());
+    if (end < text.size() && text[end] == '\n') continue;  // an event line, printed above
+    const std::string line = text.substr(pos, end - pos);
+    const auto code_points = std::count_if(line.begin(), line.end(),
+                                           [](char c) { return (c & 0xC0) != 0x80; });
+    EXPECT_LE(code_points, 39) << line;
+    if (!line.empty()) ++redraws;
+  }
+  EXPECT_GE(redraws, 2);
+  EXPECT_NE(text.find("done 1/"), std::string::npos) << text;  // elided after that
+  std::fclose(out);
+}
+
+TEST(TerminalObserverTest, PlainOutputHasTimestampsAndNoEscapes) {
+  std::FILE* out = std::tmpfile();
+  ReportContext context;
+  context.experiment_name = "exp";
+  context.metric = MetricSpec{"loss", Mode::kMin};
+  TerminalObserver observer(out, TerminalInfo{false, 160, ColorMode::kNever}, context,
+                            [] { return 1000.0; });
+  observer.OnWarning("no GPU visible");
+  TrialRecord failed = Finished(3, 0);
+  failed.state = TrialState::kFailed;
+  failed.objective.reset();
+  failed.failure_reason = "exit code 2";
+  observer.OnTrialFinished(failed);
+  const std::string text = Contents(out);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_NE(text.find("] warning: no GPU visible\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("] trial 3 failed after 30s: exit code 2 (gpusweep show 3)\n"),
+            std::string::npos) << text;
+  std::fclose(out);
+}
+
+}  // namespace
+}  // namespace gpusweep
