@@ -1,6 +1,7 @@
 #include "run/run_plan.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include <fmt/format.h>
@@ -27,12 +28,23 @@ int GpusFor(const ResourcesConfig& resources, int number) {
   return counts.at(static_cast<std::size_t>(number));  // length validated below
 }
 
-// A mistyped program name would otherwise fail every trial, one by one. Only names
-// looked up on PATH and absolute paths are checked: a relative path may point at a
-// file a template renders into the trial directory.
+// A mistyped program name would otherwise fail every trial, one by one. Names are
+// looked up on PATH, absolute paths must exist, and a relative path must be a file a
+// template renders into the trial directory (nothing else is there).
 Status CheckProgramExists(const ExperimentConfig& config, const std::string& program,
                           const std::vector<std::string>& env) {
-  if (program.find('/') != std::string::npos && program.front() != '/') return {};
+  if (program.find('/') != std::string::npos && program.front() != '/') {
+    const std::string relative = std::filesystem::path(program).lexically_normal().string();
+    for (const TemplateSpec& spec : config.templates)
+      if (spec.dst == relative) return {};
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("{}: command[0]: '{}' is relative to the trial's directory (its "
+                            "working directory), which holds only params.json and rendered "
+                            "templates; use \"{{{{config_dir}}}}/{}\" for a file next to the "
+                            "config, or render it with templates:",
+                            config.config_path.string(), program,
+                            std::filesystem::path(program).lexically_normal().string()));
+  }
   Expected<std::filesystem::path> found = ResolveExecutable(program, env, "/");
   if (found) return {};
   return Fail(ErrorCode::kInvalidConfig,
@@ -44,10 +56,21 @@ Status CheckProgramExists(const ExperimentConfig& config, const std::string& pro
 // trial is an error now, not after hours of sweeping.
 Status ValidateTrials(const ExperimentConfig& config, const RunPlan& plan,
                       const std::filesystem::path& experiment_dir,
-                      const std::vector<std::string>& env) {
+                      const std::vector<std::string>& env,
+                      const std::function<int()>& interrupted) {
+  constexpr int kTrialsBetweenSignalChecks = 4096;
   std::set<std::string> programs;
   const std::vector<TrialRecord> no_history;
   for (int number = 0; number < plan.total_trials(); ++number) {
+    if (number % kTrialsBetweenSignalChecks == 0) {
+      if (int signal = interrupted(); signal != 0)
+        return Fail(ErrorCode::kInterrupted,
+                    fmt::format("interrupted by {} while checking trial {} of {}; nothing was "
+                                "started",
+                                sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal)
+                                                     : std::to_string(signal),
+                                number, plan.total_trials()));
+    }
     GS_ASSIGN_OR_RETURN(PreparedTrial trial,
                         PrepareTrial(config, plan, experiment_dir, number, no_history));
     if (!config.shell) programs.insert(trial.rendered.argv.front());
@@ -125,13 +148,14 @@ Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPl
 
 Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem::path& experiment_dir,
                           GpuProbe& probe, const std::vector<std::string>& env,
-                          const std::optional<std::vector<int>>& cli_gpus, int usable_cores) {
+                          const std::optional<std::vector<int>>& cli_gpus, int usable_cores,
+                          const std::function<int()>& interrupted) {
   RunPlan plan;
   GS_ASSIGN_OR_RETURN(plan.sampler, MakeSampler(config.sampler, config.search_space));
   GS_ASSIGN_OR_RETURN(plan.template_sources, ReadTemplateSources(config));
   GS_TRY(PlanGpuDemand(config, plan));
   GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
-  GS_TRY(ValidateTrials(config, plan, experiment_dir, env));  // the slow part: last
+  GS_TRY(ValidateTrials(config, plan, experiment_dir, env, interrupted));  // slow: last
   return plan;
 }
 

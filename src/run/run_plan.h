@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,9 +35,12 @@ struct RunPlan {
 };
 
 // `env`: gpusweep's own environment ("KEY=VALUE": CUDA_VISIBLE_DEVICES, PATH).
+// `interrupted` is polled while rendering every trial (millions take minutes): when it
+// returns a signal number, planning stops with Error{kInterrupted}; nothing started.
 Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem::path& experiment_dir,
                           GpuProbe& probe, const std::vector<std::string>& env,
-                          const std::optional<std::vector<int>>& cli_gpus, int usable_cores);
+                          const std::optional<std::vector<int>>& cli_gpus, int usable_cores,
+                          const std::function<int()>& interrupted);
 
 // Trial `number`'s suggestion and rendered command and files. `history`: the trials
 // recorded so far (for model-based samplers).

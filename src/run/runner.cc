@@ -23,7 +23,8 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
   // Everything that can be wrong with the config is found before anything is written.
   GS_ASSIGN_OR_RETURN(RunPlan plan,
                       PlanRun(config, options.experiment_dir, *services.gpu_probe,
-                              services.base_env, options.cli_gpus, services.usable_cores));
+                              services.base_env, options.cli_gpus, services.usable_cores,
+                              [&] { return services.processes->Wait(0).interrupt_signal; }));
   GS_ASSIGN_OR_RETURN(OpenedExperiment experiment,
                       OpenExperimentForRun(config, options.experiment_dir,
                                            plan.total_trials(),
