@@ -40,6 +40,7 @@ struct RunInfo {
   int total_trials = 0;      // planned by the sampler
   int already_finished = 0;  // completed or failed in earlier runs (kept, not re-run)
   int to_run = 0;            // queued now (new, interrupted, and failed ones if retried)
+  int failed_kept = 0;       // failed in earlier runs and not retried (--retry-failed would)
   bool resumed = false;      // the journal existed
   std::vector<int> gpus;     // allowed GPU indices; empty = CPU slots
   int cpu_slots = 0;         // concurrency for trials without GPUs
@@ -54,7 +55,9 @@ class RunObserver {
   virtual void OnWarning(const std::string& /*message*/) {}
   virtual void OnTrialStarted(const TrialRecord& /*trial*/) {}
   virtual void OnTrialFinished(const TrialRecord& /*trial*/) {}
-  // About twice a second: every trial recorded so far (ordered by number).
+  // After every wake-up of the loop (at least twice a second): every trial recorded so
+  // far (ordered by number). The vector stays valid, and is updated in place, until
+  // the run returns, so an observer may keep a pointer instead of copying it.
   virtual void OnTick(const std::vector<TrialRecord>& /*trials*/) {}
 };
 

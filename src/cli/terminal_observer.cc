@@ -42,6 +42,12 @@ void TerminalObserver::OnStart(const RunInfo& info) {
                          context_.experiment_name, info.experiment_dir.string(), info.total_trials,
                          info.total_trials == 1 ? "" : "s", resumed, info.to_run,
                          DescribeResources(info)));
+  if (info.failed_kept > 0)
+    PrintEvent(fmt::format("{} failed trial{} from earlier runs {} kept as failed; "
+                           "`gpusweep run --retry-failed` runs {} again",
+                           info.failed_kept, info.failed_kept == 1 ? "" : "s",
+                           info.failed_kept == 1 ? "is" : "are",
+                           info.failed_kept == 1 ? "it" : "them"));
 }
 
 void TerminalObserver::OnWarning(const std::string& message) {
@@ -67,7 +73,7 @@ void TerminalObserver::OnTrialFinished(const TrialRecord& trial) {
 }
 
 void TerminalObserver::OnTick(const std::vector<TrialRecord>& trials) {
-  trials_ = trials;
+  trials_ = &trials;  // the run loop's own vector, alive for the whole run: no copy
   const double now = wall_clock_();
   if (terminal_.is_tty) {
     if (now - last_draw_ >= kRedrawSeconds) DrawStatus();
@@ -76,7 +82,7 @@ void TerminalObserver::OnTick(const std::vector<TrialRecord>& trials) {
   if (now - last_plain_progress_ >= kPlainProgressSeconds) {
     last_plain_progress_ = now;
     context_.now = now;
-    Progress progress = ComputeProgress(trials_, context_, info_.concurrency, started_at_);
+    Progress progress = ComputeProgress(*trials_, context_, info_.concurrency, started_at_);
     PrintEvent(FormatProgressLine(progress, context_));
   }
 }
@@ -106,7 +112,9 @@ void TerminalObserver::DrawStatus() {
   last_draw_ = now;
   context_.now = now;
   context_.width = terminal_.width - 1;  // never touch the last column: no auto-wrap
-  Progress progress = ComputeProgress(trials_, context_, info_.concurrency, started_at_);
+  static const std::vector<TrialRecord> kNone;
+  Progress progress = ComputeProgress(trials_ ? *trials_ : kNone, context_, info_.concurrency,
+                                      started_at_);
   status_line_ = FormatProgressLine(progress, context_);
   std::fputs("\r\x1b[K", out_);
   std::fputs(status_line_.c_str(), out_);

@@ -43,7 +43,7 @@ class TerminalObserver : public RunObserver {
   double last_draw_ = 0;
   double last_plain_progress_ = 0;
   std::string status_line_;  // what is on screen now (TTY only)
-  std::vector<TrialRecord> trials_;
+  const std::vector<TrialRecord>* trials_ = nullptr;  // from the last OnTick
 };
 
 }  // namespace gpusweep

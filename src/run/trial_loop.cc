@@ -67,6 +67,10 @@ RunInfo TrialLoop::Info(bool resumed) const {
   info.total_trials = plan_.total_trials();
   info.to_run = static_cast<int>(queue_.size());
   info.already_finished = info.total_trials - info.to_run;
+  if (options_.failed_trials == FailedTrials::kKeep)
+    info.failed_kept = static_cast<int>(std::count_if(
+        trials_.begin(), trials_.end(),
+        [](const TrialRecord& t) { return t.state == TrialState::kFailed; }));
   info.resumed = resumed;
   info.gpus = plan_.gpus;
   info.cpu_slots = plan_.cpu_slots;
@@ -247,6 +251,10 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
                                                                 : "");
   else if (exit.signaled)
     record.failure_reason = "killed by " + DescribeSignal(exit.signal);
+  else if (exit.exit_code == 127 || exit.exit_code == 126)
+    record.failure_reason = fmt::format(
+        "exit code {} (a shell could not {} a command; see output.log: gpusweep show {})",
+        exit.exit_code, exit.exit_code == 127 ? "find" : "execute", record.number);
   else if (exit.exit_code != 0)
     record.failure_reason = fmt::format("exit code {}", exit.exit_code);
   else
