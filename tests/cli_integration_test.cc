@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <regex>
+#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -89,6 +90,12 @@ resources: {cpu_slots: 2}
 
   auto bad = RunGpusweep({"show", "x7"}, dir_.path());
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  auto typo = RunGpusweep({"bset"}, dir_.path());
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.out.find("unknown command 'bset'; did you mean 'best'?"), std::string::npos)
+      << typo.out;
+  auto dir_as_config = RunGpusweep({"run", "runs"}, dir_.path());
+  EXPECT_EQ(dir_as_config.exit_code, 2) << dir_as_config.out;
 }
 
 TEST_F(CliTest, CtrlCStopsEveryTrialProcessAndExits130) {
@@ -131,6 +138,27 @@ resources: {cpu_slots: 2}
   EXPECT_EQ(WaitExit(gpusweep), 130) << ReadFile(dir_.path() / "run.log");
   EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(10));
   EXPECT_LT(Trials().size(), 20000u);
+}
+
+TEST_F(CliTest, CtrlCWhilePlanningAHugeGridStopsAtOnce) {
+  Write(R"(
+name: e2e
+command: [/bin/true, "{{a}}", "{{b}}"]
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  a: {type: int, low: 1, high: 3000}
+  b: {type: int, low: 1, high: 3000}
+)");
+  pid_t gpusweep = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "run.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // 9 million trials to check
+  ASSERT_EQ(kill(gpusweep, SIGINT), 0);
+  const auto sent = std::chrono::steady_clock::now();
+  EXPECT_EQ(WaitExit(gpusweep), 130);
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(3));
+  EXPECT_NE(ReadFile(dir_.path() / "run.log").find("nothing was started"), std::string::npos)
+      << ReadFile(dir_.path() / "run.log");
+  EXPECT_FALSE(std::filesystem::exists(exp()));
 }
 
 TEST_F(CliTest, KillNineThenResumeLosesNothingAndRunsNothingTwice) {

@@ -1,10 +1,14 @@
 // gpusweep — the command-line front end. It parses arguments, calls one command, and
 // is the only place where an Error becomes a message and an exit code.
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "common/did_you_mean.h"
 
 namespace {
 
@@ -14,10 +18,26 @@ int Report(const gpusweep::Expected<int>& result) {
   return gpusweep::ExitCodeFor(result.error().code);
 }
 
+// CLI11 answers an unknown subcommand with "A subcommand is required"; name it instead.
+std::optional<std::string> UnknownCommand(int argc, char** argv) {
+  static constexpr std::string_view kCommands[] = {"run", "status", "best", "export", "show"};
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  const std::string_view word = argv[1];
+  for (std::string_view command : kCommands)
+    if (word == command) return std::nullopt;
+  std::string message = "unknown command '" + std::string(word) + "'";
+  if (auto close = gpusweep::ClosestMatch(word, kCommands)) message += "; did you mean '" + *close + "'?";
+  return message + "; commands: run, status, best, export, show (see gpusweep --help)";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace gpusweep;
+  if (auto unknown = UnknownCommand(argc, argv)) {
+    std::fprintf(stderr, "gpusweep: %s\n", unknown->c_str());
+    return 2;
+  }
   CLI::App app{"gpusweep: hyperparameter sweeps over a machine's GPUs"};
   app.set_version_flag("--version", GPUSWEEP_VERSION);
   app.require_subcommand(1);

@@ -245,6 +245,11 @@ Expected<ExperimentConfig> LoadConfig(const fs::path& path) {
                 fmt::format("{}: no such config file; give the path of an experiment YAML "
                             "(e.g. examples/fashion-mnist/sweep.yaml)",
                             path.string()));
+  if (!fs::is_regular_file(path, ec))
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("{}: not a config file (it is a directory or device); give the path "
+                            "of an experiment YAML",
+                            path.string()));
   GS_ASSIGN_OR_RETURN(std::string text, config_detail::ReadTextFile(path));
   return ParseConfig(text, path);
 }

@@ -12,15 +12,23 @@
 namespace gpusweep {
 namespace {
 
-// Raising a random sweep's trial count only adds trials: trial k's params depend on
-// the seed and k alone, so the recorded ones stay valid. `recorded` is how many trial
-// numbers the journal holds (an earlier extension may have raised it past `before`).
-bool ExtendsRandomSweep(const Json& before, const Json& after, int recorded) {
-  const Json& old_sampler = before.at("sampler");
-  const Json& new_sampler = after.at("sampler");
-  const int new_trials = new_sampler.value("trials", 0);
-  return old_sampler.value("type", "") == "random" && new_sampler.value("type", "") == "random" &&
-         new_trials >= old_sampler.value("trials", 0) && new_trials >= recorded;
+bool IsRandom(const Json& identity) { return identity.at("sampler").value("type", "") == "random"; }
+
+// Raising a random sweep's trial count only adds trials (trial k's params depend on the
+// seed and k alone, so recorded ones stay valid); lowering it would orphan recorded or
+// planned trials. Returns "" when `config` keeps or raises the count, else the change
+// to report, e.g. "sampler.trials (9 -> 7) [a random sweep may only grow: ...]".
+Expected<std::string> RandomSweepShrinks(Journal& journal, const std::filesystem::path& dir,
+                                         const ExperimentRecord& existing,
+                                         const ExperimentConfig& config) {
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, journal.LoadTrials());
+  int planned = existing.identity["sampler"].value("trials", 0);
+  if (Expected<ExperimentMeta> meta = ReadExperimentMeta(dir)) planned = meta->total_trials;
+  if (!trials.empty()) planned = std::max(planned, trials.back().number + 1);
+  if (config.sampler.trials >= planned) return std::string();
+  return fmt::format("sampler.trials ({} -> {}) [a random sweep may only grow: trials must be "
+                     "at least {}]",
+                     planned, config.sampler.trials, planned);
 }
 
 // The value at a dotted key path such as "search_space.lr.high" or "command[2]";
@@ -82,19 +90,17 @@ Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
     return OpenedExperiment{std::move(lock), std::move(journal), false};
   }
   std::vector<std::string> changed = DiffConfigIdentity(existing->identity, identity);
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, journal->LoadTrials());
-  const int recorded = trials.empty() ? 0 : trials.back().number + 1;
-  std::erase_if(changed, [&](const std::string& key) {
-    return key == "sampler.trials" && ExtendsRandomSweep(existing->identity, identity, recorded);
-  });
+  if (IsRandom(existing->identity) && IsRandom(identity)) {
+    // The trial count is judged against what the last run planned, not the identity
+    // stored at creation: a random sweep may have grown since.
+    std::erase(changed, "sampler.trials");
+    GS_ASSIGN_OR_RETURN(std::string shrunk, RandomSweepShrinks(*journal, dir, *existing, config));
+    if (!shrunk.empty()) changed.push_back(shrunk);
+  }
   if (!changed.empty()) {
-    for (std::string& key : changed) {
-      const bool trials = key == "sampler.trials";
-      key = DescribeChange(existing->identity, identity, key);
-      if (trials && config.sampler.kind == SamplerKind::kRandom)
-        key += fmt::format(" [a random sweep may only grow: trials must be at least {}]",
-                           std::max(recorded, existing->identity["sampler"].value("trials", 0)));
-    }
+    for (std::string& key : changed)
+      if (key.find(' ') == std::string::npos)
+        key = DescribeChange(existing->identity, identity, key);
     return Fail(ErrorCode::kConfigChanged,
                 fmt::format("{}: the experiment in {} was run with a different config "
                             "(changed: {}); undo those changes to resume it, or start a new "

@@ -243,6 +243,27 @@ search_space:
   EXPECT_FALSE(std::filesystem::exists(experiment_dir()));
 }
 
+TEST_F(RunnerTest, RelativeProgramMustBeARenderedTemplate) {
+  WriteFile(dir_.path() / "run.sh.mustache", "#!/bin/sh\necho '{\"score\": {{lr}}}' >> \"$GPUSWEEP_METRICS\"\n");
+  std::string yaml = std::string(kHeader) + R"(
+sampler: {type: grid}
+search_space:
+  lr: {type: choice, values: [0.1]}
+templates:
+  - {src: run.sh.mustache, dst: run.sh}
+)";
+  auto missing = Run(Config(yaml + "command: [./train.sh]\n"));
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("command[0]: './train.sh' is relative to the trial's "
+                                         "directory"),
+            std::string::npos)
+      << missing.error().message;
+  // A rendered template is there when the trial starts: allowed (via sh, as it is not +x).
+  auto rendered = Run(Config(yaml + "command: [/bin/sh, ./run.sh]\n"));
+  ASSERT_TRUE(rendered) << rendered.error().message;
+  EXPECT_EQ(rendered->trials[0].state, TrialState::kCompleted) << rendered->trials[0].failure_reason;
+}
+
 TEST_F(RunnerTest, ResumeKeepsFinishedTrialsAndRefusesChangedConfig) {
   std::string yaml = std::string(kHeader) + R"(
 shell: true
@@ -283,6 +304,7 @@ search_space:
   auto kept = Run(config);
   ASSERT_TRUE(kept);
   EXPECT_EQ(observer_.info.to_run, 0);
+  EXPECT_EQ(observer_.info.failed_kept, 1);
   EXPECT_EQ(kept->trials[1].state, TrialState::kFailed);
 
   FakeGpuProbe probe(0);
@@ -319,8 +341,14 @@ search_space:
     EXPECT_EQ(extended->trials[i].params, first->trials[i].params);
   auto shrunk = Run(Config(yaml(4)));
   ASSERT_FALSE(shrunk);
-  EXPECT_NE(shrunk.error().message.find("trials must be at least 5"), std::string::npos)
+  EXPECT_NE(shrunk.error().message.find("sampler.trials (5 -> 4)"), std::string::npos)
       << shrunk.error().message;
+  EXPECT_NE(shrunk.error().message.find("trials must be at least 5"), std::string::npos);
+  // Back to the count it was created with is a shrink too (the identity still says 3).
+  auto original = Run(Config(yaml(3)));
+  ASSERT_FALSE(original);
+  EXPECT_NE(original.error().message.find("sampler.trials (5 -> 3)"), std::string::npos)
+      << original.error().message;
 }
 
 TEST_F(RunnerTest, AbandonedRunningTrialIsKilledAndRunAgain) {
