@@ -161,8 +161,12 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
   // where `gpusweep best` looks by default. Never elided, so it can be copied.
   const std::string dir = ctx.experiment_dir.string();
   out += fmt::format("Results in {}\n", dir);
-  out += fmt::format("See `gpusweep best {0}`, `gpusweep show <trial> {0}`, "
-                     "`gpusweep export {0}`.\n", dir);
+  if (shown == 0)  // `best` would only say there is none: point at why instead
+    out += fmt::format("See why with `gpusweep status {0}` and `gpusweep show <trial> {0}`.\n",
+                       dir);
+  else
+    out += fmt::format("See `gpusweep best {0}`, `gpusweep show <trial> {0}`, "
+                       "`gpusweep export {0}`.\n", dir);
   return out;
 }
 

@@ -140,6 +140,15 @@ TEST(ReportSummaryTest, TopTrialsRankedAndLimited) {
   EXPECT_THAT(out, HasSubstr("3 completed"));
 }
 
+TEST(ReportSummaryTest, WithoutACompletedTrialPointsAtWhy) {
+  std::vector<TrialRecord> trials{MakeTrial(0, TrialState::kFailed, std::nullopt),
+                                  MakeTrial(1, TrialState::kFailed, std::nullopt)};
+  const std::string out = FormatSummary(trials, MakeContext(100), 10);
+  EXPECT_THAT(out, HasSubstr("No trial completed with val_acc."));
+  EXPECT_THAT(out, HasSubstr("See why with `gpusweep status /runs/fmnist-cnn`"));
+  EXPECT_THAT(out, Not(HasSubstr("gpusweep best")));
+}
+
 TEST(ReportSummaryTest, TableFitsWidth) {
   const std::string out = FormatSummary(SampleTrials(), MakeContext(40), 0);
   for (const std::string& line : SplitLines(out)) {

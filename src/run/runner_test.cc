@@ -135,7 +135,8 @@ search_space:
   EXPECT_NE(t[3].failure_reason.find("timed out after 1s (killed with SIGKILL"), std::string::npos);
   EXPECT_EQ(t[3].term_signal, SIGKILL);
   EXPECT_LT(t[3].end_time - t[3].start_time, 5.0);
-  EXPECT_EQ(t[4].failure_reason, "exited 0 but reported nothing to $GPUSWEEP_METRICS (needs 'score')");
+  EXPECT_EQ(t[4].failure_reason,
+            "exited 0 but reported no JSON object to $GPUSWEEP_METRICS (needs 'score')");
   EXPECT_EQ(t[6].failure_reason,
             "exited 0 but never reported the metric 'score' (it reported: scor, epoch); did you "
             "mean 'scor'?");

@@ -33,7 +33,8 @@ std::string DescribeDuration(double seconds) {
 // the metric name or a string value is obvious.
 std::string MissingMetricReason(const std::string& metric, const Json& reported) {
   if (reported.empty())
-    return fmt::format("exited 0 but reported nothing to $GPUSWEEP_METRICS (needs '{}')", metric);
+    return fmt::format("exited 0 but reported no JSON object to $GPUSWEEP_METRICS (needs '{}')",
+                       metric);
   if (auto value = reported.find(metric); value != reported.end())
     return fmt::format("exited 0 but its last '{}' was {}, not a number", metric, value->dump());
   std::vector<std::string> keys;
