@@ -123,11 +123,6 @@ std::string FormatProgressLine(const Progress& p, const ReportContext& ctx);
 Progress ComputeProgress(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
                          int concurrency, double started_at);
 
-// Whole seconds (rounded): "45s", "2m05s", "1h02m", "27h00m"; negative → "0s",
-// non-finite → "-".
-std::string FormatDuration(double seconds);
-
-// "SIGKILL", "SIGTERM", "SIGSEGV", … for the standard POSIX signals; else "signal N".
-std::string SignalName(int signal);
+// FormatDuration and SignalName live in gpusweep/trial.h (the run loop uses them too).
 
 }  // namespace gpusweep

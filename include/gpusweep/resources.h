@@ -50,9 +50,6 @@ class GpuProbe {
 // shuts NVML down and unloads it.
 std::unique_ptr<GpuProbe> MakeNvmlProbe();
 
-// Where an inventory came from (for the caller's messages): NVML, or nothing found.
-enum class GpuSource { kNvml, kNone };
-
 struct AllowedGpus {
   std::vector<int> indices;           // NVML indices trials may use, ascending, unique
   std::vector<std::string> warnings;  // e.g. an ignored CUDA_VISIBLE_DEVICES entry

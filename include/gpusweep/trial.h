@@ -50,4 +50,11 @@ struct IntermediateResult {
 // Directory name of a trial inside <experiment>/trials/: zero-padded number, "0007".
 std::string TrialDirName(int number);
 
+// Whole seconds (rounded): "45s", "2m05s", "1h02m", "27h00m"; negative → "0s",
+// non-finite → "-".
+std::string FormatDuration(double seconds);
+
+// "SIGKILL", "SIGTERM", "SIGSEGV", … (glibc's abbreviation); "signal N" if unknown.
+std::string SignalName(int signal);
+
 }  // namespace gpusweep

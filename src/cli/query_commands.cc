@@ -124,7 +124,7 @@ Expected<int> BestCommand(const std::optional<std::string>& dir) {
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
   std::optional<std::string> best = FormatBest(trials, opened.context);
   if (!best) {
-    std::fprintf(stderr, "gpusweep: no completed trial in %s yet\n", opened.dir.c_str());
+    std::fputs(FormatNoBest(trials, opened.context).c_str(), stderr);
     return 1;
   }
   std::fputs(best->c_str(), stdout);

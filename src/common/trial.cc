@@ -1,6 +1,9 @@
 #include "gpusweep/trial.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -27,5 +30,18 @@ std::optional<TrialState> TrialStateFromString(std::string_view text) {
 }
 
 std::string TrialDirName(int number) { return fmt::format("{:04d}", number); }
+
+std::string FormatDuration(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
+  const long long total = std::max(0LL, std::llround(seconds));
+  if (total < 60) return fmt::format("{}s", total);
+  if (total < 3600) return fmt::format("{}m{:02d}s", total / 60, total % 60);
+  return fmt::format("{}h{:02d}m", total / 3600, (total % 3600) / 60);
+}
+
+std::string SignalName(int signal) {
+  const char* abbreviation = ::sigabbrev_np(signal);
+  return abbreviation ? fmt::format("SIG{}", abbreviation) : fmt::format("signal {}", signal);
+}
 
 }  // namespace gpusweep

@@ -1,8 +1,7 @@
-// Ranking, durations, signal names and the live progress line.
+// Ranking and the live progress line.
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <csignal>
 #include <utility>
 
 #include <fmt/format.h>
@@ -46,27 +45,6 @@ std::vector<const TrialRecord*> RankTrials(const std::vector<TrialRecord>& trial
     return Better(a, b, metric.mode);
   });
   return ranked;
-}
-
-std::string FormatDuration(double seconds) {
-  if (!std::isfinite(seconds)) return "-";
-  const long long total = std::max(0LL, std::llround(seconds));
-  if (total < 60) return fmt::format("{}s", total);
-  if (total < 3600) return fmt::format("{}m{:02d}s", total / 60, total % 60);
-  return fmt::format("{}h{:02d}m", total / 3600, (total % 3600) / 60);
-}
-
-std::string SignalName(int signal) {
-  static constexpr std::array<std::pair<int, std::string_view>, 20> kNames{{
-      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
-      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
-      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
-      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"}, {SIGCHLD, "SIGCHLD"},
-      {SIGCONT, "SIGCONT"}, {SIGSTOP, "SIGSTOP"}, {SIGXCPU, "SIGXCPU"}, {SIGSYS, "SIGSYS"},
-  }};
-  for (const auto& [number, name] : kNames)
-    if (number == signal) return std::string(name);
-  return fmt::format("signal {}", signal);
 }
 
 Progress ComputeProgress(const std::vector<TrialRecord>& trials, const ReportContext& ctx,

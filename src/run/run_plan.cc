@@ -1,7 +1,6 @@
 #include "run/run_plan.h"
 
 #include <algorithm>
-#include <cstring>
 #include <set>
 
 #include <fmt/format.h>
@@ -67,8 +66,7 @@ Status ValidateTrials(const ExperimentConfig& config, const RunPlan& plan,
         return Fail(ErrorCode::kInterrupted,
                     fmt::format("interrupted by {} while checking trial {} of {}; nothing was "
                                 "started",
-                                sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal)
-                                                     : std::to_string(signal),
+                                SignalName(signal),
                                 number, plan.total_trials()));
     }
     GS_ASSIGN_OR_RETURN(PreparedTrial trial,

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <csignal>
-#include <cstring>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,19 +14,6 @@ namespace {
 
 // How often running trials' metrics files are read, in seconds.
 constexpr double kPollInterval = 0.5;
-
-std::string DescribeSignal(int signal) {
-  const char* name = sigabbrev_np(signal);
-  return name ? fmt::format("SIG{}", name) : fmt::format("signal {}", signal);
-}
-
-std::string DescribeDuration(double seconds) {
-  if (seconds >= 3600 && static_cast<long>(seconds) % 3600 == 0)
-    return fmt::format("{}h", static_cast<long>(seconds) / 3600);
-  if (seconds >= 60 && static_cast<long>(seconds) % 60 == 0)
-    return fmt::format("{}m", static_cast<long>(seconds) / 60);
-  return fmt::format("{:g}s", seconds);
-}
 
 // Why a trial that exited 0 has no objective, with what it did report, so a typo in
 // the metric name or a string value is obvious.
@@ -98,11 +84,11 @@ Status TrialLoop::Run() {
   }
   if (interrupt_signal_ == 0) return {};
   GS_TRY(journal_.AppendEvent(services_.wall_clock(), "interrupted",
-                              Json{{"signal", DescribeSignal(interrupt_signal_)}}));
+                              Json{{"signal", SignalName(interrupt_signal_)}}));
   return Fail(ErrorCode::kInterrupted,
               fmt::format("interrupted by {}; running trials were stopped and recorded as "
                           "interrupted; run the same command again to resume",
-                          DescribeSignal(interrupt_signal_)));
+                          SignalName(interrupt_signal_)));
 }
 
 Expected<int> TrialLoop::LaunchReady() {
@@ -242,7 +228,7 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
   if (interrupt_signal_ != 0 && active.stop_reason.empty()) {
     record.state = TrialState::kInterrupted;
     record.failure_reason = fmt::format("stopped because gpusweep was interrupted by {}",
-                                        DescribeSignal(interrupt_signal_));
+                                        SignalName(interrupt_signal_));
     return;
   }
   record.state = TrialState::kFailed;
@@ -251,7 +237,7 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
                                                                   "the grace period)"
                                                                 : "");
   else if (exit.signaled)
-    record.failure_reason = "killed by " + DescribeSignal(exit.signal);
+    record.failure_reason = "killed by " + SignalName(exit.signal);
   else if (exit.exit_code == 127 || exit.exit_code == 126)
     record.failure_reason = fmt::format(
         "exit code {} (a shell could not {} a command; see output.log: gpusweep show {})",
@@ -266,7 +252,7 @@ void TrialLoop::EnforceDeadlines() {
   const double now = services_.monotonic_clock();
   for (auto& [pid, active] : active_) {
     if (active.deadline && now >= *active.deadline && !active.kill_at) {
-      active.stop_reason = fmt::format("timed out after {}", DescribeDuration(*config_.timeout_seconds));
+      active.stop_reason = fmt::format("timed out after {}", FormatDuration(*config_.timeout_seconds));
       services_.processes->SignalGroup(pid, SIGTERM);
       active.kill_at = now + config_.kill_grace_seconds;
     }
@@ -290,8 +276,8 @@ void TrialLoop::BeginInterrupt(int signal) {
   interrupt_signal_ = signal;
   observer_.OnWarning(fmt::format(
       "interrupted by {}: stopping {} running trial{} (SIGTERM, SIGKILL after {})",
-      DescribeSignal(signal), active_.size(), active_.size() == 1 ? "" : "s",
-      DescribeDuration(config_.kill_grace_seconds)));
+      SignalName(signal), active_.size(), active_.size() == 1 ? "" : "s",
+      FormatDuration(config_.kill_grace_seconds)));
   for (auto& [pid, active] : active_) {
     services_.processes->SignalGroup(pid, SIGTERM);
     if (!active.kill_at) active.kill_at = now + config_.kill_grace_seconds;
