@@ -68,6 +68,8 @@ struct ResourcesConfig {
 struct TemplateSpec {
   std::filesystem::path src;  // absolute (resolved against the config file's directory)
   std::string dst;            // relative path inside the trial directory (validated)
+  std::string text;           // src's content, read once when the config is loaded, so
+                              // validation, identity and rendering all see the same text
 };
 
 struct ExperimentConfig {

@@ -39,17 +39,12 @@ Json SamplerIdentity(const SamplerConfig& sampler) {
 // UTF-8 cannot live in a JSON string; they are kept as hex instead.
 Json TemplateIdentity(const TemplateSpec& spec) {
   Json identity{{"dst", spec.dst}};
-  auto content = config_detail::ReadTextFile(spec.src);
-  if (!content) {
-    identity["content"] = nullptr;  // unreadable now: never equal to a readable one
-    return identity;
-  }
   try {
-    (void)Json(*content).dump();
-    identity["content"] = *content;
+    (void)Json(spec.text).dump();
+    identity["content"] = spec.text;
   } catch (const Json::type_error&) {
     std::string hex;
-    for (unsigned char byte : *content) hex += fmt::format("{:02x}", byte);
+    for (unsigned char byte : spec.text) hex += fmt::format("{:02x}", byte);
     identity["content_hex"] = std::move(hex);
   }
   return identity;

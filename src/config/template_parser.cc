@@ -37,6 +37,7 @@ Expected<TemplateSpec> ParseTemplate(const Value& value, const fs::path& config_
     return src.Invalid(
         fmt::format("'{}' is not a valid Mustache template: {}", spec.src.string(), *error),
         "fix the template's {{tags}}");
+  spec.text = std::move(*content);
   GS_ASSIGN_OR_RETURN(spec.dst, ParseTemplateDst(dst));
   return spec;
 }

@@ -139,8 +139,7 @@ Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPl
   trial.suggestion = plan.sampler->Suggest(number, history);
   GS_ASSIGN_OR_RETURN(
       trial.rendered,
-      InConfig(RenderTrial(config, plan.template_sources, trial.suggestion, experiment_dir),
-               config));
+      InConfig(RenderTrial(config, trial.suggestion, experiment_dir), config));
   return trial;
 }
 
@@ -150,7 +149,6 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
                           const std::function<int()>& interrupted) {
   RunPlan plan;
   GS_ASSIGN_OR_RETURN(plan.sampler, MakeSampler(config.sampler, config.search_space));
-  GS_ASSIGN_OR_RETURN(plan.template_sources, ReadTemplateSources(config));
   GS_TRY(PlanGpuDemand(config, plan));
   GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
   GS_TRY(ValidateTrials(config, plan, experiment_dir, env, interrupted));  // slow: last

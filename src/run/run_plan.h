@@ -6,7 +6,7 @@
 // and checks that no trial needs more GPUs than exist (akid's `tune` deadlocks there).
 // It keeps no rendered text: PrepareTrial renders one trial again when it launches,
 // so a million-trial grid costs memory per running trial, not per planned one.
-// It touches no file but the templates' sources.
+// It reads and writes no file.
 #pragma once
 
 #include <filesystem>
@@ -24,7 +24,6 @@ namespace gpusweep {
 
 struct RunPlan {
   std::unique_ptr<Sampler> sampler;
-  std::vector<std::string> template_sources;  // config.templates[i]'s text
   std::vector<int> gpus_needed;               // per trial number; 0 = runs on a CPU slot
   std::vector<int> gpus;                      // allowed GPU indices; empty = CPU only
   int cpu_slots = 1;                          // trials without GPUs that may run at once

@@ -5,8 +5,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -32,21 +30,7 @@ Status KeepPreviousAttempt(const std::filesystem::path& from, const std::filesys
 
 }  // namespace
 
-Expected<std::vector<std::string>> ReadTemplateSources(const ExperimentConfig& config) {
-  std::vector<std::string> sources;
-  for (const TemplateSpec& spec : config.templates) {
-    std::ifstream in(spec.src, std::ios::binary);
-    if (!in) return tl::unexpected(IoError(spec.src, "cannot read template", errno));
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    sources.push_back(buffer.str());
-  }
-  return sources;
-}
-
-Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config,
-                                    const std::vector<std::string>& template_sources,
-                                    const Suggestion& suggestion,
+Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Suggestion& suggestion,
                                     const std::filesystem::path& experiment_dir) {
   RenderedTrial trial;
   trial.dir = experiment_dir / "trials" / TrialDirName(suggestion.number);
@@ -63,7 +47,7 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config,
     const TemplateSpec& spec = config.templates[i];
     GS_ASSIGN_OR_RETURN(std::filesystem::path dst, ConfinedPath(trial.dir, spec.dst));
     GS_ASSIGN_OR_RETURN(std::string text,
-                        RenderTemplate(template_sources.at(i), context,
+                        RenderTemplate(spec.text, context,
                                        fmt::format("template {}", spec.src.filename().string())));
     trial.files.emplace_back(std::move(dst), std::move(text));
   }

@@ -23,14 +23,9 @@ struct RenderedTrial {
   std::vector<std::pair<std::filesystem::path, std::string>> files;
 };
 
-// Contents of config.templates[i].src, read once per run. Error{kIo} names the file.
-Expected<std::vector<std::string>> ReadTemplateSources(const ExperimentConfig& config);
-
 // Renders the command (argv, or /bin/sh -c for shell commands) and templates.
 // Error{kInvalidConfig}: a missing name or a destination escaping the trial dir.
-Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config,
-                                    const std::vector<std::string>& template_sources,
-                                    const Suggestion& suggestion,
+Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Suggestion& suggestion,
                                     const std::filesystem::path& experiment_dir);
 
 // Creates the trial directory and writes params.json and the rendered files (each
