@@ -12,26 +12,11 @@
 
 #include <fmt/format.h>
 
+#include "common/unique_fd.h"
 #include "gpusweep/journal.h"
 
 namespace gpusweep {
 namespace {
-
-// Closes an fd unless released: keeps Acquire's error paths leak-free.
-class FdGuard {
- public:
-  explicit FdGuard(int fd) : fd_(fd) {}
-  FdGuard(const FdGuard&) = delete;
-  FdGuard& operator=(const FdGuard&) = delete;
-  ~FdGuard() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 Error IoError(std::string_view what, const std::filesystem::path& path, int err) {
   return Error{ErrorCode::kIo, fmt::format("{} {}: {}", what, path.string(), std::strerror(err))};
@@ -70,7 +55,7 @@ int WritePid(int fd) {
 
 bool ExperimentLock::IsHeld(const std::filesystem::path& experiment_dir) {
   const std::filesystem::path path = experiment_dir / kLockFileName;
-  FdGuard fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return false;
   int rc;
   do {
@@ -84,7 +69,7 @@ bool ExperimentLock::IsHeld(const std::filesystem::path& experiment_dir) {
 Expected<ExperimentLock> ExperimentLock::Acquire(const std::filesystem::path& experiment_dir) {
   std::filesystem::path path = experiment_dir / kLockFileName;
   // No O_TRUNC: the file may belong to a running holder whose pid we want to report.
-  FdGuard fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (fd.get() < 0) return tl::unexpected(IoError("cannot open lock file", path, errno));
 
   if (const int err = LockNonBlocking(fd.get()); err != 0) {

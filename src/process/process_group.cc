@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "process/process_runner.h"
-#include "process/unique_fd.h"
+#include "common/unique_fd.h"
 
 namespace gpusweep {
 namespace {

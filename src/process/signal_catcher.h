@@ -12,7 +12,7 @@
 
 #include <optional>
 
-#include "process/unique_fd.h"
+#include "common/unique_fd.h"
 
 namespace gpusweep {
 

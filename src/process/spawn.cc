@@ -11,7 +11,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "process/unique_fd.h"
+#include "common/unique_fd.h"
 
 namespace gpusweep {
 namespace {

@@ -22,6 +22,8 @@ class UniqueFd {
 
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
+  // Gives up ownership: the caller closes the returned descriptor.
+  int release() { return std::exchange(fd_, -1); }
   // Closes the current descriptor (if any) and takes ownership of `fd`.
   void Reset(int fd = -1) {
     if (fd_ >= 0) ::close(fd_);
