@@ -97,6 +97,8 @@ Expected<int> TrialLoop::LaunchReady() {
   // trials that fit, so GPUs are never idle while work that fits is queued.
   for (auto it = queue_.begin(); it != queue_.end();) {
     if (static_cast<int>(active_.size()) >= plan_.concurrency) break;
+    // Nothing is free: scanning the rest of a long queue would find nothing either.
+    if (gpu_pool_.free_count() == 0 && cpu_slots_in_use_ >= plan_.cpu_slots) break;
     const int number = *it;
     std::optional<std::vector<int>> gpus = AcquireResources(plan_.gpus_needed[number]);
     if (!gpus) {
