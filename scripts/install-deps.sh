@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package gpusweep needs to build, test and run its examples.
 # Idempotent: does nothing (and needs no network) when all packages are present.
-# Usage: scripts/install-deps.sh [--examples]   (--examples adds PyTorch and Fashion-MNIST)
+# Usage: scripts/install-deps.sh [--examples] [--bench]
+#   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna (side-by-side benchmarks)
 set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libfmt-dev
-  libexpected-dev libkainjow-mustache-dev libgtest-dev libgmock-dev
+  libexpected-dev libkainjow-mustache-dev libgtest-dev libgmock-dev libboost1.81-dev
   python3
 )
-if [[ "${1:-}" == "--examples" ]]; then
-  packages+=(python3-torch python3-numpy dataset-fashion-mnist)
-fi
+for flag in "$@"; do
+  case "$flag" in
+    --examples) packages+=(python3-torch python3-numpy dataset-fashion-mnist) ;;
+    --bench) packages+=(python3-optuna python3-numpy bc) ;;
+    *) echo "install-deps: unknown option $flag (use --examples and/or --bench)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

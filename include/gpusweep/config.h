@@ -44,13 +44,46 @@ struct MetricSpec {
   Mode mode = Mode::kMax;
 };
 
-enum class SamplerKind { kGrid, kRandom };
+enum class SamplerKind { kGrid, kRandom, kSobol, kTpe };
+
+// Options of the TPE sampler (defaults are Optuna 3.1's TPESampler defaults).
+struct TpeConfig {
+  int n_startup_trials = 10;     // trials sampled at random (from the prior) before TPE
+  int n_ei_candidates = 24;      // candidates drawn from l(x); the best l/g ratio wins
+  double prior_weight = 1.0;     // weight of the prior component in each estimator
+  bool multivariate = false;     // joint kernel density across parameters (BOHB)
+  bool constant_liar = true;     // running trials count as worst, in the "bad" group
+  bool consider_magic_clip = true;
+  bool consider_endpoints = false;
+};
 
 struct SamplerConfig {
   SamplerKind kind = SamplerKind::kRandom;
-  int trials = 0;           // kRandom: number of trials (>= 1)
-  std::uint64_t seed = 0;   // kRandom: reproducible stream
+  int trials = 0;           // kRandom, kSobol, kTpe: number of trials (>= 1)
+  std::uint64_t seed = 0;   // kRandom, kSobol, kTpe: reproducible stream
   int repeats = 1;          // kGrid: repeat the whole grid this many times (>= 1)
+  TpeConfig tpe;            // kTpe only
+};
+
+// Early stopping / multi-fidelity scheduler (config `scheduler:`).
+enum class SchedulerKind { kNone, kMedian, kSuccessiveHalving, kAsha, kHyperband };
+
+// How successive halving's budget grows from one round to the next.
+enum class BudgetGrowth { kGeometric, kLinear };
+
+struct SchedulerConfig {
+  SchedulerKind kind = SchedulerKind::kNone;
+  // Key of the step in the trial's reports ("epoch"): the resource (fidelity) the
+  // rungs and the median rule are measured in.
+  std::string resource = "epoch";
+  double min_resource = 1;        // > 0; the first rung (sh/asha/hyperband)
+  double max_resource = 0;        // >= min_resource; required for sh/asha/hyperband
+  double reduction_factor = 3;    // eta > 1 (successive_halving defaults to 2)
+  BudgetGrowth growth = BudgetGrowth::kGeometric;  // successive_halving only
+  double budget_step = 0;         // kLinear: budget added per round (> 0)
+  double grace_steps = 0;         // median: never stop before this resource value
+  int min_trials = 3;             // median: other trials needed at a step to judge
+  std::optional<int> brackets;    // hyperband: number of brackets (default: all, s_max + 1)
 };
 
 enum class GpuMode { kAuto, kList, kNone };
@@ -85,6 +118,7 @@ struct ExperimentConfig {
 
   MetricSpec metric;
   SamplerConfig sampler;
+  SchedulerConfig scheduler;
   SearchSpace search_space;
   ResourcesConfig resources;
   std::optional<double> timeout_seconds;  // per trial; nullopt = none

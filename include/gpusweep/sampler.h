@@ -58,14 +58,27 @@ class Sampler {
 // Largest grid (GridSize x repeats) MakeSampler accepts.
 inline constexpr std::int64_t kMaxGridTrials = 10'000'000;
 
-// Builds the sampler `config.kind` over `space`. Error{kInvalidConfig} (message names
+// Sobol sampler (SamplerKind::kSobol): trial k is point k of a scrambled Sobol
+// sequence (Boost.Random's sobol engine, dimension = number of varying params, with a
+// random digital shift drawn from `seed`), each coordinate mapped through its param's
+// distribution (uniform, log, int by step, choice). A pure function of (seed, k).
+//
+// TPE sampler (SamplerKind::kTpe): the Tree-structured Parzen Estimator (Bergstra et
+// al., "Algorithms for Hyper-Parameter Optimization", NeurIPS 2011) with Optuna 3.1's
+// refinements (see TpeConfig in config.h). History use: completed trials count with
+// their objective, pruned and paused ones with their objective (their last value),
+// running ones (constant liar) as the worst value; failed and interrupted trials are
+// ignored. Deterministic for a given (seed, number, history).
+//
+// Builds the sampler `config.kind` over `space`; `mode` says which objective values
+// are better (model-based samplers need it). Error{kInvalidConfig} (message names
 // the sampler setting or parameter and what would be valid) when: grid over a uniform
 // or loguniform param, grid with more than kMaxGridTrials trials, repeats < 1,
 // random with trials < 1, or a malformed param (choice without values, int with
 // step <= 0 or high < low, uniform with high < low, loguniform with low <= 0 or
 // high <= low, non-finite bounds).
 Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,
-                                               const SearchSpace& space);
+                                               const SearchSpace& space, Mode mode);
 
 // Number of points of the grid over `space`: the product of the choice and int
 // cardinalities (1 if there are none; uniform/loguniform/constant params count 1).

@@ -15,7 +15,12 @@ namespace gpusweep {
 // kCompleted: exit 0 and the objective metric was reported.
 // kFailed: non-zero exit, signal, timeout, spawn error, or no objective metric.
 // kInterrupted: stopped because gpusweep was interrupted; runs again on resume.
-enum class TrialState { kRunning, kCompleted, kFailed, kInterrupted };
+// kPruned: stopped early by the scheduler (median rule, a rung it did not survive, or
+//   never promoted); `objective` holds its last value of the metric, for reference.
+// kPaused: budgeted trials only: evaluated at a rung below max_resource, waiting for a
+//   promotion decision; `objective` holds its value at that rung. A run that ends
+//   turns every paused trial into pruned.
+enum class TrialState { kRunning, kCompleted, kFailed, kInterrupted, kPruned, kPaused };
 
 std::string_view ToString(TrialState state);  // "running", "completed", ...
 std::optional<TrialState> TrialStateFromString(std::string_view text);
@@ -36,6 +41,11 @@ struct TrialRecord {
   std::string failure_reason;         // human-readable; empty unless failed/interrupted
   std::optional<double> objective;    // last reported value of the metric
   Json last_metrics = Json::object(); // last reported value of every key
+  // With a scheduler: the bracket and rung of the trial's current (or last) job, and the
+  // budget ({{budget}}) it ran with; nullopt budget = no scheduler budget.
+  int bracket = 0;
+  int rung = 0;
+  std::optional<double> budget;
 };
 
 // One JSON line a trial reported (intermediate result).

@@ -9,11 +9,13 @@
 
 namespace gpusweep {
 namespace {
-constexpr std::array<std::pair<TrialState, std::string_view>, 4> kStateNames{{
+constexpr std::array<std::pair<TrialState, std::string_view>, 6> kStateNames{{
     {TrialState::kRunning, "running"},
     {TrialState::kCompleted, "completed"},
     {TrialState::kFailed, "failed"},
     {TrialState::kInterrupted, "interrupted"},
+    {TrialState::kPruned, "pruned"},
+    {TrialState::kPaused, "paused"},
 }};
 }  // namespace
 

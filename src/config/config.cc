@@ -11,6 +11,8 @@
 #include <system_error>
 
 #include "config/resources_parser.h"
+#include "config/sampler_parser.h"
+#include "config/scheduler_parser.h"
 #include "config/search_space_parser.h"
 #include "config/template_parser.h"
 #include "config/yaml_reader.h"
@@ -23,14 +25,11 @@ using config_detail::Mapping;
 using config_detail::Value;
 using config_detail::YamlSource;
 
-constexpr std::array<std::string_view, 11> kTopKeys{
+constexpr std::array<std::string_view, 12> kTopKeys{
     "name",      "command", "shell",      "metric",    "sampler",   "search_space",
-    "resources", "timeout", "kill_grace", "templates", "output_dir"};
+    "resources", "timeout", "kill_grace", "templates", "output_dir", "scheduler"};
 constexpr std::array<std::string_view, 2> kMetricKeys{"name", "mode"};
 constexpr std::array<std::string_view, 2> kModes{"min", "max"};
-constexpr std::array<std::string_view, 2> kSamplerTypes{"random", "grid"};
-constexpr std::array<std::string_view, 3> kRandomKeys{"type", "trials", "seed"};
-constexpr std::array<std::string_view, 2> kGridKeys{"type", "repeats"};
 
 bool IsExperimentName(std::string_view name) {
   if (name.empty()) return false;
@@ -110,41 +109,17 @@ Status ParseMetric(const Mapping& top, ExperimentConfig& config) {
   return {};
 }
 
-Status ParseSampler(const Mapping& top, ExperimentConfig& config) {
-  GS_ASSIGN_OR_RETURN(Value value,
-                      top.Require("sampler", "add e.g. sampler: {type: random, trials: 16}"));
-  GS_ASSIGN_OR_RETURN(Mapping sampler, value.ToMapping());
-  GS_ASSIGN_OR_RETURN(Value type, sampler.Require("type", "add type: random or type: grid"));
-  GS_ASSIGN_OR_RETURN(std::string_view type_text, type.ToEnum(kSamplerTypes));
-  SamplerConfig& out = config.sampler;
-  if (type_text == "grid") {
-    out.kind = SamplerKind::kGrid;
-    GS_TRY(sampler.CheckKeys(kGridKeys));
-    if (const Value* repeats = sampler.Find("repeats")) {
-      GS_ASSIGN_OR_RETURN(out.repeats, repeats->ToIntAtLeast(1));
-    }
-    return {};
-  }
-  out.kind = SamplerKind::kRandom;
-  GS_TRY(sampler.CheckKeys(kRandomKeys));
-  GS_ASSIGN_OR_RETURN(Value trials, sampler.Require("trials", "add e.g. trials: 16"));
-  GS_ASSIGN_OR_RETURN(out.trials, trials.ToIntAtLeast(1));
-  if (const Value* seed = sampler.Find("seed")) {
-    GS_ASSIGN_OR_RETURN(std::int64_t seed_value, seed->ToInt());
-    if (seed_value < 0) return seed->Invalid("the seed is negative", "use an integer >= 0");
-    out.seed = static_cast<std::uint64_t>(seed_value);
-  }
-  return {};
-}
-
 Status ParseSearchSpaceSection(const Mapping& top, ExperimentConfig& config) {
   const Value* value = top.Find("search_space");
   const Value empty(top.self().source(), YAML::Node(), "search_space");
   GS_ASSIGN_OR_RETURN(config.search_space,
                       config_detail::ParseSearchSpace(value ? *value : empty, config.sampler.kind));
   const Value& at = value ? *value : top.self();
-  if (config.sampler.kind == SamplerKind::kRandom && config.search_space.params.empty())
-    return at.Invalid("the random sampler needs a search space",
+  if (config.sampler.kind != SamplerKind::kGrid && config.search_space.params.empty())
+    return at.Invalid(fmt::format("the {} sampler needs a search space",
+                                  config.sampler.kind == SamplerKind::kTpe     ? "tpe"
+                                  : config.sampler.kind == SamplerKind::kSobol ? "sobol"
+                                                                               : "random"),
                       "add parameters under search_space:, or use sampler type: grid");
   const std::uint64_t total = config_detail::TotalTrials(config.sampler, config.search_space);
   if (total > static_cast<std::uint64_t>(INT_MAX))
@@ -197,7 +172,9 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_TRY(ParseName(top, config));
   GS_TRY(ParseCommand(top, config));
   GS_TRY(ParseMetric(top, config));
-  GS_TRY(ParseSampler(top, config));
+  GS_ASSIGN_OR_RETURN(
+      Value sampler, top.Require("sampler", "add e.g. sampler: {type: random, trials: 16}"));
+  GS_ASSIGN_OR_RETURN(config.sampler, config_detail::ParseSampler(sampler));
   GS_TRY(ParseSearchSpaceSection(top, config));
   const std::uint64_t total = config_detail::TotalTrials(config.sampler, config.search_space);
   GS_ASSIGN_OR_RETURN(config.resources,
@@ -205,6 +182,7 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_TRY(ParseTimeouts(top, config));
   GS_ASSIGN_OR_RETURN(config.templates,
                       config_detail::ParseTemplates(top.Find("templates"), config_dir));
+  GS_ASSIGN_OR_RETURN(config.scheduler, config_detail::ParseScheduler(top.Find("scheduler")));
   return ParseOutputDir(top, config_dir, config);
 }
 

@@ -30,9 +30,54 @@ Json ParamIdentity(const ParamSpec& param) {
 }
 
 Json SamplerIdentity(const SamplerConfig& sampler) {
-  if (sampler.kind == SamplerKind::kGrid)
-    return Json{{"type", "grid"}, {"repeats", sampler.repeats}};
+  switch (sampler.kind) {
+    case SamplerKind::kGrid:
+      return Json{{"type", "grid"}, {"repeats", sampler.repeats}};
+    case SamplerKind::kRandom:
+      break;
+    case SamplerKind::kSobol:
+      return Json{{"type", "sobol"}, {"trials", sampler.trials}, {"seed", sampler.seed}};
+    case SamplerKind::kTpe: {
+      const TpeConfig& tpe = sampler.tpe;
+      return Json{{"type", "tpe"},
+                  {"trials", sampler.trials},
+                  {"seed", sampler.seed},
+                  {"n_startup_trials", tpe.n_startup_trials},
+                  {"n_ei_candidates", tpe.n_ei_candidates},
+                  {"prior_weight", tpe.prior_weight},
+                  {"multivariate", tpe.multivariate},
+                  {"constant_liar", tpe.constant_liar},
+                  {"consider_magic_clip", tpe.consider_magic_clip},
+                  {"consider_endpoints", tpe.consider_endpoints}};
+    }
+  }
   return Json{{"type", "random"}, {"trials", sampler.trials}, {"seed", sampler.seed}};
+}
+
+std::string_view SchedulerTypeName(SchedulerKind kind) {
+  switch (kind) {
+    case SchedulerKind::kNone: return "none";
+    case SchedulerKind::kMedian: return "median";
+    case SchedulerKind::kSuccessiveHalving: return "successive_halving";
+    case SchedulerKind::kAsha: return "asha";
+    case SchedulerKind::kHyperband: return "hyperband";
+  }
+  return "none";
+}
+
+// Every field, so that any change to how trials are stopped is a different experiment.
+Json SchedulerIdentity(const SchedulerConfig& scheduler) {
+  Json identity{{"type", SchedulerTypeName(scheduler.kind)},
+                {"resource", scheduler.resource},
+                {"min_resource", scheduler.min_resource},
+                {"max_resource", scheduler.max_resource},
+                {"reduction_factor", scheduler.reduction_factor},
+                {"growth", scheduler.growth == BudgetGrowth::kLinear ? "linear" : "geometric"},
+                {"budget_step", scheduler.budget_step},
+                {"grace_steps", scheduler.grace_steps},
+                {"min_trials", scheduler.min_trials}};
+  identity["brackets"] = scheduler.brackets ? Json(*scheduler.brackets) : Json();
+  return identity;
 }
 
 // The template's text, so that editing it changes the identity. Bytes that are not
@@ -87,6 +132,10 @@ Json ConfigIdentity(const ExperimentConfig& config) {
   identity["metric"] = Json{{"name", config.metric.name},
                             {"mode", config.metric.mode == Mode::kMin ? "min" : "max"}};
   identity["sampler"] = SamplerIdentity(config.sampler);
+  // Absent without a scheduler, so experiments created before schedulers existed
+  // keep their identity.
+  if (config.scheduler.kind != SchedulerKind::kNone)
+    identity["scheduler"] = SchedulerIdentity(config.scheduler);
   Json space = Json::object();
   for (const ParamSpec& param : config.search_space.params)
     space[param.name] = ParamIdentity(param);

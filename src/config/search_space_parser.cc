@@ -187,7 +187,7 @@ std::uint64_t GridCardinality(const ParamSpec& param) {
 }
 
 std::uint64_t TotalTrials(const SamplerConfig& sampler, const SearchSpace& space) {
-  if (sampler.kind == SamplerKind::kRandom) return static_cast<std::uint64_t>(sampler.trials);
+  if (sampler.kind != SamplerKind::kGrid) return static_cast<std::uint64_t>(sampler.trials);
   constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t total = static_cast<std::uint64_t>(sampler.repeats);
   for (const ParamSpec& param : space.params) {

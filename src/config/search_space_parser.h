@@ -19,7 +19,7 @@ Expected<SearchSpace> ParseSearchSpace(const Value& value, SamplerKind sampler);
 // int -> (high - low) / step + 1, constant -> 1. 0 for uniform/loguniform.
 std::uint64_t GridCardinality(const ParamSpec& param);
 
-// Trials the sampler will run: random -> trials; grid -> product of cardinalities x
+// Trials the sampler will run: random, sobol, tpe -> trials; grid -> product of cardinalities x
 // repeats, saturating at UINT64_MAX.
 std::uint64_t TotalTrials(const SamplerConfig& sampler, const SearchSpace& space);
 

@@ -148,7 +148,7 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
                           const std::optional<std::vector<int>>& cli_gpus, int usable_cores,
                           const std::function<int()>& interrupted) {
   RunPlan plan;
-  GS_ASSIGN_OR_RETURN(plan.sampler, MakeSampler(config.sampler, config.search_space));
+  GS_ASSIGN_OR_RETURN(plan.sampler, MakeSampler(config.sampler, config.search_space, config.metric.mode));
   GS_TRY(PlanGpuDemand(config, plan));
   GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
   GS_TRY(ValidateTrials(config, plan, experiment_dir, env, interrupted));  // slow: last

@@ -92,7 +92,8 @@ std::int64_t GridSize(const SearchSpace& space) {
 }
 
 Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,
-                                               const SearchSpace& space) {
+                                               const SearchSpace& space,
+                                               [[maybe_unused]] Mode mode) {
   for (const ParamSpec& p : space.params) GS_TRY(ValidateParam(p));
   switch (config.kind) {
     case SamplerKind::kGrid:

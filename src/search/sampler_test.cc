@@ -62,7 +62,7 @@ SamplerConfig Random(int trials, std::uint64_t seed) {
 }
 
 std::unique_ptr<Sampler> Make(const SamplerConfig& config, const SearchSpace& space) {
-  auto sampler = MakeSampler(config, space);
+  auto sampler = MakeSampler(config, space, Mode::kMax);
   EXPECT_TRUE(sampler.has_value()) << (sampler ? "" : sampler.error().message);
   return sampler ? std::move(*sampler) : nullptr;
 }
@@ -147,7 +147,7 @@ TEST(GridSamplerTest, GridSizeOfEmptyAndHugeSpaces) {
 TEST(MakeSamplerTest, RejectsWhatCannotRun) {
   const auto expect_invalid = [](const SamplerConfig& c, const SearchSpace& s,
                                  const std::string& mentions) {
-    auto sampler = MakeSampler(c, s);
+    auto sampler = MakeSampler(c, s, Mode::kMax);
     ASSERT_FALSE(sampler.has_value()) << mentions;
     EXPECT_EQ(sampler.error().code, ErrorCode::kInvalidConfig);
     EXPECT_NE(sampler.error().message.find(mentions), std::string::npos)

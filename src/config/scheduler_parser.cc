@@ -1,0 +1,149 @@
+// The `scheduler:` section (see scheduler_parser.h and docs/config.md).
+#include "config/scheduler_parser.h"
+
+#include <array>
+#include <span>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace gpusweep::config_detail {
+namespace {
+
+constexpr std::array<std::string_view, 5> kTypes{"none", "median", "successive_halving", "asha",
+                                                 "hyperband"};
+constexpr std::array<std::string_view, 1> kNoneKeys{"type"};
+constexpr std::array<std::string_view, 4> kMedianKeys{"type", "resource", "grace_steps",
+                                                      "min_trials"};
+constexpr std::array<std::string_view, 5> kAshaKeys{"type", "resource", "min_resource",
+                                                    "max_resource", "reduction_factor"};
+constexpr std::array<std::string_view, 6> kHyperbandKeys{
+    "type", "resource", "min_resource", "max_resource", "reduction_factor", "brackets"};
+constexpr std::array<std::string_view, 7> kHalvingKeys{
+    "type",         "resource", "min_resource", "max_resource", "reduction_factor",
+    "growth",       "budget_step"};
+constexpr std::array<std::string_view, 2> kGrowths{"geometric", "linear"};
+
+SchedulerKind KindOf(std::string_view type) {
+  if (type == "median") return SchedulerKind::kMedian;
+  if (type == "successive_halving") return SchedulerKind::kSuccessiveHalving;
+  if (type == "asha") return SchedulerKind::kAsha;
+  if (type == "hyperband") return SchedulerKind::kHyperband;
+  return SchedulerKind::kNone;
+}
+
+std::span<const std::string_view> KeysOf(SchedulerKind kind) {
+  switch (kind) {
+    case SchedulerKind::kNone: return kNoneKeys;
+    case SchedulerKind::kMedian: return kMedianKeys;
+    case SchedulerKind::kSuccessiveHalving: return kHalvingKeys;
+    case SchedulerKind::kAsha: return kAshaKeys;
+    case SchedulerKind::kHyperband: return kHyperbandKeys;
+  }
+  return kNoneKeys;
+}
+
+Expected<double> PositiveNumber(const Value& value) {
+  GS_ASSIGN_OR_RETURN(double number, value.ToNumber());
+  if (number <= 0) return value.Invalid("must be greater than 0", "e.g. 1");
+  return number;
+}
+
+Status ParseResource(const Mapping& map, SchedulerConfig& out) {
+  if (const Value* resource = map.Find("resource")) {
+    GS_ASSIGN_OR_RETURN(out.resource, resource->ToText());
+    if (out.resource.empty())
+      return resource->Invalid("the resource key is empty",
+                               "name the step key the trial reports, e.g. resource: epoch");
+  }
+  return {};
+}
+
+// min_resource, max_resource and reduction_factor (sh, asha, hyperband).
+Status ParseRungs(const Mapping& map, SchedulerConfig& out) {
+  if (const Value* min = map.Find("min_resource")) {
+    GS_ASSIGN_OR_RETURN(out.min_resource, PositiveNumber(*min));
+  }
+  GS_ASSIGN_OR_RETURN(Value max, map.Require("max_resource",
+                                             "add the largest budget, e.g. max_resource: 27 "
+                                             "(epochs)"));
+  GS_ASSIGN_OR_RETURN(out.max_resource, PositiveNumber(max));
+  if (out.max_resource < out.min_resource)
+    return max.Invalid(fmt::format("max_resource {} is below min_resource {}", out.max_resource,
+                                   out.min_resource),
+                       "make max_resource >= min_resource");
+  if (const Value* eta = map.Find("reduction_factor")) {
+    GS_ASSIGN_OR_RETURN(out.reduction_factor, eta->ToNumber());
+    if (out.reduction_factor <= 1)
+      return eta->Invalid("the reduction factor (eta) must be greater than 1",
+                          "e.g. reduction_factor: 3 (keep the top third at each rung)");
+  }
+  return {};
+}
+
+Status ParseHalving(const Mapping& map, SchedulerConfig& out) {
+  if (const Value* growth = map.Find("growth")) {
+    GS_ASSIGN_OR_RETURN(std::string_view text, growth->ToEnum(kGrowths));
+    out.growth = text == "linear" ? BudgetGrowth::kLinear : BudgetGrowth::kGeometric;
+  }
+  const Value* step = map.Find("budget_step");
+  if (out.growth == BudgetGrowth::kLinear) {
+    if (step == nullptr)
+      return map.self().Invalid("growth: linear needs budget_step",
+                                "add the budget added per round, e.g. budget_step: 2");
+    GS_ASSIGN_OR_RETURN(out.budget_step, PositiveNumber(*step));
+  } else if (step != nullptr) {
+    return step->Invalid("budget_step applies to growth: linear only",
+                         "remove it, or add growth: linear");
+  }
+  return {};
+}
+
+Status ParseMedian(const Mapping& map, SchedulerConfig& out) {
+  if (const Value* grace = map.Find("grace_steps")) {
+    GS_ASSIGN_OR_RETURN(out.grace_steps, grace->ToNumber());
+    if (out.grace_steps < 0) return grace->Invalid("must be >= 0", "e.g. grace_steps: 2");
+  }
+  if (const Value* min_trials = map.Find("min_trials")) {
+    GS_ASSIGN_OR_RETURN(out.min_trials, min_trials->ToIntAtLeast(1));
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<SchedulerConfig> ParseScheduler(const Value* value) {
+  SchedulerConfig out;
+  if (value == nullptr || value->IsNull()) return out;
+  if (value->IsScalar()) {  // scheduler: asha
+    GS_ASSIGN_OR_RETURN(std::string_view type, value->ToEnum(kTypes));
+    out.kind = KindOf(type);
+    if (out.kind != SchedulerKind::kNone && out.kind != SchedulerKind::kMedian)
+      return value->Invalid(fmt::format("the {} scheduler needs max_resource", type),
+                            fmt::format("write scheduler: {{type: {}, max_resource: 27}}", type));
+    return out;
+  }
+  GS_ASSIGN_OR_RETURN(Mapping map, value->ToMapping());
+  GS_ASSIGN_OR_RETURN(Value type, map.Require("type", "add e.g. type: asha"));
+  GS_ASSIGN_OR_RETURN(std::string_view type_text, type.ToEnum(kTypes));
+  out.kind = KindOf(type_text);
+  GS_TRY(map.CheckKeys(KeysOf(out.kind)));
+  if (out.kind == SchedulerKind::kNone) return out;
+  GS_TRY(ParseResource(map, out));
+  if (out.kind == SchedulerKind::kMedian) {
+    GS_TRY(ParseMedian(map, out));
+    return out;
+  }
+  if (out.kind == SchedulerKind::kSuccessiveHalving) out.reduction_factor = 2;  // the seed's halving
+  GS_TRY(ParseRungs(map, out));
+  if (out.kind == SchedulerKind::kSuccessiveHalving) GS_TRY(ParseHalving(map, out));
+  if (out.kind == SchedulerKind::kHyperband) {
+    if (const Value* brackets = map.Find("brackets")) {
+      GS_ASSIGN_OR_RETURN(int count, brackets->ToIntAtLeast(1));
+      out.brackets = count;
+    }
+  }
+  return out;
+}
+
+}  // namespace gpusweep::config_detail
