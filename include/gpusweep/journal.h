@@ -11,6 +11,7 @@
 // Errors: Error{kJournal, "<db path>: <operation>: <sqlite message>"} unless noted.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -33,6 +34,18 @@ struct ExperimentRecord {
   double created_time = 0;  // Unix seconds
 };
 
+// One call made to the scheduler (see scheduler.h), journaled so that a resumed
+// experiment replays them in order. `kind`: "job_started", "report", "job_finished",
+// "job_interrupted"; `detail`: the call's arguments and its decision as JSON (the run
+// module defines the fields). `seq` is assigned by the journal (increasing).
+struct SchedulerEventRecord {
+  std::int64_t seq = 0;
+  double time = 0;  // Unix seconds
+  int trial = 0;
+  std::string kind;
+  Json detail = Json::object();
+};
+
 enum class JournalAccess { kReadWrite, kReadOnly };
 
 class Journal {
@@ -45,17 +58,26 @@ class Journal {
   virtual Expected<std::optional<ExperimentRecord>> LoadExperiment() = 0;
 
   // Inserts trial `record.number`, or replaces every field of it (a re-run after an
-  // interruption, with attempt + 1). Intermediate results of older attempts are kept;
-  // each carries its attempt.
-  virtual Status UpsertTrial(const TrialRecord& record) = 0;
+  // interruption or a promotion, with attempt + 1), and appends `events`, in ONE
+  // transaction. Intermediate results of older attempts are kept; each carries its
+  // attempt.
+  virtual Status UpsertTrial(const TrialRecord& record,
+                             const std::vector<SchedulerEventRecord>& events = {}) = 0;
   // Records the end state of trial `record.number` (state, end_time, exit_code,
   // term_signal, failure_reason, objective, last_metrics; other fields are left as
-  // upserted) and appends `results`, in ONE transaction. Error{kNotFound} if the trial
-  // was never upserted (nothing is written then).
+  // upserted) and appends `results` and `events`, in ONE transaction. Error{kNotFound}
+  // if the trial was never upserted (nothing is written then).
   virtual Status FinishTrial(const TrialRecord& record,
-                             const std::vector<IntermediateResult>& results) = 0;
-  // Appends intermediate results, all in one transaction. Empty: does nothing.
-  virtual Status AppendResults(const std::vector<IntermediateResult>& results) = 0;
+                             const std::vector<IntermediateResult>& results,
+                             const std::vector<SchedulerEventRecord>& events = {}) = 0;
+  // Appends intermediate results and scheduler events, all in one transaction. Both
+  // empty: does nothing.
+  virtual Status AppendResults(const std::vector<IntermediateResult>& results,
+                               const std::vector<SchedulerEventRecord>& events = {}) = 0;
+  // Scheduler events in the order they were appended (seq); only trial `trial`'s when
+  // given. A version 1 journal has none.
+  virtual Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(
+      std::optional<int> trial = std::nullopt) = 0;
 
   // Every trial, ordered by number.
   virtual Expected<std::vector<TrialRecord>> LoadTrials() = 0;
@@ -72,8 +94,9 @@ class Journal {
 // Opens the journal at `db_path` (normally <experiment dir>/gpusweep.db).
 // kReadWrite creates the file and schema if missing (the directory must exist).
 // kReadOnly never writes; every write method fails with Error{kJournal}.
+// kReadWrite migrates a journal of an older schema version in place (one transaction).
 // Errors: kReadOnly on a missing file: Error{kNotFound, "no experiment at <dir>: <db>
-// does not exist"}; a journal written by a newer gpusweep (schema version > 1) or a
+// does not exist"}; a journal written by a newer gpusweep (schema version > 2) or a
 // file that is not a gpusweep journal: Error{kJournal} saying so.
 Expected<std::unique_ptr<Journal>> OpenJournal(const std::filesystem::path& db_path,
                                                JournalAccess access);

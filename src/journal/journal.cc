@@ -17,14 +17,19 @@ using journal::ParseJson;
 
 class SqliteJournal final : public Journal {
  public:
-  SqliteJournal(sqlite::Database db, JournalAccess access) : db_(std::move(db)), access_(access) {}
+  SqliteJournal(sqlite::Database db, JournalAccess access, int version)
+      : db_(std::move(db)), access_(access), version_(version) {}
 
   Status CreateExperiment(const ExperimentRecord& experiment) override;
   Expected<std::optional<ExperimentRecord>> LoadExperiment() override;
-  Status UpsertTrial(const TrialRecord& record) override;
-  Status FinishTrial(const TrialRecord& record,
-                     const std::vector<IntermediateResult>& results) override;
-  Status AppendResults(const std::vector<IntermediateResult>& results) override;
+  Status UpsertTrial(const TrialRecord& record,
+                     const std::vector<SchedulerEventRecord>& events) override;
+  Status FinishTrial(const TrialRecord& record, const std::vector<IntermediateResult>& results,
+                     const std::vector<SchedulerEventRecord>& events) override;
+  Status AppendResults(const std::vector<IntermediateResult>& results,
+                       const std::vector<SchedulerEventRecord>& events) override;
+  Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(
+      std::optional<int> trial) override;
   Expected<std::vector<TrialRecord>> LoadTrials() override;
   Expected<std::optional<TrialRecord>> LoadTrial(int number) override;
   Expected<std::vector<IntermediateResult>> LoadResults(int trial) override;
@@ -37,11 +42,16 @@ class SqliteJournal final : public Journal {
     return tl::unexpected(db_.MakeError(ErrorCode::kJournal,
                                         fmt::format("{}: the journal was opened read-only", what)));
   }
-  // Inserts `results` inside the caller's transaction.
+  // Inserts `results` / `events` inside the caller's transaction.
   Status InsertResults(const std::vector<IntermediateResult>& results, std::string_view what);
+  Status InsertEvents(const std::vector<SchedulerEventRecord>& events, std::string_view what);
+  std::string_view TrialColumns() const {
+    return version_ >= 2 ? journal::kTrialColumns : journal::kTrialColumnsV1;
+  }
 
   sqlite::Database db_;
   JournalAccess access_;
+  int version_;  // schema version of the file (read-only opens may read version 1)
 };
 
 Status SqliteJournal::CreateExperiment(const ExperimentRecord& experiment) {
@@ -86,23 +96,30 @@ Expected<std::optional<ExperimentRecord>> SqliteJournal::LoadExperiment() {
   return std::optional<ExperimentRecord>(std::move(experiment));
 }
 
-Status SqliteJournal::UpsertTrial(const TrialRecord& record) {
+Status SqliteJournal::UpsertTrial(const TrialRecord& record,
+                                  const std::vector<SchedulerEventRecord>& events) {
   const std::string what = fmt::format("record trial {}", record.number);
   GS_TRY(RequireWritable(what));
-  // REPLACE deletes the old row and inserts the new one in one statement (one
-  // transaction); no other table refers to trials by rowid, so nothing is lost.
-  GS_ASSIGN_OR_RETURN(auto stmt,
-                      db_.Prepare(fmt::format("INSERT OR REPLACE INTO trials ({}) VALUES (?1, ?2, "
-                                              "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                                              "?14, ?15)",
-                                              journal::kTrialColumns),
-                                  what));
-  journal::BindTrial(stmt, record);
-  return stmt.Run();
+  GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
+  {
+    // REPLACE deletes the old row and inserts the new one in one statement; no other
+    // table refers to trials by rowid, so nothing is lost.
+    GS_ASSIGN_OR_RETURN(
+        auto stmt, db_.Prepare(fmt::format("INSERT OR REPLACE INTO trials ({}) VALUES (?1, ?2, "
+                                           "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                                           "?14, ?15, ?16, ?17, ?18)",
+                                           journal::kTrialColumns),
+                               what));
+    journal::BindTrial(stmt, record);
+    GS_TRY(stmt.Run());
+  }
+  GS_TRY(InsertEvents(events, what));
+  return txn.Commit();
 }
 
 Status SqliteJournal::FinishTrial(const TrialRecord& record,
-                                  const std::vector<IntermediateResult>& results) {
+                                  const std::vector<IntermediateResult>& results,
+                                  const std::vector<SchedulerEventRecord>& events) {
   const std::string what = fmt::format("finish trial {}", record.number);
   GS_TRY(RequireWritable(what));
   GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
@@ -128,16 +145,58 @@ Status SqliteJournal::FinishTrial(const TrialRecord& record,
           fmt::format("{}: trial {} is not in the journal", what, record.number)));
   }
   GS_TRY(InsertResults(results, what));
+  GS_TRY(InsertEvents(events, what));
   return txn.Commit();
 }
 
-Status SqliteJournal::AppendResults(const std::vector<IntermediateResult>& results) {
-  if (results.empty()) return {};
-  const std::string what = fmt::format("append results of trial {}", results.front().trial);
+Status SqliteJournal::AppendResults(const std::vector<IntermediateResult>& results,
+                                    const std::vector<SchedulerEventRecord>& events) {
+  if (results.empty() && events.empty()) return {};
+  const std::string what = fmt::format(
+      "append results of trial {}", results.empty() ? events.front().trial : results.front().trial);
   GS_TRY(RequireWritable(what));
   GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
   GS_TRY(InsertResults(results, what));
+  GS_TRY(InsertEvents(events, what));
   return txn.Commit();
+}
+
+Status SqliteJournal::InsertEvents(const std::vector<SchedulerEventRecord>& events,
+                                   std::string_view what) {
+  if (events.empty()) return {};
+  GS_ASSIGN_OR_RETURN(auto insert, db_.Prepare("INSERT INTO scheduler_events (time, trial, kind, "
+                                               "detail) VALUES (?1, ?2, ?3, ?4)",
+                                               what));
+  for (const SchedulerEventRecord& event : events) {
+    insert.Bind(1, event.time).Bind(2, event.trial).Bind(3, event.kind).Bind(
+        4, DumpJson(event.detail));
+    GS_TRY(insert.Run());
+  }
+  return {};
+}
+
+Expected<std::vector<SchedulerEventRecord>> SqliteJournal::LoadSchedulerEvents(
+    std::optional<int> trial) {
+  std::vector<SchedulerEventRecord> events;
+  if (version_ < 2) return events;
+  constexpr std::string_view kWhat = "load scheduler events";
+  GS_ASSIGN_OR_RETURN(
+      auto rows, db_.Prepare(fmt::format("SELECT seq, time, trial, kind, detail FROM "
+                                         "scheduler_events {} ORDER BY seq",
+                                         trial ? "WHERE trial = ?1" : ""),
+                             kWhat));
+  if (trial) rows.Bind(1, *trial);
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) return events;
+    SchedulerEventRecord event;
+    event.seq = rows.Int64(0);
+    event.time = rows.Double(1);
+    event.trial = rows.Int(2);
+    event.kind = rows.Text(3);
+    GS_ASSIGN_OR_RETURN(event.detail, ParseJson(db_, rows.Text(4), kWhat));
+    events.push_back(std::move(event));
+  }
 }
 
 Status SqliteJournal::InsertResults(const std::vector<IntermediateResult>& results,
@@ -158,7 +217,7 @@ Status SqliteJournal::InsertResults(const std::vector<IntermediateResult>& resul
 Expected<std::vector<TrialRecord>> SqliteJournal::LoadTrials() {
   GS_ASSIGN_OR_RETURN(
       auto rows,
-      db_.Prepare(fmt::format("SELECT {} FROM trials ORDER BY number", journal::kTrialColumns),
+      db_.Prepare(fmt::format("SELECT {} FROM trials ORDER BY number", TrialColumns()),
                   "load trials"));
   std::vector<TrialRecord> trials;
   while (true) {
@@ -172,7 +231,7 @@ Expected<std::vector<TrialRecord>> SqliteJournal::LoadTrials() {
 Expected<std::optional<TrialRecord>> SqliteJournal::LoadTrial(int number) {
   GS_ASSIGN_OR_RETURN(
       auto row,
-      db_.Prepare(fmt::format("SELECT {} FROM trials WHERE number = ?1", journal::kTrialColumns),
+      db_.Prepare(fmt::format("SELECT {} FROM trials WHERE number = ?1", TrialColumns()),
                   fmt::format("load trial {}", number)));
   row.Bind(1, number);
   GS_ASSIGN_OR_RETURN(const bool found, row.Step());
@@ -224,12 +283,13 @@ Expected<std::unique_ptr<Journal>> OpenJournal(const std::filesystem::path& db_p
   const auto mode = access == JournalAccess::kReadOnly ? sqlite::OpenMode::kReadOnly
                                                        : sqlite::OpenMode::kReadWriteCreate;
   GS_ASSIGN_OR_RETURN(sqlite::Database db, sqlite::Database::Open(db_path, mode));
+  int version = journal::kSchemaVersion;
   if (access == JournalAccess::kReadOnly) {
-    GS_TRY(journal::CheckSchema(db));
+    GS_ASSIGN_OR_RETURN(version, journal::CheckSchema(db));
   } else {
     GS_TRY(journal::PrepareForWriting(db));
   }
-  return std::unique_ptr<Journal>(std::make_unique<SqliteJournal>(std::move(db), access));
+  return std::unique_ptr<Journal>(std::make_unique<SqliteJournal>(std::move(db), access, version));
 }
 
 }  // namespace gpusweep

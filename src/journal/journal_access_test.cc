@@ -106,14 +106,79 @@ TEST_F(JournalAccessTest, ReaderOpensAfterWriterClosed) {
 
 TEST_F(JournalAccessTest, NewerSchemaVersionIsRefused) {
   { ASSERT_NE(MustOpen(JournalAccess::kReadWrite), nullptr); }
-  SetUserVersion(2);
+  SetUserVersion(3);
   for (JournalAccess access : {JournalAccess::kReadWrite, JournalAccess::kReadOnly}) {
     auto journal = OpenJournal(db_path_, access);
     ASSERT_FALSE(journal);
     EXPECT_EQ(journal.error().code, ErrorCode::kJournal);
-    EXPECT_NE(journal.error().message.find("schema version 2 is newer"), std::string::npos)
+    EXPECT_NE(journal.error().message.find("schema version 3 is newer"), std::string::npos)
         << journal.error().message;
   }
+}
+
+// A version 1 journal (before schedulers): made here by removing what version 2 added.
+TEST_F(JournalAccessTest, VersionOneJournalIsReadAndMigratedWithItsTrials) {
+  {
+    auto writer = MustOpen(JournalAccess::kReadWrite);
+    ASSERT_NE(writer, nullptr);
+    ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kCompleted)));
+  }
+  {
+    auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
+    ASSERT_TRUE(raw);
+    ASSERT_TRUE(raw->Exec("DROP TABLE scheduler_events; ALTER TABLE trials DROP COLUMN budget; "
+                          "ALTER TABLE trials DROP COLUMN rung; ALTER TABLE trials DROP COLUMN "
+                          "bracket; PRAGMA user_version = 1",
+                          "make version 1"));
+  }
+  {
+    auto reader = MustOpen(JournalAccess::kReadOnly);
+    ASSERT_NE(reader, nullptr);
+    auto trials = reader->LoadTrials();
+    ASSERT_TRUE(trials) << trials.error().message;
+    ASSERT_EQ(trials->size(), 1u);
+    EXPECT_EQ(trials->front().state, TrialState::kCompleted);
+    EXPECT_FALSE(trials->front().budget.has_value());
+    auto events = reader->LoadSchedulerEvents();
+    ASSERT_TRUE(events);
+    EXPECT_TRUE(events->empty());
+  }
+  auto writer = MustOpen(JournalAccess::kReadWrite);  // migrates
+  ASSERT_NE(writer, nullptr);
+  TrialRecord promoted = SimpleTrial(0, TrialState::kRunning);
+  promoted.rung = 2;
+  promoted.budget = 9;
+  SchedulerEventRecord event{0, 5.0, 0, "job_started", Json{{"rung", 2}}};
+  ASSERT_TRUE(writer->UpsertTrial(promoted, {event}));
+  auto trial = writer->LoadTrial(0);
+  ASSERT_TRUE(trial && trial->has_value());
+  EXPECT_EQ((*trial)->rung, 2);
+  EXPECT_EQ((*trial)->budget, 9.0);
+  auto events = writer->LoadSchedulerEvents(0);
+  ASSERT_TRUE(events) << events.error().message;
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ(events->front().kind, "job_started");
+  EXPECT_EQ(events->front().detail, (Json{{"rung", 2}}));
+}
+
+TEST_F(JournalAccessTest, SchedulerEventsKeepTheirOrderAndCommitWithResults) {
+  auto writer = MustOpen(JournalAccess::kReadWrite);
+  ASSERT_NE(writer, nullptr);
+  ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kRunning)));
+  ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(1, TrialState::kRunning)));
+  std::vector<SchedulerEventRecord> events;
+  for (int i = 0; i < 4; ++i)
+    events.push_back(SchedulerEventRecord{0, 1.0 + i, i % 2, "report", Json{{"i", i}}});
+  ASSERT_TRUE(writer->AppendResults({}, events));
+  auto all = writer->LoadSchedulerEvents();
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ((*all)[i].detail["i"], i);
+  EXPECT_LT((*all)[0].seq, (*all)[1].seq);
+  auto of_one = writer->LoadSchedulerEvents(1);
+  ASSERT_TRUE(of_one);
+  ASSERT_EQ(of_one->size(), 2u);
+  EXPECT_EQ((*of_one)[1].detail["i"], 3);
 }
 
 TEST_F(JournalAccessTest, ForeignSqliteFileIsRefusedAndLeftAlone) {

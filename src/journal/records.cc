@@ -58,7 +58,10 @@ void BindTrial(sqlite::Statement& stmt, const TrialRecord& record) {
       .Bind(12, record.term_signal)
       .Bind(13, record.failure_reason)
       .Bind(14, record.objective)
-      .Bind(15, DumpJson(record.last_metrics));
+      .Bind(15, DumpJson(record.last_metrics))
+      .Bind(16, record.bracket)
+      .Bind(17, record.rung)
+      .Bind(18, record.budget);
 }
 
 Expected<TrialRecord> ReadTrial(const sqlite::Database& db, const sqlite::Statement& row) {
@@ -83,6 +86,9 @@ Expected<TrialRecord> ReadTrial(const sqlite::Database& db, const sqlite::Statem
   record.failure_reason = row.Text(12);
   record.objective = row.OptionalDouble(13);
   GS_ASSIGN_OR_RETURN(record.last_metrics, ParseJson(db, row.Text(14), what + ": last_metrics"));
+  record.bracket = row.Int(15);
+  record.rung = row.Int(16);
+  record.budget = row.OptionalDouble(17);
   return record;
 }
 

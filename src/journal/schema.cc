@@ -31,7 +31,10 @@ CREATE TABLE trials (
   term_signal INTEGER,
   failure_reason TEXT NOT NULL,
   objective REAL,
-  last_metrics TEXT NOT NULL
+  last_metrics TEXT NOT NULL,
+  bracket INTEGER NOT NULL DEFAULT 0,
+  rung INTEGER NOT NULL DEFAULT 0,
+  budget REAL
 );
 CREATE TABLE results (
   trial INTEGER NOT NULL,
@@ -46,6 +49,24 @@ CREATE TABLE events (
   kind TEXT NOT NULL,
   detail TEXT NOT NULL
 );
+)sql";
+
+// Version 2 additions, also the migration from version 1. seq orders the replay.
+constexpr std::string_view kSchedulerTable = R"sql(
+CREATE TABLE scheduler_events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  time REAL NOT NULL,
+  trial INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE INDEX scheduler_events_by_trial ON scheduler_events (trial);
+)sql";
+
+constexpr std::string_view kMigrateTrialsFrom1 = R"sql(
+ALTER TABLE trials ADD COLUMN bracket INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN rung INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN budget REAL;
 )sql";
 
 Expected<int> ReadSchemaVersion(sqlite::Database& db) {
@@ -109,21 +130,27 @@ Status PrepareForWriting(sqlite::Database& db) {
   // Per connection. FULL syncs the WAL on every commit; NORMAL could lose the last
   // committed results on power loss.
   GS_TRY(db.Exec("PRAGMA synchronous = FULL", "set synchronous=FULL"));
-  if (version != 0) return {};
+  if (version == kSchemaVersion) return {};
 
   GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db, "create schema"));
-  // Re-read under the write lock: another connection may have created it meanwhile.
+  // Re-read under the write lock: another connection may have changed it meanwhile.
   GS_ASSIGN_OR_RETURN(const int locked_version, ReadSchemaVersion(db));
-  if (locked_version != 0) return RefuseUnknownVersion(db, locked_version);
-  GS_TRY(RefuseForeignOrNewer(db, 0));
-  GS_TRY(db.Exec(kCreateTables, "create tables"));
+  if (locked_version == kSchemaVersion) return {};
+  GS_TRY(RefuseForeignOrNewer(db, locked_version));
+  if (locked_version == 0) {
+    GS_TRY(db.Exec(kCreateTables, "create tables"));
+  } else {
+    GS_TRY(db.Exec(kMigrateTrialsFrom1, "migrate the journal from version 1"));
+  }
+  GS_TRY(db.Exec(kSchedulerTable, "create scheduler_events"));
   GS_TRY(db.Exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion), "set schema version"));
   return txn.Commit();
 }
 
-Status CheckSchema(sqlite::Database& db) {
+Expected<int> CheckSchema(sqlite::Database& db) {
   GS_ASSIGN_OR_RETURN(const int version, ReadSchemaVersion(db));
-  return RefuseUnknownVersion(db, version);
+  GS_TRY(RefuseUnknownVersion(db, version));
+  return version;
 }
 
 }  // namespace gpusweep::journal
