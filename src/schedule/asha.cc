@@ -1,0 +1,86 @@
+#include "schedule/asha.h"
+
+#include <fmt/format.h>
+
+namespace gpusweep::schedule_detail {
+
+AsyncBrackets::AsyncBrackets(std::vector<AshaBracket> brackets, std::vector<int> cycle,
+                             int configurations, TrialStyle style)
+    : brackets_(std::move(brackets)),
+      cycle_(std::move(cycle)),
+      style_(style),
+      book_(configurations) {}
+
+size_t AsyncBrackets::BracketIndex(int trial) const {
+  const size_t position = static_cast<size_t>(trial < 0 ? 0 : trial) % cycle_.size();
+  return static_cast<size_t>(cycle_[position]);
+}
+
+const AshaBracket& AsyncBrackets::BracketOf(int trial) const {
+  return brackets_[BracketIndex(trial)];
+}
+
+AshaBracket& AsyncBrackets::MutableBracketOf(int trial) { return brackets_[BracketIndex(trial)]; }
+
+Job AsyncBrackets::NextJob() const {
+  if (auto job = book_.Requeued()) return *job;
+  if (style_ == TrialStyle::kBudgeted) {
+    for (const AshaBracket& bracket : brackets_) {
+      if (auto promotion = bracket.Promotion()) return *promotion;
+    }
+  }
+  if (auto trial = book_.NextConfiguration()) return BracketOf(*trial).StartJob(*trial, style_);
+  const bool may_promote = style_ == TrialStyle::kBudgeted && book_.AnyRunning();
+  return IdleJob(may_promote ? Job::Kind::kWait : Job::Kind::kDone);
+}
+
+void AsyncBrackets::JobStarted(const Job& job) {
+  book_.Started(job);
+  if (job.kind == Job::Kind::kPromote) MutableBracketOf(job.trial).MarkPromoted(job);
+}
+
+std::optional<Decision> AsyncBrackets::OnReport(int trial, double resource,
+                                                std::optional<double> value) {
+  if (style_ == TrialStyle::kBudgeted) return std::nullopt;
+  return MutableBracketOf(trial).OnReport(trial, resource, value);
+}
+
+Decision AsyncBrackets::OnJobFinished(const Job& job, std::optional<double> value) {
+  book_.Finished(job);
+  AshaBracket& bracket = MutableBracketOf(job.trial);
+  if (style_ == TrialStyle::kBudgeted) return bracket.RecordFinished(job, value);
+  const int last = bracket.last_rung();
+  if (auto rung = bracket.StoppedAt(job.trial))
+    return Decision{job.trial,
+                    bracket.id(),
+                    *rung,
+                    bracket.rungs()[*rung],
+                    value,
+                    Verdict::kStop,
+                    fmt::format("stopped at rung {}", *rung)};
+  return Decision{job.trial,
+                  bracket.id(),
+                  last,
+                  bracket.rungs()[last],
+                  value,
+                  Verdict::kComplete,
+                  fmt::format("reached max_resource ({:g})", bracket.rungs()[last])};
+}
+
+void AsyncBrackets::OnJobInterrupted(const Job& job) {
+  const bool decided =
+      style_ == TrialStyle::kIterative && BracketOf(job.trial).StoppedAt(job.trial).has_value();
+  book_.Interrupted(job, decided ? JobBook::Requeue::kNo : JobBook::Requeue::kYes);
+}
+
+std::unique_ptr<Scheduler> MakeAsha(const SchedulerConfig& config, Mode mode, int configurations,
+                                    TrialStyle style) {
+  std::vector<AshaBracket> brackets;
+  brackets.emplace_back(
+      0, RungResources(config.min_resource, config.max_resource, config.reduction_factor),
+      config.reduction_factor, mode, config.resource);
+  return std::make_unique<AsyncBrackets>(std::move(brackets), std::vector<int>{0}, configurations,
+                                         style);
+}
+
+}  // namespace gpusweep::schedule_detail

@@ -1,0 +1,81 @@
+// asha_bracket.h — one bracket of asynchronous successive halving (ASHA: Li et al., "A
+// System for Massively Parallel Hyperparameter Tuning", MLSys 2020). ASHA is one
+// bracket; asynchronous Hyperband runs several (hyperband.h).
+//
+// Rungs are resources r_0 < r_1 < ... < r_K (r_K = max_resource). Rung K is where
+// trials end; rungs 0..K-1 are where they are compared.
+//
+// Iterative style (the stopping variant, as Ray Tune's ASHA): the first report of a
+// trial at a resource >= r_k records that report's value at rung k (once per trial and
+// rung; a report that passes several rungs records each, in order). With n values at
+// rung k (this one included), the trial continues iff its rank there is < ceil(n/eta);
+// otherwise it is stopped, and later rungs are not recorded.
+//
+// Budgeted style (the promotion variant, the paper's get_job): a finished job records
+// its value at its rung. Promotion looks from rung K-1 down to 0 for the best trial
+// among the top floor(n_k/eta) of rung k that has a value and was not promoted from
+// rung k yet; it runs again at rung k+1. A job without a value (failed) is recorded
+// as the worst and never promoted.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gpusweep/scheduler.h"
+#include "schedule/rung_table.h"
+
+namespace gpusweep::schedule_detail {
+
+class AshaBracket {
+ public:
+  // `id` becomes Job::bracket and Decision::bracket; `resource_name` ("epoch") is for
+  // reasons. Precondition: rungs non-empty and increasing, eta > 1.
+  AshaBracket(int id, std::vector<double> rungs, double eta, Mode mode,
+              std::string resource_name);
+
+  int id() const { return id_; }
+  const std::vector<double>& rungs() const { return rungs_; }
+  int last_rung() const { return static_cast<int>(rungs_.size()) - 1; }
+  const RungTable& table(int rung) const { return tables_[rung]; }
+
+  // The kStart job of a new configuration: rung 0 (budgeted) or max_resource (iterative).
+  Job StartJob(int trial, TrialStyle style) const;
+
+  // Iterative style.
+  std::optional<Decision> OnReport(int trial, double resource, std::optional<double> value);
+  // The rung where the trial was stopped, if it was.
+  std::optional<int> StoppedAt(int trial) const;
+
+  // Budgeted style.
+  std::optional<Job> Promotion() const;  // a kPromote job, or nothing promotable now
+  void MarkPromoted(const Job& promotion);
+  Decision RecordFinished(const Job& job, std::optional<double> value);
+
+ private:
+  Decision RungDecision(int trial, int rung, double resource, std::optional<double> value);
+  std::string RungName(int rung) const;
+
+  int id_;
+  std::vector<double> rungs_;
+  double eta_;
+  std::string resource_name_;
+  struct RankOrder {
+    Mode mode;
+    bool operator()(const RungTable::Entry& a, const RungTable::Entry& b) const {
+      return RanksBefore(mode, a.value, a.trial, b.value, b.trial);
+    }
+  };
+  using Candidates = std::set<RungTable::Entry, RankOrder>;
+
+  std::vector<RungTable> tables_;          // one per rung below the last
+  std::vector<std::set<int>> promoted_;    // per rung: trials promoted out of it
+  // Per rung: entries with a value not promoted yet, best first. Only the first can be
+  // the next promotion, so Promotion() is O(log n) per rung.
+  std::vector<Candidates> candidates_;
+  std::map<int, int> stopped_;             // iterative: trial -> rung it was stopped at
+};
+
+}  // namespace gpusweep::schedule_detail
