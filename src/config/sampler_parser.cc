@@ -2,6 +2,7 @@
 #include "config/sampler_parser.h"
 
 #include <array>
+#include <cmath>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -9,15 +10,60 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 2> kSamplerTypes{"random", "grid"};
+constexpr std::array<std::string_view, 4> kSamplerTypes{"random", "grid", "sobol", "tpe"};
 constexpr std::array<std::string_view, 3> kRandomKeys{"type", "trials", "seed"};
 constexpr std::array<std::string_view, 2> kGridKeys{"type", "repeats"};
+constexpr std::array<std::string_view, 10> kTpeKeys{
+    "type",           "trials",       "seed",          "n_startup_trials",
+    "n_ei_candidates", "prior_weight", "multivariate", "constant_liar",
+    "consider_magic_clip", "consider_endpoints"};
+
+// `trials` (required) and `seed` (optional), shared by random, sobol and tpe.
+Status ParseTrialsAndSeed(const Mapping& sampler, SamplerConfig& out) {
+  GS_ASSIGN_OR_RETURN(Value trials, sampler.Require("trials", "add e.g. trials: 16"));
+  GS_ASSIGN_OR_RETURN(out.trials, trials.ToIntAtLeast(1));
+  if (const Value* seed = sampler.Find("seed")) {
+    GS_ASSIGN_OR_RETURN(std::int64_t seed_value, seed->ToInt());
+    if (seed_value < 0) return seed->Invalid("the seed is negative", "use an integer >= 0");
+    out.seed = static_cast<std::uint64_t>(seed_value);
+  }
+  return {};
+}
+
+Status ParseBool(const Mapping& sampler, std::string_view key, bool& out) {
+  if (const Value* value = sampler.Find(key)) {
+    GS_ASSIGN_OR_RETURN(out, value->ToBool());
+  }
+  return {};
+}
+
+// The TpeConfig options; absent keys keep Optuna 3.1's defaults.
+Status ParseTpeOptions(const Mapping& sampler, TpeConfig& tpe) {
+  if (const Value* startup = sampler.Find("n_startup_trials")) {
+    GS_ASSIGN_OR_RETURN(tpe.n_startup_trials, startup->ToIntAtLeast(0));
+  }
+  if (const Value* candidates = sampler.Find("n_ei_candidates")) {
+    GS_ASSIGN_OR_RETURN(tpe.n_ei_candidates, candidates->ToIntAtLeast(1));
+  }
+  if (const Value* prior = sampler.Find("prior_weight")) {
+    GS_ASSIGN_OR_RETURN(tpe.prior_weight, prior->ToNumber());
+    if (!(tpe.prior_weight > 0))
+      return prior->Invalid(fmt::format("the prior weight must be > 0 (got {})", tpe.prior_weight),
+                            "e.g. prior_weight: 1.0");
+  }
+  GS_TRY(ParseBool(sampler, "multivariate", tpe.multivariate));
+  GS_TRY(ParseBool(sampler, "constant_liar", tpe.constant_liar));
+  GS_TRY(ParseBool(sampler, "consider_magic_clip", tpe.consider_magic_clip));
+  GS_TRY(ParseBool(sampler, "consider_endpoints", tpe.consider_endpoints));
+  return {};
+}
 
 }  // namespace
 
 Expected<SamplerConfig> ParseSampler(const Value& value) {
   GS_ASSIGN_OR_RETURN(Mapping sampler, value.ToMapping());
-  GS_ASSIGN_OR_RETURN(Value type, sampler.Require("type", "add type: random or type: grid"));
+  GS_ASSIGN_OR_RETURN(Value type,
+                      sampler.Require("type", "add type: random, grid, sobol or tpe"));
   GS_ASSIGN_OR_RETURN(std::string_view type_text, type.ToEnum(kSamplerTypes));
   SamplerConfig out;
   if (type_text == "grid") {
@@ -28,15 +74,16 @@ Expected<SamplerConfig> ParseSampler(const Value& value) {
     }
     return out;
   }
-  out.kind = SamplerKind::kRandom;
-  GS_TRY(sampler.CheckKeys(kRandomKeys));
-  GS_ASSIGN_OR_RETURN(Value trials, sampler.Require("trials", "add e.g. trials: 16"));
-  GS_ASSIGN_OR_RETURN(out.trials, trials.ToIntAtLeast(1));
-  if (const Value* seed = sampler.Find("seed")) {
-    GS_ASSIGN_OR_RETURN(std::int64_t seed_value, seed->ToInt());
-    if (seed_value < 0) return seed->Invalid("the seed is negative", "use an integer >= 0");
-    out.seed = static_cast<std::uint64_t>(seed_value);
+  if (type_text == "tpe") {
+    out.kind = SamplerKind::kTpe;
+    GS_TRY(sampler.CheckKeys(kTpeKeys));
+    GS_TRY(ParseTrialsAndSeed(sampler, out));
+    GS_TRY(ParseTpeOptions(sampler, out.tpe));
+    return out;
   }
+  out.kind = type_text == "sobol" ? SamplerKind::kSobol : SamplerKind::kRandom;
+  GS_TRY(sampler.CheckKeys(kRandomKeys));
+  GS_TRY(ParseTrialsAndSeed(sampler, out));
   return out;
 }
 

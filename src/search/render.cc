@@ -1,6 +1,9 @@
 // Public rendering API: scan, check names statically, then render with kainjow.
 #include "gpusweep/render.h"
 
+#include <cmath>
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "gpusweep/trial.h"
@@ -20,6 +23,12 @@ Expected<std::string> Render(std::string_view text, const Json& context,
 
 }  // namespace
 
+Json BudgetJson(double budget) {
+  const double whole = std::round(budget);
+  if (whole == budget && std::abs(whole) < 9e15) return Json(static_cast<std::int64_t>(whole));
+  return Json(budget);
+}
+
 Json MakeTemplateContext(const Params& params, const TrialContextInfo& info) {
   Json context = params.is_object() ? params : Json::object();
   context["trial"] = Json{{"number", info.number},
@@ -28,6 +37,7 @@ Json MakeTemplateContext(const Params& params, const TrialContextInfo& info) {
                           {"dir", info.trial_dir}};
   context["config_dir"] = info.config_dir;
   context["experiment_dir"] = info.experiment_dir;
+  if (info.budget) context["budget"] = BudgetJson(*info.budget);
   return context;
 }
 

@@ -115,9 +115,18 @@ TEST(RenderTemplateTest, SyntaxErrorsAreInvalidConfigWithPosition) {
   EXPECT_EQ(Err("{{lr").code, ErrorCode::kInvalidConfig);
 }
 
+TEST(MakeTemplateContextTest, BudgetIsAnIntegerWhenWhole) {
+  TrialContextInfo info{7, 0, "/t", "/c", "/e", 9.0};
+  EXPECT_EQ(MakeTemplateContext(Json::object(), info)["budget"], Json(9));
+  EXPECT_TRUE(MakeTemplateContext(Json::object(), info)["budget"].is_number_integer());
+  info.budget = 2.5;
+  EXPECT_EQ(MakeTemplateContext(Json::object(), info)["budget"], Json(2.5));
+}
+
 TEST(MakeTemplateContextTest, AddsTrialAndDirectories) {
-  const TrialContextInfo info{7, 1, "/x/trials/0007", "/cfg", "/x"};
+  const TrialContextInfo info{7, 1, "/x/trials/0007", "/cfg", "/x", std::nullopt};
   const Json context = MakeTemplateContext(Json{{"lr", 0.1}}, info);
+  EXPECT_FALSE(context.contains("budget"));
   EXPECT_EQ(Ok("{{lr}} {{trial.number}} {{trial.id}} {{trial.repeat}} {{trial.dir}} "
                "{{config_dir}} {{experiment_dir}}",
                context),

@@ -1,4 +1,4 @@
-// MakeSampler and GridSize: validation of the search space for a sampler kind.
+// MakeSampler and GridSize: validation of the search space and options for a sampler kind.
 #include "gpusweep/sampler.h"
 
 #include <cmath>
@@ -76,6 +76,45 @@ Expected<std::unique_ptr<Sampler>> MakeGrid(const SamplerConfig& config,
   return std::make_unique<search::GridSampler>(space, size, config.repeats);
 }
 
+Status CheckTrials(const SamplerConfig& config) {
+  if (config.trials < 1)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.trials: must be >= 1 (got {})", config.trials));
+  return {};
+}
+
+Expected<std::unique_ptr<Sampler>> MakeSobol(const SamplerConfig& config,
+                                             const SearchSpace& space) {
+  GS_TRY(CheckTrials(config));
+  std::size_t varying = 0;
+  for (const ParamSpec& p : space.params) varying += p.kind != ParamKind::kConstant ? 1 : 0;
+  if (varying > search::MaxSobolDimensions())
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler: sobol supports at most {} varying parameters (got {}); "
+                            "use the random sampler",
+                            search::MaxSobolDimensions(), varying));
+  return std::make_unique<search::SobolSampler>(space, config.trials, config.seed);
+}
+
+Expected<std::unique_ptr<Sampler>> MakeTpe(const SamplerConfig& config, const SearchSpace& space,
+                                           Mode mode) {
+  GS_TRY(CheckTrials(config));
+  const TpeConfig& tpe = config.tpe;
+  if (tpe.n_startup_trials < 0)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.n_startup_trials: must be >= 0 (got {})",
+                            tpe.n_startup_trials));
+  if (tpe.n_ei_candidates < 1)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.n_ei_candidates: must be >= 1 (got {})",
+                            tpe.n_ei_candidates));
+  if (!std::isfinite(tpe.prior_weight) || tpe.prior_weight <= 0)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.prior_weight: must be a finite number > 0 (got {})",
+                            tpe.prior_weight));
+  return std::make_unique<search::TpeSampler>(space, config.trials, config.seed, tpe, mode);
+}
+
 }  // namespace
 
 std::int64_t GridSize(const SearchSpace& space) {
@@ -93,16 +132,18 @@ std::int64_t GridSize(const SearchSpace& space) {
 
 Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,
                                                const SearchSpace& space,
-                                               [[maybe_unused]] Mode mode) {
+                                               Mode mode) {
   for (const ParamSpec& p : space.params) GS_TRY(ValidateParam(p));
   switch (config.kind) {
     case SamplerKind::kGrid:
       return MakeGrid(config, space);
     case SamplerKind::kRandom:
-      if (config.trials < 1)
-        return Fail(ErrorCode::kInvalidConfig,
-                    fmt::format("sampler.trials: must be >= 1 (got {})", config.trials));
+      GS_TRY(CheckTrials(config));
       return std::make_unique<search::RandomSampler>(space, config.trials, config.seed);
+    case SamplerKind::kSobol:
+      return MakeSobol(config, space);
+    case SamplerKind::kTpe:
+      return MakeTpe(config, space, mode);
   }
   return Fail(ErrorCode::kInvalidConfig, "sampler: unknown sampler kind");
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpusweep/sampler.h"
+#include "search/tpe_space.h"
 
 namespace gpusweep::search {
 
@@ -38,6 +39,38 @@ class RandomSampler final : public Sampler {
   SearchSpace space_;
   int trials_;
   std::uint64_t seed_;
+};
+
+// Highest number of varying params the Sobol sampler supports (Boost's direction-number
+// table).
+std::size_t MaxSobolDimensions();
+
+class SobolSampler final : public Sampler {
+ public:
+  SobolSampler(SearchSpace space, int trials, std::uint64_t seed);
+  int total_trials() const override;
+  Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
+
+ private:
+  SearchSpace space_;
+  int trials_;
+  std::vector<std::uint64_t> shift_;  // digital shift of each varying param's coordinate
+};
+
+class TpeSampler final : public Sampler {
+ public:
+  TpeSampler(SearchSpace space, int trials, std::uint64_t seed, const TpeConfig& config,
+             Mode mode);
+  int total_trials() const override;
+  Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
+
+ private:
+  RandomSampler startup_;  // the first n_startup_trials: the random sampler's stream
+  TpeSpace model_space_;
+  int trials_;
+  std::uint64_t seed_;
+  TpeConfig config_;
+  Mode mode_;
 };
 
 }  // namespace gpusweep::search

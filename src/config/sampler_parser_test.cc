@@ -1,0 +1,91 @@
+// The `sampler:` section through ParseConfig: sobol and tpe options, and their errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "gpusweep/config.h"
+
+namespace gpusweep {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string WithSampler(std::string_view sampler) {
+  return "name: e\ncommand: [a]\nmetric: {name: m, mode: max}\n" + std::string(sampler) +
+         "\nsearch_space: {x: {type: uniform, low: 0, high: 1}}\n";
+}
+
+Expected<ExperimentConfig> Parse(std::string_view sampler) {
+  return ParseConfig(WithSampler(sampler), "exp.yaml");
+}
+
+std::string ErrorFor(std::string_view sampler) {
+  auto config = Parse(sampler);
+  if (config) return "<parsed without error>";
+  EXPECT_EQ(config.error().code, ErrorCode::kInvalidConfig);
+  return config.error().message;
+}
+
+TEST(SamplerParserTest, TpeWithDefaults) {
+  auto config = Parse("sampler: {type: tpe, trials: 100, seed: 1}");
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->sampler.kind, SamplerKind::kTpe);
+  EXPECT_EQ(config->sampler.trials, 100);
+  EXPECT_EQ(config->sampler.seed, 1u);
+  const TpeConfig defaults;
+  EXPECT_EQ(config->sampler.tpe.n_startup_trials, defaults.n_startup_trials);
+  EXPECT_EQ(config->sampler.tpe.n_ei_candidates, defaults.n_ei_candidates);
+  EXPECT_EQ(config->sampler.tpe.multivariate, false);
+  EXPECT_EQ(config->sampler.tpe.constant_liar, true);
+}
+
+TEST(SamplerParserTest, TpeWithEveryOption) {
+  auto config = Parse(
+      "sampler:\n  type: tpe\n  trials: 50\n  multivariate: true\n  n_startup_trials: 5\n"
+      "  n_ei_candidates: 48\n  prior_weight: 0.5\n  constant_liar: false\n"
+      "  consider_magic_clip: false\n  consider_endpoints: true");
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  const TpeConfig& tpe = config->sampler.tpe;
+  EXPECT_EQ(config->sampler.seed, 0u);
+  EXPECT_TRUE(tpe.multivariate);
+  EXPECT_EQ(tpe.n_startup_trials, 5);
+  EXPECT_EQ(tpe.n_ei_candidates, 48);
+  EXPECT_EQ(tpe.prior_weight, 0.5);
+  EXPECT_FALSE(tpe.constant_liar);
+  EXPECT_FALSE(tpe.consider_magic_clip);
+  EXPECT_TRUE(tpe.consider_endpoints);
+}
+
+TEST(SamplerParserTest, Sobol) {
+  auto config = Parse("sampler: {type: sobol, trials: 64, seed: 3}");
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->sampler.kind, SamplerKind::kSobol);
+  EXPECT_EQ(config->sampler.trials, 64);
+  EXPECT_EQ(config->sampler.seed, 3u);
+}
+
+TEST(SamplerParserTest, UnknownKeysAndTypesSuggestTheClosest) {
+  EXPECT_THAT(ErrorFor("sampler: {type: tpe, trials: 9, multivarite: true}"),
+              StartsWith("exp.yaml:4:33: sampler.multivarite: unknown key 'multivarite'; "
+                         "did you mean 'multivariate'?"));
+  EXPECT_THAT(ErrorFor("sampler: {type: sobol, trials: 9, multivariate: true}"),
+              HasSubstr("unknown key 'multivariate'"));
+  EXPECT_THAT(ErrorFor("sampler: {type: tpw, trials: 9}"), HasSubstr("did you mean 'tpe'?"));
+  EXPECT_THAT(ErrorFor("sampler: {type: sobl, trials: 9}"), HasSubstr("did you mean 'sobol'?"));
+}
+
+TEST(SamplerParserTest, BadValuesAreLocated) {
+  EXPECT_THAT(ErrorFor("sampler: {type: tpe, trials: 9, n_ei_candidates: 0}"),
+              StartsWith("exp.yaml:4:50: sampler.n_ei_candidates: "));
+  EXPECT_THAT(ErrorFor("sampler: {type: tpe, trials: 9, n_startup_trials: -1}"),
+              HasSubstr("sampler.n_startup_trials: "));
+  EXPECT_THAT(ErrorFor("sampler: {type: tpe, trials: 9, prior_weight: 0}"),
+              HasSubstr("sampler.prior_weight: the prior weight must be > 0"));
+  EXPECT_THAT(ErrorFor("sampler: {type: tpe, trials: 9, multivariate: maybe}"),
+              HasSubstr("sampler.multivariate: "));
+  EXPECT_THAT(ErrorFor("sampler: {type: tpe}"), HasSubstr("missing required key 'trials'"));
+  EXPECT_THAT(ErrorFor("sampler: {type: sobol, trials: 0}"), HasSubstr("sampler.trials: "));
+}
+
+}  // namespace
+}  // namespace gpusweep

@@ -1,0 +1,108 @@
+#include "search/tpe_space.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "search/samplers.h"
+
+namespace gpusweep::search {
+namespace {
+
+// The model dim of a param, or nullopt when it can take only one value.
+std::optional<ModelDim> DimOf(const ParamSpec& p) {
+  switch (p.kind) {
+    case ParamKind::kUniform:
+      if (p.high > p.low) return ModelDim{DimKind::kContinuous, 0};
+      return std::nullopt;
+    case ParamKind::kLogUniform:
+      return ModelDim{DimKind::kContinuous, 0};
+    case ParamKind::kInt: {
+      const std::uint64_t cells = IntCardinality(p);
+      if (cells >= 2) return ModelDim{DimKind::kDiscrete, cells};
+      return std::nullopt;
+    }
+    case ParamKind::kChoice:
+      if (p.values.size() >= 2) return ModelDim{DimKind::kCategorical, p.values.size()};
+      return std::nullopt;
+    case ParamKind::kConstant:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+Json FixedValue(const ParamSpec& p) {
+  switch (p.kind) {
+    case ParamKind::kUniform:
+    case ParamKind::kLogUniform: return p.low;
+    case ParamKind::kInt: return p.int_low;
+    case ParamKind::kChoice: return p.values.front();
+    case ParamKind::kConstant: return p.constant;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TpeSpace::TpeSpace(const SearchSpace& space) : space_(space) {
+  dim_of_param_.assign(space_.params.size(), -1);
+  for (std::size_t i = 0; i < space_.params.size(); ++i) {
+    if (const std::optional<ModelDim> dim = DimOf(space_.params[i])) {
+      dim_of_param_[i] = static_cast<int>(dims_.size());
+      dims_.push_back(*dim);
+      param_of_dim_.push_back(i);
+    }
+  }
+}
+
+std::optional<double> TpeSpace::ToModel(int dim, const Json& value) const {
+  const ParamSpec& p = space_.params[param_of_dim_[dim]];
+  if (p.kind == ParamKind::kChoice) {
+    const auto it = std::find(p.values.begin(), p.values.end(), value);
+    if (it == p.values.end()) return std::nullopt;
+    return static_cast<double>(it - p.values.begin());
+  }
+  if (!value.is_number()) return std::nullopt;
+  const double x = value.get<double>();
+  if (!std::isfinite(x)) return std::nullopt;
+  if (p.kind == ParamKind::kUniform) return std::clamp((x - p.low) / (p.high - p.low), 0.0, 1.0);
+  if (p.kind == ParamKind::kLogUniform) {
+    if (x <= 0) return std::nullopt;
+    const double log_low = std::log(p.low);
+    return std::clamp((std::log(x) - log_low) / (std::log(p.high) - log_low), 0.0, 1.0);
+  }
+  // kInt: the nearest grid index.
+  const double cells = static_cast<double>(dims_[dim].size);
+  const double index = std::round((x - static_cast<double>(p.int_low)) /
+                                  static_cast<double>(p.int_step));
+  return std::clamp(index, 0.0, cells - 1.0);
+}
+
+Json TpeSpace::FromModel(const ParamSpec& p, double value) const {
+  switch (p.kind) {
+    case ParamKind::kUniform:
+      return std::clamp(p.low + value * (p.high - p.low), p.low, p.high);
+    case ParamKind::kLogUniform: {
+      const double log_low = std::log(p.low), log_high = std::log(p.high);
+      return std::clamp(std::exp(log_low + value * (log_high - log_low)), p.low, p.high);
+    }
+    case ParamKind::kInt:
+      return IntValue(p, static_cast<std::uint64_t>(value));
+    case ParamKind::kChoice:
+      return p.values[static_cast<std::size_t>(value)];
+    case ParamKind::kConstant:
+      return p.constant;
+  }
+  return nullptr;
+}
+
+Params TpeSpace::ToParams(const std::vector<double>& model) const {
+  Params out = Json::object();
+  for (std::size_t i = 0; i < space_.params.size(); ++i) {
+    const ParamSpec& p = space_.params[i];
+    out[p.name] = dim_of_param_[i] < 0 ? FixedValue(p) : FromModel(p, model[dim_of_param_[i]]);
+  }
+  return out;
+}
+
+}  // namespace gpusweep::search

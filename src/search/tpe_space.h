@@ -1,0 +1,41 @@
+// tpe_space.h — maps a search space to TPE's model space (see parzen_estimator.h) and
+// back. Each param that can take more than one value becomes one model dim, in
+// declaration order: uniform -> continuous (linear), loguniform -> continuous (log),
+// int -> discrete (grid index), choice -> categorical (value index). Constants, and
+// params with a single possible value, are fixed and take no dim.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusweep/config.h"
+#include "search/parzen_estimator.h"
+
+namespace gpusweep::search {
+
+class TpeSpace {
+ public:
+  explicit TpeSpace(const SearchSpace& space);  // a space MakeSampler validated
+
+  const std::vector<ModelDim>& dims() const { return dims_; }
+  const std::string& param_name(int dim) const { return space_.params[param_of_dim_[dim]].name; }
+
+  // The model value of dim `dim` for a param value from a trial's params; nullopt when
+  // it cannot be one (wrong type, a choice not among the values). Numbers outside the
+  // range are clamped to it.
+  std::optional<double> ToModel(int dim, const Json& value) const;
+
+  // Params in declaration order: fixed params with their value, dim d from model[d].
+  Params ToParams(const std::vector<double>& model) const;
+
+ private:
+  Json FromModel(const ParamSpec& p, double value) const;
+
+  SearchSpace space_;
+  std::vector<ModelDim> dims_;
+  std::vector<std::size_t> param_of_dim_;  // index into space_.params
+  std::vector<int> dim_of_param_;          // -1 = fixed
+};
+
+}  // namespace gpusweep::search
