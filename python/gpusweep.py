@@ -7,6 +7,8 @@ things are through environment variables (see docs/protocol.md):
     GPUSWEEP_TRIAL_DIR  the trial's directory (also the working directory)
     GPUSWEEP_PARAMS     path of params.json, a JSON object of the trial's params
     GPUSWEEP_METRICS    path of metrics.jsonl, where the trial appends results
+    GPUSWEEP_BUDGET     with a scheduler that gives budgets: this job's budget
+    GPUSWEEP_RUNG       ... and its rung (0, 1, ...)
 
 This module is a thin convenience over that protocol; a trial does not need it
 (appending a JSON line to $GPUSWEEP_METRICS from any language is enough).
@@ -18,7 +20,22 @@ Typical use::
     lr = p.get("lr", 0.01)
     for epoch in range(10):
         ...
-        gpusweep.report(epoch=epoch, val_acc=acc, val_loss=loss)
+        gpusweep.report(step=epoch, val_acc=acc, val_loss=loss)
+
+Early stopping: a scheduler that prunes a trial sends SIGTERM to its process
+group and SIGKILL after `kill_grace` (default 10 s). To save a checkpoint first::
+
+    gpusweep.handle_stop()                 # SIGTERM now only sets a flag
+    for epoch in range(start, epochs):
+        ...
+        gpusweep.report(epoch=epoch, val_acc=acc)
+        if gpusweep.stop_requested():
+            torch.save(state, gpusweep.trial_dir() / "checkpoint.pt")
+            break
+
+Budgeted trials (scheduler successive_halving, or asha/hyperband when the
+command reads {{budget}}) run again in the same directory with a larger
+budget when promoted: load the checkpoint there and train up to budget().
 
 Outside gpusweep (GPUSWEEP_METRICS unset) `report` prints the JSON line to
 stdout instead, so the same script runs standalone.
@@ -30,13 +47,19 @@ import json
 import math
 import os
 import pathlib
+import signal
 
-__all__ = ["params", "report", "trial_dir", "trial_id", "in_gpusweep"]
+__all__ = ["params", "report", "trial_dir", "trial_id", "in_gpusweep", "budget", "rung",
+           "handle_stop", "stop_requested"]
 
 ENV_TRIAL_ID = "GPUSWEEP_TRIAL_ID"
 ENV_TRIAL_DIR = "GPUSWEEP_TRIAL_DIR"
 ENV_PARAMS = "GPUSWEEP_PARAMS"
 ENV_METRICS = "GPUSWEEP_METRICS"
+ENV_BUDGET = "GPUSWEEP_BUDGET"
+ENV_RUNG = "GPUSWEEP_RUNG"
+
+_stop_signal = None  # the signal number handle_stop() caught, if any
 
 
 def in_gpusweep():
@@ -90,13 +113,58 @@ def trial_id():
     return int(value) if value else None
 
 
-def report(metrics=None, /, **kwargs):
+def budget():
+    """Returns this job's budget from $GPUSWEEP_BUDGET (int when whole), or None.
+
+    Set when the experiment's scheduler gives budgets (the same value as
+    {{budget}} in the command): e.g. the number of epochs to train up to.
+
+    Raises:
+        ValueError: GPUSWEEP_BUDGET is set but is not a number.
+    """
+    value = os.environ.get(ENV_BUDGET)
+    if not value:
+        return None
+    number = float(value)
+    return int(number) if number.is_integer() else number
+
+
+def rung():
+    """Returns this job's rung (0, 1, ...) from $GPUSWEEP_RUNG, or None."""
+    value = os.environ.get(ENV_RUNG)
+    return int(value) if value else None
+
+
+def handle_stop(signals=(signal.SIGTERM,)):
+    """Makes SIGTERM (gpusweep's stop request) set a flag instead of ending the process.
+
+    gpusweep sends SIGTERM when a scheduler prunes the trial, on a timeout and
+    on Ctrl-C, then SIGKILL after the experiment's kill_grace. Poll
+    stop_requested() between steps, save a checkpoint and exit within the
+    grace period. Call from the main thread.
+    """
+    def _note(signum, _frame):
+        global _stop_signal
+        _stop_signal = signum
+
+    for signum in signals:
+        signal.signal(signum, _note)
+
+
+def stop_requested():
+    """True once a signal installed by handle_stop() has arrived."""
+    return _stop_signal is not None
+
+
+def report(metrics=None, /, *, step=None, **kwargs):
     """Reports metrics: appends one JSON object line to $GPUSWEEP_METRICS.
 
-    Call it as ``report(epoch=3, val_acc=0.91)`` or, for keys that are not
-    Python identifiers, ``report({"val/acc": 0.91}, epoch=3)`` (keyword
-    arguments win over the mapping on a clash). A ``step``, ``epoch`` or
-    ``iteration`` key is taken by gpusweep as the step of the line. The
+    Call it as ``report(step=3, val_acc=0.91)`` or, for keys that are not
+    Python identifiers, ``report({"val/acc": 0.91}, step=3)`` (keyword
+    arguments win over the mapping on a clash). ``step`` (written first on the
+    line when given), or else an ``epoch`` or ``iteration`` key, is taken by
+    gpusweep as the step of the line; a scheduler reads its `resource` key
+    (``epoch`` by default: set ``resource: step`` to use ``step``). The
     experiment's objective is the last reported value of its metric.
 
     Values may be anything JSON can hold (numbers, strings, bools, None,
@@ -120,10 +188,12 @@ def report(metrics=None, /, **kwargs):
         TypeError: a key is not a string, or a value cannot be turned into JSON.
         OSError: the metrics file cannot be written.
     """
-    line_obj = {}
+    line_obj = {} if step is None else {"step": step}
     if metrics is not None:
         line_obj.update(metrics)
     line_obj.update(kwargs)
+    if step is not None:
+        line_obj["step"] = step  # the keyword wins over a "step" in the mapping
     if not line_obj:
         raise ValueError("report() needs at least one metric")
     for key in line_obj:

@@ -15,7 +15,8 @@ import gpusweep
 
 HERE = pathlib.Path(__file__).resolve().parent
 GPUSWEEP_VARS = ("GPUSWEEP_TRIAL_ID", "GPUSWEEP_TRIAL_DIR",
-                 "GPUSWEEP_PARAMS", "GPUSWEEP_METRICS")
+                 "GPUSWEEP_PARAMS", "GPUSWEEP_METRICS", "GPUSWEEP_BUDGET",
+                 "GPUSWEEP_RUNG")
 
 
 class _Scalar:
@@ -145,6 +146,38 @@ class ReportTest(TrialEnvTestCase):
         self.assertEqual(out.getvalue(), text + "\n")
         self.assertEqual(json.loads(text), {"epoch": 3, "val_acc": 0.5})
         self.assertFalse(self.metrics_path.exists())
+
+
+class SchedulerHelpersTest(TrialEnvTestCase):
+    def test_step_is_written_first(self):
+        self.enter_trial({})
+        text = gpusweep.report(val_acc=0.5, step=4)
+        self.assertEqual(text, '{"step":4,"val_acc":0.5}')
+
+    def test_budget_and_rung(self):
+        self.assertIsNone(gpusweep.budget())
+        self.assertIsNone(gpusweep.rung())
+        os.environ.update({"GPUSWEEP_BUDGET": "9", "GPUSWEEP_RUNG": "2"})
+        self.assertEqual(gpusweep.budget(), 9)
+        self.assertIsInstance(gpusweep.budget(), int)
+        self.assertEqual(gpusweep.rung(), 2)
+        os.environ["GPUSWEEP_BUDGET"] = "2.5"
+        self.assertEqual(gpusweep.budget(), 2.5)
+
+    def test_stop_request_sets_a_flag_instead_of_ending_the_process(self):
+        script = ("import os, signal, time, gpusweep\n"
+                  "gpusweep.handle_stop()\n"
+                  "assert not gpusweep.stop_requested()\n"
+                  "os.kill(os.getpid(), signal.SIGTERM)\n"
+                  "deadline = time.monotonic() + 5\n"
+                  "while not gpusweep.stop_requested() and time.monotonic() < deadline:\n"
+                  "    time.sleep(0.01)\n"
+                  "print('saved checkpoint' if gpusweep.stop_requested() else 'no flag')\n")
+        env = dict(os.environ, PYTHONPATH=str(HERE))
+        done = subprocess.run([sys.executable, "-c", script], env=env,
+                              capture_output=True, text=True, timeout=30)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout, "saved checkpoint\n")
 
 
 class ChildProcessTest(TrialEnvTestCase):

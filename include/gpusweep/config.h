@@ -71,6 +71,9 @@ enum class SchedulerKind { kNone, kMedian, kSuccessiveHalving, kAsha, kHyperband
 // How successive halving's budget grows from one round to the next.
 enum class BudgetGrowth { kGeometric, kLinear };
 
+// "none", "median", "successive_halving", "asha", "hyperband" (the YAML names).
+std::string_view ToString(SchedulerKind kind);
+
 struct SchedulerConfig {
   SchedulerKind kind = SchedulerKind::kNone;
   // Key of the step in the trial's reports ("epoch"): the resource (fidelity) the

@@ -55,6 +55,9 @@ class RunObserver {
   virtual void OnWarning(const std::string& /*message*/) {}
   virtual void OnTrialStarted(const TrialRecord& /*trial*/) {}
   virtual void OnTrialFinished(const TrialRecord& /*trial*/) {}
+  // The scheduler decided to stop a running trial (SIGTERM sent); OnTrialFinished
+  // follows when its process has exited.
+  virtual void OnTrialPruned(const TrialRecord& /*trial*/, const std::string& /*reason*/) {}
   // After every wake-up of the loop (at least twice a second): every trial recorded so
   // far (ordered by number). The vector stays valid, and is updated in place, until
   // the run returns, so an observer may keep a pointer instead of copying it.

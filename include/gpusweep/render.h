@@ -23,6 +23,7 @@
 
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,8 @@ struct TrialContextInfo {
   std::string trial_dir;       // absolute path of <experiment>/trials/<id>
   std::string config_dir;      // absolute directory of the config file
   std::string experiment_dir;  // absolute path of the experiment directory
+  // The job's budget (resource, e.g. epochs) when a scheduler sets one; {{budget}}.
+  std::optional<double> budget;
 };
 
 // Top-level names MakeTemplateContext adds; a search-space parameter must not use them
@@ -48,8 +51,13 @@ inline constexpr std::array<std::string_view, 3> kBuiltinTemplateNames{
 
 // The context of a trial: a copy of `params` (an object) plus
 //   "trial": {"number": int, "id": TrialDirName(number), "repeat": int, "dir": trial_dir},
-//   "config_dir": string, "experiment_dir": string.
+//   "config_dir": string, "experiment_dir": string, and with a budget
+//   "budget": number (an integer when it is whole, so --epochs {{budget}} gives 9).
+// A parameter named "budget" is shadowed by the scheduler's budget.
 Json MakeTemplateContext(const Params& params, const TrialContextInfo& info);
+
+// A budget as JSON: an integer when whole (9.0 -> 9), else the number.
+Json BudgetJson(double budget);
 
 // Renders `text` with `context` (a JSON object). `what` names the text in messages,
 // e.g. "template setup.py.mustache". Error{kInvalidConfig}, message starting

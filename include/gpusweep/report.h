@@ -34,6 +34,13 @@ namespace gpusweep {
 
 enum class ColorMode { kNever, kAlways };  // the CLI decides from isatty and NO_COLOR
 
+// What the reports need to know about an experiment's scheduler.
+struct SchedulerSummary {
+  std::string type;          // "asha", "median", ...
+  std::string resource;      // the step key, e.g. "epoch"
+  double max_resource = 0;   // full budget; 0 when the scheduler has none (median)
+};
+
 struct ReportContext {
   std::string experiment_name;
   std::filesystem::path experiment_dir;  // trial k lives in <dir>/trials/<TrialDirName(k)>
@@ -42,7 +49,27 @@ struct ReportContext {
   double now = 0;         // Unix seconds, for durations of running trials
   ColorMode color = ColorMode::kNever;
   int width = 100;        // terminal columns; <= 0 = unlimited
+  std::optional<SchedulerSummary> scheduler;  // nullopt: no early stopping
 };
+
+// What early stopping saved, estimated from each pruned trial's own pace: a trial
+// pruned at resource r after d seconds would have needed d * (max_resource / r - 1)
+// more seconds to reach max_resource (r: its last reported `resource`, else its
+// budget). GPU-seconds multiply by the trial's GPU count (CPU trials count in
+// cpu_seconds_saved). Trials without a known r, or max_resource <= 0, add nothing.
+struct EarlyStoppingSavings {
+  int pruned = 0;
+  double trial_seconds_used = 0;  // wall time of every finished trial, all attempts' last
+  double seconds_saved = 0;       // trial-seconds (sum over pruned trials)
+  double gpu_seconds_saved = 0;
+  double cpu_seconds_saved = 0;
+};
+EarlyStoppingSavings EstimateEarlyStoppingSavings(const std::vector<TrialRecord>& trials,
+                                                  const SchedulerSummary& scheduler);
+
+// "7 of 12 trials pruned early, saving about 4m10s of trial time (3m00s GPU, 1m10s
+// CPU), estimated from each pruned trial's pace"; "" when nothing was pruned.
+std::string FormatEarlyStopping(const std::vector<TrialRecord>& trials, const ReportContext& ctx);
 
 // Completed trials with a (non-NaN) objective, best first: highest first for
 // Mode::kMax, lowest first for kMin; ties keep the lower trial number first. Failed,
@@ -79,8 +106,11 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
 // reason, objective, the trial directory, a table of the intermediate results (step,
 // then each reported key in order of first appearance; an attempt column when
 // `results` spans several attempts; the last 50 rows) and `log_tail` verbatim.
+// `decisions`: the scheduler's decisions about this trial, one line each, oldest first
+// (listed under "Scheduler decisions:" when not empty).
 std::string FormatTrial(const TrialRecord& trial, const std::vector<IntermediateResult>& results,
-                        const std::string& log_tail, const ReportContext& ctx);
+                        const std::string& log_tail, const ReportContext& ctx,
+                        const std::vector<std::string>& decisions = {});
 
 // Exports: one row per trial in the given order. Columns: trial, state, attempt,
 // objective, start_time, end_time, duration_s, gpus, exit_code, term_signal,

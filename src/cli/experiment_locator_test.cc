@@ -37,7 +37,8 @@ TEST(LocateExperimentTest, DefaultsToCwdThenNewestUnderRuns) {
 
 TEST(ExperimentMetaTest, RoundTrip) {
   TempDir dir;
-  ExperimentMeta meta{"fmnist", MetricSpec{"val_loss", Mode::kMin}, 12, "/x/sweep.yaml"};
+  ExperimentMeta meta{"fmnist", MetricSpec{"val_loss", Mode::kMin}, 12, "/x/sweep.yaml",
+                      SchedulerSummary{"asha", "epoch", 27}};
   ASSERT_TRUE(WriteExperimentMeta(dir.path(), meta));
   auto read = ReadExperimentMeta(dir.path());
   ASSERT_TRUE(read) << read.error().message;
@@ -45,6 +46,9 @@ TEST(ExperimentMetaTest, RoundTrip) {
   EXPECT_EQ(read->metric.name, "val_loss");
   EXPECT_EQ(read->metric.mode, Mode::kMin);
   EXPECT_EQ(read->total_trials, 12);
+  ASSERT_TRUE(read->scheduler);
+  EXPECT_EQ(read->scheduler->type, "asha");
+  EXPECT_EQ(read->scheduler->max_resource, 27);
   EXPECT_EQ(read->config_path, "/x/sweep.yaml");
   TempDir empty;
   EXPECT_EQ(ReadExperimentMeta(empty.path()).error().code, ErrorCode::kNotFound);

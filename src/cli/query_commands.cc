@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/decision_lines.h"
 #include "cli/experiment_locator.h"
 #include "cli/terminal.h"
 #include "gpusweep/journal.h"
@@ -41,6 +42,7 @@ Expected<OpenedForReading> OpenForReading(const std::optional<std::string>& dir)
   opened.context.experiment_dir = opened.dir;
   opened.context.metric = opened.meta.metric;
   opened.context.total_trials = opened.meta.total_trials;
+  opened.context.scheduler = opened.meta.scheduler;
   opened.context.now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   opened.context.color = terminal.color;
@@ -155,7 +157,12 @@ Expected<int> ShowCommand(const std::string& trial_id, const std::optional<std::
   GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, opened.journal->LoadResults(number));
   std::string tail =
       LogTail(opened.dir / "trials" / TrialDirName(number) / "output.log", kLogTailLines);
-  std::fputs(FormatTrial(*trial, results, tail, opened.context).c_str(), stdout);
+  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
+                      opened.journal->LoadSchedulerEvents(number));
+  const std::string resource = opened.meta.scheduler ? opened.meta.scheduler->resource : "budget";
+  std::fputs(FormatTrial(*trial, results, tail, opened.context, DecisionLines(events, resource))
+                 .c_str(),
+             stdout);
   return 0;
 }
 

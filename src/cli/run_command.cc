@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/terminal.h"
 #include "cli/terminal_observer.h"
+#include "run/experiment_meta.h"
 #include "gpusweep/experiment.h"
 #include "gpusweep/resources.h"
 
@@ -51,6 +52,7 @@ Expected<int> RunCommand(const RunCommandArgs& args) {
   context.experiment_name = config.name;
   context.experiment_dir = options.experiment_dir;
   context.metric = config.metric;
+  context.scheduler = SummarizeScheduler(config.scheduler);
   context.color = terminal.color;
   context.width = terminal.width;
   TerminalObserver observer(stdout, terminal, context, WallClock);

@@ -56,15 +56,29 @@ void TerminalObserver::OnWarning(const std::string& message) {
 
 void TerminalObserver::OnTrialStarted(const TrialRecord& trial) {
   std::string attempt = trial.attempt > 1 ? fmt::format(" (attempt {})", trial.attempt) : "";
-  PrintEvent(fmt::format("trial {} started on {}{}", trial.number, DescribeGpus(trial.gpus),
-                         attempt));
+  std::string budget;
+  if (trial.budget && context_.scheduler)
+    budget = fmt::format(" with {} {:g}", context_.scheduler->resource, *trial.budget);
+  PrintEvent(fmt::format("trial {} started on {}{}{}", trial.number, DescribeGpus(trial.gpus),
+                         budget, attempt));
+}
+
+void TerminalObserver::OnTrialPruned(const TrialRecord& trial, const std::string& reason) {
+  PrintEvent(fmt::format("trial {} pruned: {}", trial.number, reason));
 }
 
 void TerminalObserver::OnTrialFinished(const TrialRecord& trial) {
   const double seconds = trial.end_time - trial.start_time;
-  if (trial.state == TrialState::kCompleted) {
-    PrintEvent(fmt::format("trial {} completed in {}: {}={:.6g}", trial.number,
+  if (trial.state == TrialState::kCompleted || trial.state == TrialState::kPaused) {
+    PrintEvent(fmt::format("trial {} {} in {}: {}={:.6g}", trial.number,
+                           trial.state == TrialState::kPaused ? "paused after its budget"
+                                                              : "completed",
                            FormatDuration(seconds), context_.metric.name, *trial.objective));
+  } else if (trial.state == TrialState::kPruned) {
+    PrintEvent(fmt::format("trial {} stopped after {}{}", trial.number, FormatDuration(seconds),
+                           trial.objective ? fmt::format(": {}={:.6g}", context_.metric.name,
+                                                         *trial.objective)
+                                           : ""));
   } else {
     PrintEvent(fmt::format("trial {} {} after {}: {} (gpusweep show {})", trial.number,
                            ToString(trial.state), FormatDuration(seconds), trial.failure_reason,

@@ -24,6 +24,7 @@ class TerminalObserver : public RunObserver {
   void OnWarning(const std::string& message) override;
   void OnTrialStarted(const TrialRecord& trial) override;
   void OnTrialFinished(const TrialRecord& trial) override;
+  void OnTrialPruned(const TrialRecord& trial, const std::string& reason) override;
   void OnTick(const std::vector<TrialRecord>& trials) override;
 
   // Erases the live line (before the final summary).

@@ -54,20 +54,9 @@ Json SamplerIdentity(const SamplerConfig& sampler) {
   return Json{{"type", "random"}, {"trials", sampler.trials}, {"seed", sampler.seed}};
 }
 
-std::string_view SchedulerTypeName(SchedulerKind kind) {
-  switch (kind) {
-    case SchedulerKind::kNone: return "none";
-    case SchedulerKind::kMedian: return "median";
-    case SchedulerKind::kSuccessiveHalving: return "successive_halving";
-    case SchedulerKind::kAsha: return "asha";
-    case SchedulerKind::kHyperband: return "hyperband";
-  }
-  return "none";
-}
-
 // Every field, so that any change to how trials are stopped is a different experiment.
 Json SchedulerIdentity(const SchedulerConfig& scheduler) {
-  Json identity{{"type", SchedulerTypeName(scheduler.kind)},
+  Json identity{{"type", ToString(scheduler.kind)},
                 {"resource", scheduler.resource},
                 {"min_resource", scheduler.min_resource},
                 {"max_resource", scheduler.max_resource},
@@ -124,6 +113,17 @@ void Diff(const std::string& path, const Json& before, const Json& after,
 }
 
 }  // namespace
+
+std::string_view ToString(SchedulerKind kind) {
+  switch (kind) {
+    case SchedulerKind::kNone: return "none";
+    case SchedulerKind::kMedian: return "median";
+    case SchedulerKind::kSuccessiveHalving: return "successive_halving";
+    case SchedulerKind::kAsha: return "asha";
+    case SchedulerKind::kHyperband: return "hyperband";
+  }
+  return "none";
+}
 
 Json ConfigIdentity(const ExperimentConfig& config) {
   Json identity = Json::object();

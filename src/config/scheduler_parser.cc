@@ -13,8 +13,8 @@ namespace {
 constexpr std::array<std::string_view, 5> kTypes{"none", "median", "successive_halving", "asha",
                                                  "hyperband"};
 constexpr std::array<std::string_view, 1> kNoneKeys{"type"};
-constexpr std::array<std::string_view, 4> kMedianKeys{"type", "resource", "grace_steps",
-                                                      "min_trials"};
+constexpr std::array<std::string_view, 5> kMedianKeys{"type", "resource", "grace_steps",
+                                                      "min_trials", "max_resource"};
 constexpr std::array<std::string_view, 5> kAshaKeys{"type", "resource", "min_resource",
                                                     "max_resource", "reduction_factor"};
 constexpr std::array<std::string_view, 6> kHyperbandKeys{
@@ -100,6 +100,10 @@ Status ParseHalving(const Mapping& map, SchedulerConfig& out) {
 }
 
 Status ParseMedian(const Mapping& map, SchedulerConfig& out) {
+  out.min_resource = 0;  // unused by the rule; keeps min <= max for any max_resource
+  if (const Value* max = map.Find("max_resource")) {  // optional: the trials' full length
+    GS_ASSIGN_OR_RETURN(out.max_resource, PositiveNumber(*max));
+  }
   if (const Value* grace = map.Find("grace_steps")) {
     GS_ASSIGN_OR_RETURN(out.grace_steps, grace->ToNumber());
     if (out.grace_steps < 0) return grace->Invalid("must be >= 0", "e.g. grace_steps: 2");

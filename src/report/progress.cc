@@ -56,6 +56,8 @@ Progress ComputeProgress(const std::vector<TrialRecord>& trials, const ReportCon
       case TrialState::kFailed: ++p.done, ++p.failed; break;
       case TrialState::kRunning: ++p.running; break;
       case TrialState::kInterrupted: ++p.interrupted; break;
+      case TrialState::kPruned:
+      case TrialState::kPaused: ++p.done; break;
     }
   }
   p.queued = std::max(0, ctx.total_trials - p.done - p.running);

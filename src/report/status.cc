@@ -14,7 +14,7 @@ namespace {
 using report::Align;
 
 struct Counts {
-  int completed = 0, running = 0, failed = 0, interrupted = 0, queued = 0;
+  int completed = 0, running = 0, failed = 0, interrupted = 0, queued = 0, pruned = 0, paused = 0;
 };
 
 Counts CountStates(const std::vector<TrialRecord>& trials, int total) {
@@ -25,6 +25,8 @@ Counts CountStates(const std::vector<TrialRecord>& trials, int total) {
       case TrialState::kRunning: ++c.running; break;
       case TrialState::kFailed: ++c.failed; break;
       case TrialState::kInterrupted: ++c.interrupted; break;
+      case TrialState::kPruned: ++c.pruned; break;
+      case TrialState::kPaused: ++c.paused; break;
     }
   }
   c.queued = std::max(0, total - static_cast<int>(trials.size()));
@@ -32,8 +34,11 @@ Counts CountStates(const std::vector<TrialRecord>& trials, int total) {
 }
 
 std::string CountsText(const Counts& c, int total) {
-  return fmt::format("{} planned: {} completed, {} running, {} failed, {} interrupted, {} queued",
-                     total, c.completed, c.running, c.failed, c.interrupted, c.queued);
+  std::string text = fmt::format("{} planned: {} completed", total, c.completed);
+  if (c.pruned > 0) text += fmt::format(", {} pruned", c.pruned);
+  if (c.paused > 0) text += fmt::format(", {} paused", c.paused);
+  return text + fmt::format(", {} running, {} failed, {} interrupted, {} queued", c.running,
+                            c.failed, c.interrupted, c.queued);
 }
 
 std::string_view ModeName(Mode mode) { return mode == Mode::kMax ? "max" : "min"; }
@@ -76,6 +81,8 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
   header("Directory", ctx.experiment_dir.string());
   header("Trials", CountsText(counts, ctx.total_trials));
   header("Best", BestText(trials, ctx.metric));
+  if (const std::string stopped = FormatEarlyStopping(trials, ctx); !stopped.empty())
+    header("Stopped", stopped);
   out += '\n';
 
   std::vector<const TrialRecord*> ordered;
@@ -135,6 +142,8 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
   report::AppendLine(out, fmt::format("Experiment {}: {}", ctx.experiment_name,
                                       CountsText(counts, ctx.total_trials)),
                      ctx.width, ctx.color);
+  if (const std::string stopped = FormatEarlyStopping(trials, ctx); !stopped.empty())
+    report::AppendLine(out, "Early stopping: " + stopped, ctx.width, ctx.color);
   if (shown == 0) {
     report::AppendLine(out, fmt::format("No trial completed with {}.", ctx.metric.name),
                        ctx.width, ctx.color);

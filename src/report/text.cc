@@ -121,7 +121,9 @@ Color StateColor(TrialState state) {
     case TrialState::kCompleted: return Color::kGreen;
     case TrialState::kFailed: return Color::kRed;
     case TrialState::kRunning:
-    case TrialState::kInterrupted: return Color::kYellow;
+    case TrialState::kInterrupted:
+    case TrialState::kPaused:
+    case TrialState::kPruned: return Color::kYellow;
   }
   return Color::kNone;
 }

@@ -100,7 +100,8 @@ void AppendLogTail(std::string& out, const std::string& log_tail) {
 }  // namespace
 
 std::string FormatTrial(const TrialRecord& trial, const std::vector<IntermediateResult>& results,
-                        const std::string& log_tail, const ReportContext& ctx) {
+                        const std::string& log_tail, const ReportContext& ctx,
+                        const std::vector<std::string>& decisions) {
   std::string out;
   auto field = [&](std::string_view label, const std::string& value) {
     out += fmt::format("{:<11}{}\n", label, value);
@@ -110,6 +111,11 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
   state.Add(std::string(ToString(trial.state)), report::StateColor(trial.state));
   report::AppendLine(out, state, /*width=*/0, ctx.color);
   field("Attempt", std::to_string(trial.attempt));
+  if (trial.budget)
+    field("Budget", fmt::format("{} {} (rung {}{})", report::FormatNumber(*trial.budget),
+                                ctx.scheduler ? ctx.scheduler->resource : "budget", trial.rung,
+                                trial.bracket > 0 ? fmt::format(", bracket {}", trial.bracket)
+                                                  : ""));
   if (trial.repeat > 0) field("Repeat", std::to_string(trial.repeat));
   field("GPUs", report::GpusText(trial.gpus));
   field("Started", trial.start_time > 0 ? IsoLocalTime(trial.start_time) : "-");
@@ -123,6 +129,10 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
   out += "Params:\n";
   for (const auto& [name, value] : trial.params.items())
     out += fmt::format("  {} = {}\n", name, report::FormatValue(value, report::Precision::kFull));
+  if (!decisions.empty()) {
+    out += "Scheduler decisions:\n";
+    for (const std::string& line : decisions) out += fmt::format("  {}\n", line);
+  }
   AppendResults(out, results, ctx);
   AppendLogTail(out, log_tail);
   return out;

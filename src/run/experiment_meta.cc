@@ -13,12 +13,22 @@ namespace {
 constexpr const char* kMetaFile = "experiment.json";
 }  // namespace
 
+std::optional<SchedulerSummary> SummarizeScheduler(const SchedulerConfig& scheduler) {
+  if (scheduler.kind == SchedulerKind::kNone) return std::nullopt;
+  return SchedulerSummary{std::string(ToString(scheduler.kind)), scheduler.resource,
+                          scheduler.max_resource};
+}
+
 Status WriteExperimentMeta(const std::filesystem::path& experiment_dir, const ExperimentMeta& meta) {
   Json json{{"name", meta.name},
             {"metric", {{"name", meta.metric.name},
                         {"mode", meta.metric.mode == Mode::kMax ? "max" : "min"}}},
             {"total_trials", meta.total_trials},
             {"config_path", meta.config_path}};
+  if (meta.scheduler)
+    json["scheduler"] = Json{{"type", meta.scheduler->type},
+                             {"resource", meta.scheduler->resource},
+                             {"max_resource", meta.scheduler->max_resource}};
   return WriteFileAtomically(experiment_dir / kMetaFile, json.dump(2) + "\n");
 }
 
@@ -39,6 +49,10 @@ Expected<ExperimentMeta> ReadExperimentMeta(const std::filesystem::path& experim
     meta.metric.mode = json.at("metric").at("mode") == "min" ? Mode::kMin : Mode::kMax;
     meta.total_trials = json.at("total_trials").get<int>();
     meta.config_path = json.value("config_path", "");
+    if (json.contains("scheduler"))
+      meta.scheduler = SchedulerSummary{json["scheduler"].at("type").get<std::string>(),
+                                        json["scheduler"].at("resource").get<std::string>(),
+                                        json["scheduler"].at("max_resource").get<double>()};
     return meta;
   } catch (const Json::exception& e) {
     return Fail(ErrorCode::kIo, fmt::format("{}: unreadable ({})", path.string(), e.what()));

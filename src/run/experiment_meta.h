@@ -4,9 +4,11 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "gpusweep/config.h"
+#include "gpusweep/report.h"
 #include "gpusweep/status.h"
 
 namespace gpusweep {
@@ -16,7 +18,11 @@ struct ExperimentMeta {
   MetricSpec metric;
   int total_trials = 0;     // planned by the sampler
   std::string config_path;  // absolute path of the YAML it was run from
+  std::optional<SchedulerSummary> scheduler;  // nullopt without a scheduler
 };
+
+// The reports' view of a config's scheduler (nullopt for none).
+std::optional<SchedulerSummary> SummarizeScheduler(const SchedulerConfig& scheduler);
 
 Status WriteExperimentMeta(const std::filesystem::path& experiment_dir, const ExperimentMeta& meta);
 // Error{kNotFound} when the file is missing, kIo when it is unreadable.

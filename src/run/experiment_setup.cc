@@ -81,7 +81,8 @@ Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
   GS_ASSIGN_OR_RETURN(auto journal, OpenJournal(dir / "gpusweep.db", JournalAccess::kReadWrite));
   GS_ASSIGN_OR_RETURN(auto existing, journal->LoadExperiment());
   const Json identity = ConfigIdentity(config);
-  const ExperimentMeta meta{config.name, config.metric, total_trials, config.config_path.string()};
+  const ExperimentMeta meta{config.name, config.metric, total_trials, config.config_path.string(),
+                            SummarizeScheduler(config.scheduler)};
   if (!existing) {
     ExperimentRecord record{config.name, config.config_path.string(), config.yaml_text, identity,
                             now};

@@ -51,6 +51,36 @@ Status CheckProgramExists(const ExperimentConfig& config, const std::string& pro
                           config.config_path.string(), found.error().message));
 }
 
+// The budget trials are validated with: any value works, since only names matter.
+std::optional<double> ValidationBudget(const ExperimentConfig& config) {
+  if (config.scheduler.kind == SchedulerKind::kNone) return std::nullopt;
+  return config.scheduler.min_resource;
+}
+
+// Budgeted trials read {{budget}}: rendering trial 0 with two budgets tells whether the
+// command or a template depends on it (sections included), without parsing templates.
+Expected<TrialStyle> DetectStyle(const ExperimentConfig& config, const RunPlan& plan,
+                                 const std::filesystem::path& experiment_dir) {
+  if (config.scheduler.kind == SchedulerKind::kNone) return TrialStyle::kIterative;
+  const std::vector<TrialRecord> no_history;
+  GS_ASSIGN_OR_RETURN(PreparedTrial one,
+                      PrepareTrial(config, plan, experiment_dir, 0, no_history, nullptr, 1.0));
+  GS_ASSIGN_OR_RETURN(PreparedTrial two,
+                      PrepareTrial(config, plan, experiment_dir, 0, no_history, nullptr, 2.0));
+  const bool reads_budget =
+      one.rendered.argv != two.rendered.argv || one.rendered.files != two.rendered.files;
+  return reads_budget ? TrialStyle::kBudgeted : TrialStyle::kIterative;
+}
+
+// {{budget}} without a scheduler renders as a missing name; say where it comes from.
+Error ExplainBudgetWithoutScheduler(Error error, const ExperimentConfig& config) {
+  if (config.scheduler.kind == SchedulerKind::kNone &&
+      error.message.find("unknown name 'budget'") != std::string::npos)
+    error.message += "; {{budget}} is set by a scheduler: add e.g. scheduler: {type: asha, "
+                     "max_resource: 27} (see docs/config.md)";
+  return error;
+}
+
 // Renders every trial once (and throws the text away) so that a name missing for any
 // trial is an error now, not after hours of sweeping.
 Status ValidateTrials(const ExperimentConfig& config, const RunPlan& plan,
@@ -69,9 +99,10 @@ Status ValidateTrials(const ExperimentConfig& config, const RunPlan& plan,
                                 SignalName(signal),
                                 number, plan.total_trials()));
     }
-    GS_ASSIGN_OR_RETURN(PreparedTrial trial,
-                        PrepareTrial(config, plan, experiment_dir, number, no_history));
-    if (!config.shell) programs.insert(trial.rendered.argv.front());
+    Expected<PreparedTrial> trial = PrepareTrial(config, plan, experiment_dir, number, no_history,
+                                                 nullptr, ValidationBudget(config));
+    if (!trial) return tl::unexpected(ExplainBudgetWithoutScheduler(trial.error(), config));
+    if (!config.shell) programs.insert(trial->rendered.argv.front());
   }
   for (const std::string& program : programs) GS_TRY(CheckProgramExists(config, program, env));
   return {};
@@ -134,12 +165,16 @@ Status PlanResources(const ExperimentConfig& config, GpuProbe& probe,
 
 Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPlan& plan,
                                      const std::filesystem::path& experiment_dir, int number,
-                                     const std::vector<TrialRecord>& history) {
+                                     const std::vector<TrialRecord>& history,
+                                     const TrialRecord* previous, std::optional<double> budget) {
   PreparedTrial trial;
-  trial.suggestion = plan.sampler->Suggest(number, history);
+  if (previous != nullptr && !previous->params.empty())
+    trial.suggestion = Suggestion{number, previous->repeat, previous->params};
+  else
+    trial.suggestion = plan.sampler->Suggest(number, history);
   GS_ASSIGN_OR_RETURN(
       trial.rendered,
-      InConfig(RenderTrial(config, trial.suggestion, experiment_dir), config));
+      InConfig(RenderTrial(config, trial.suggestion, experiment_dir, budget), config));
   return trial;
 }
 
@@ -151,6 +186,11 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
   GS_ASSIGN_OR_RETURN(plan.sampler, MakeSampler(config.sampler, config.search_space, config.metric.mode));
   GS_TRY(PlanGpuDemand(config, plan));
   GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
+  GS_ASSIGN_OR_RETURN(plan.style, DetectStyle(config, plan, experiment_dir));
+  GS_ASSIGN_OR_RETURN(plan.scheduler,
+                      InConfig(MakeScheduler(config.scheduler, config.metric.mode,
+                                             plan.total_trials(), plan.style),
+                               config));
   GS_TRY(ValidateTrials(config, plan, experiment_dir, env, interrupted));  // slow: last
   return plan;
 }

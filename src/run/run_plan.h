@@ -18,12 +18,18 @@
 #include "gpusweep/config.h"
 #include "gpusweep/resources.h"
 #include "gpusweep/sampler.h"
+#include "gpusweep/scheduler.h"
 #include "run/trial_setup.h"
 
 namespace gpusweep {
 
 struct RunPlan {
   std::unique_ptr<Sampler> sampler;
+  // nullptr without a scheduler. Stateful: the trial loop drives it (through this
+  // pointer) and the runner replays the journal into it before the loop starts.
+  std::unique_ptr<Scheduler> scheduler;
+  // kBudgeted when the command or a template reads {{budget}}.
+  TrialStyle style = TrialStyle::kIterative;
   std::vector<int> gpus_needed;               // per trial number; 0 = runs on a CPU slot
   std::vector<int> gpus;                      // allowed GPU indices; empty = CPU only
   int cpu_slots = 1;                          // trials without GPUs that may run at once
@@ -42,13 +48,17 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
                           const std::function<int()>& interrupted);
 
 // Trial `number`'s suggestion and rendered command and files. `history`: the trials
-// recorded so far (for model-based samplers).
+// recorded so far (for model-based samplers). `previous`: the trial's own record when
+// it ran before (interrupted, retried or promoted): its recorded params are reused, so
+// a model-based sampler's choice survives a resume. `budget`: the scheduler's budget.
 struct PreparedTrial {
   Suggestion suggestion;
   RenderedTrial rendered;
 };
 Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPlan& plan,
                                      const std::filesystem::path& experiment_dir, int number,
-                                     const std::vector<TrialRecord>& history);
+                                     const std::vector<TrialRecord>& history,
+                                     const TrialRecord* previous = nullptr,
+                                     std::optional<double> budget = std::nullopt);
 
 }  // namespace gpusweep

@@ -7,6 +7,7 @@
 #include "gpusweep/journal.h"
 #include "run/experiment_setup.h"
 #include "run/run_plan.h"
+#include "run/scheduler_journal.h"
 #include "run/trial_env.h"
 #include "run/trial_loop.h"
 
@@ -20,6 +21,11 @@ std::filesystem::path DefaultExperimentDir(const ExperimentConfig& config,
 
 Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const RunOptions& options,
                                        RunServices& services, RunObserver& observer) {
+  if (config.scheduler.kind != SchedulerKind::kNone &&
+      options.failed_trials == FailedTrials::kRetry)
+    return Fail(ErrorCode::kInvalidArgument,
+                "--retry-failed cannot be used with a scheduler: its decisions already counted "
+                "the failed trials as the worst results; start a new experiment instead");
   // Everything that can be wrong with the config is found before anything is written.
   GS_ASSIGN_OR_RETURN(RunPlan plan,
                       PlanRun(config, options.experiment_dir, *services.gpu_probe,
@@ -34,6 +40,15 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
                       RecoverAbandonedTrials(*experiment.journal, recorded,
                                              config.kill_grace_seconds, services.wall_clock(),
                                              services.kill_stale_group));
+  if (plan.scheduler != nullptr) {
+    // The scheduler's state is rebuilt from every call the earlier runs made to it;
+    // jobs a killed gpusweep left running are handed out again first.
+    GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
+                        experiment.journal->LoadSchedulerEvents());
+    GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> recovered,
+                        ReplaySchedulerEvents(*plan.scheduler, events, services.wall_clock()));
+    GS_TRY(experiment.journal->AppendResults({}, recovered));
+  }
   for (const std::string& warning : plan.warnings) observer.OnWarning(warning);
   if (abandoned > 0)
     observer.OnWarning(fmt::format("{} trial{} left running by an earlier gpusweep will run again",

@@ -11,66 +11,10 @@
 #include <gtest/gtest.h>
 
 #include "gpusweep/journal.h"
-#include "run/test_util.h"
+#include "run/runner_test_fixture.h"
 
 namespace gpusweep {
 namespace {
-
-class FakeGpuProbe : public GpuProbe {
- public:
-  explicit FakeGpuProbe(int count) : count_(count) {}
-  Expected<std::vector<GpuInfo>> ListGpus() override {
-    std::vector<GpuInfo> gpus;
-    for (int i = 0; i < count_; ++i)
-      gpus.push_back(GpuInfo{i, "Fake GPU", fmt::format("GPU-fake-{}", i), 1ull << 34});
-    return gpus;
-  }
-
- private:
-  int count_;
-};
-
-class RecordingObserver : public RunObserver {
- public:
-  void OnStart(const RunInfo& info) override { this->info = info; }
-  void OnWarning(const std::string& message) override { warnings.push_back(message); }
-  void OnTrialStarted(const TrialRecord& trial) override { started.push_back(trial.number); }
-  void OnTrialFinished(const TrialRecord& trial) override { finished.push_back(trial); }
-  RunInfo info;
-  std::vector<std::string> warnings;
-  std::vector<int> started;
-  std::vector<TrialRecord> finished;
-};
-
-// Runs one experiment from YAML text in a fresh directory.
-class RunnerTest : public ::testing::Test {
- protected:
-  ExperimentConfig Config(const std::string& yaml) {
-    auto path = dir_.path() / "sweep.yaml";
-    WriteFile(path, yaml);
-    auto config = LoadConfig(path);
-    EXPECT_TRUE(config) << config.error().message;
-    return *config;
-  }
-  Expected<RunOutcome> Run(const ExperimentConfig& config, int gpus = 0, int cores = 2) {
-    FakeGpuProbe probe(gpus);
-    RealRunServices real;
-    real.services.gpu_probe = &probe;
-    real.services.usable_cores = cores;
-    RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python"};
-    observer_ = RecordingObserver{};
-    return RunExperimentWith(config, options, real.services, observer_);
-  }
-  std::filesystem::path experiment_dir() const { return dir_.path() / "exp"; }
-  std::unique_ptr<Journal> OpenReadOnly() {
-    auto journal = OpenJournal(experiment_dir() / "gpusweep.db", JournalAccess::kReadOnly);
-    EXPECT_TRUE(journal) << journal.error().message;
-    return std::move(*journal);
-  }
-
-  TempDir dir_;
-  RecordingObserver observer_;
-};
 
 const char* kHeader = R"(
 name: t

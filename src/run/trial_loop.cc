@@ -7,6 +7,8 @@
 #include <fmt/ranges.h>
 
 #include "common/did_you_mean.h"
+#include "gpusweep/render.h"
+#include "run/scheduler_journal.h"
 #include "run/trial_env.h"
 
 namespace gpusweep {
@@ -38,7 +40,9 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
                      RunServices& services, RunObserver& observer, const RunPlan& plan,
                      Journal& journal, std::vector<TrialRecord> recorded)
     : config_(config), options_(options), services_(services), observer_(observer), plan_(plan),
-      journal_(journal), trials_(std::move(recorded)), gpu_pool_(plan.gpus) {
+      scheduler_(plan.scheduler.get()), journal_(journal), trials_(std::move(recorded)),
+      gpu_pool_(plan.gpus) {
+  if (scheduler_ != nullptr) return;  // the scheduler says what runs next
   const bool retry_failed = options_.failed_trials == FailedTrials::kRetry;
   for (int number = 0; number < plan_.total_trials(); ++number) {
     const TrialRecord* record = Find(number);
@@ -53,6 +57,12 @@ RunInfo TrialLoop::Info(bool resumed) const {
   info.experiment_dir = options_.experiment_dir;
   info.total_trials = plan_.total_trials();
   info.to_run = static_cast<int>(queue_.size());
+  if (scheduler_ != nullptr)
+    info.to_run = info.total_trials -
+                  static_cast<int>(std::count_if(trials_.begin(), trials_.end(), [](const TrialRecord& t) {
+                    return t.state == TrialState::kCompleted || t.state == TrialState::kFailed ||
+                           t.state == TrialState::kPruned;
+                  }));
   info.already_finished = info.total_trials - info.to_run;
   if (options_.failed_trials == FailedTrials::kKeep)
     info.failed_kept = static_cast<int>(std::count_if(
@@ -65,13 +75,22 @@ RunInfo TrialLoop::Info(bool resumed) const {
   return info;
 }
 
+bool TrialLoop::HasWork() const {
+  if (scheduler_ == nullptr) return !queue_.empty();
+  const Job::Kind next = scheduler_->NextJob().kind;
+  return next == Job::Kind::kStart || next == Job::Kind::kPromote;
+}
+
 Status TrialLoop::Run() {
-  while ((!queue_.empty() && interrupt_signal_ == 0) || !active_.empty()) {
+  while ((HasWork() && interrupt_signal_ == 0) || !active_.empty()) {
     if (interrupt_signal_ == 0) {
       GS_ASSIGN_OR_RETURN(int launched, LaunchReady());
       if (active_.empty() && launched == 0)  // PlanRun rules this out; never spin if it did not
-        return Fail(ErrorCode::kResource, fmt::format("trial {} can never get its resources",
-                                                      queue_.front()));
+        return Fail(ErrorCode::kResource,
+                    scheduler_ != nullptr
+                        ? fmt::format("trial {} can never get its resources",
+                                      scheduler_->NextJob().trial)
+                        : fmt::format("trial {} can never get its resources", queue_.front()));
     }
     // Even when every launch failed at once, Wait (with no time to sleep) is where
     // pending interrupts are noticed.
@@ -82,7 +101,7 @@ Status TrialLoop::Run() {
     EnforceDeadlines();
     observer_.OnTick(trials_);
   }
-  if (interrupt_signal_ == 0) return {};
+  if (interrupt_signal_ == 0) return SettlePausedTrials();
   GS_TRY(journal_.AppendEvent(services_.wall_clock(), "interrupted",
                               Json{{"signal", SignalName(interrupt_signal_)}}));
   return Fail(ErrorCode::kInterrupted,
@@ -92,6 +111,7 @@ Status TrialLoop::Run() {
 }
 
 Expected<int> TrialLoop::LaunchReady() {
+  if (scheduler_ != nullptr) return LaunchScheduled();
   int launched = 0;
   // Backfill: a trial waiting for more GPUs than are free does not hold back later
   // trials that fit, so GPUs are never idle while work that fits is queued.
@@ -106,7 +126,23 @@ Expected<int> TrialLoop::LaunchReady() {
       continue;
     }
     it = queue_.erase(it);
-    GS_TRY(Launch(number, std::move(*gpus)));
+    GS_TRY(Launch(number, std::move(*gpus), std::nullopt));
+    ++launched;
+  }
+  return launched;
+}
+
+// Jobs run in the scheduler's order (promotions first in ASHA), so a job that does not
+// fit waits for resources instead of being passed by later ones.
+Expected<int> TrialLoop::LaunchScheduled() {
+  int launched = 0;
+  while (static_cast<int>(active_.size()) < plan_.concurrency) {
+    const Job job = scheduler_->NextJob();
+    if (job.kind != Job::Kind::kStart && job.kind != Job::Kind::kPromote) break;
+    std::optional<std::vector<int>> gpus = AcquireResources(plan_.gpus_needed.at(job.trial));
+    if (!gpus) break;
+    scheduler_->JobStarted(job);
+    GS_TRY(Launch(job.trial, std::move(*gpus), job));
     ++launched;
   }
   return launched;
@@ -124,27 +160,36 @@ void TrialLoop::ReleaseResources(const std::vector<int>& gpus) {
   else gpu_pool_.Release(gpus);
 }
 
-Status TrialLoop::Launch(int number, std::vector<int> gpus) {
+Status TrialLoop::Launch(int number, std::vector<int> gpus, const std::optional<Job>& job) {
   const TrialRecord* previous = Find(number);
   TrialRecord record;
   record.number = number;
   record.attempt = previous ? previous->attempt + 1 : 1;
   record.gpus = gpus;
   record.start_time = services_.wall_clock();
-  Expected<PreparedTrial> planned =
-      PrepareTrial(config_, plan_, options_.experiment_dir, number, trials_);
+  if (job) {
+    record.bracket = job->bracket;
+    record.rung = job->rung;
+    if (job->budget > 0) record.budget = job->budget;  // median without max_resource: none
+  }
+  Expected<PreparedTrial> planned = PrepareTrial(config_, plan_, options_.experiment_dir, number,
+                                                 trials_, previous, record.budget);
   if (!planned) {  // PlanRun rendered each trial without history; a sampler using it may differ
     ReleaseResources(gpus);
-    return FailBeforeStart(std::move(record), planned.error().message);
+    return FailBeforeStart(std::move(record), planned.error().message, job);
   }
   record.repeat = planned->suggestion.repeat;
   record.params = planned->suggestion.params;
   if (Status written = WriteTrialFiles(planned->rendered, record.params, record.attempt); !written) {
     ReleaseResources(gpus);
-    return FailBeforeStart(std::move(record), written.error().message);
+    return FailBeforeStart(std::move(record), written.error().message, job);
   }
   EnvPairs overrides = ProtocolEnv(number, planned->rendered.dir, options_.python_helper_dir,
                                    services_.base_env);
+  if (record.budget) {
+    overrides.emplace_back("GPUSWEEP_BUDGET", BudgetJson(*record.budget).dump());
+    overrides.emplace_back("GPUSWEEP_RUNG", std::to_string(record.rung));
+  }
   auto parent_getenv = [this](const std::string& key) { return LookupEnv(services_.base_env, key); };
   for (auto& pair : TrialResourceEnv(gpus, services_.usable_cores, plan_.cpu_slots, parent_getenv))
     overrides.push_back(std::move(pair));
@@ -153,13 +198,16 @@ Status TrialLoop::Launch(int number, std::vector<int> gpus) {
   Expected<ProcessId> pid = services_.processes->Spawn(request);
   if (!pid) {
     ReleaseResources(gpus);
-    return FailBeforeStart(std::move(record), pid.error().message);
+    return FailBeforeStart(std::move(record), pid.error().message, job);
   }
   record.pid = *pid;
   record.pid_start_ticks = services_.process_start_ticks(*pid).value_or(0);
-  GS_TRY(journal_.UpsertTrial(record));
+  Events events;
+  if (job) events.push_back(JobStartedEvent(*job, record.start_time));
+  GS_TRY(journal_.UpsertTrial(record, events));
   Store(record);
-  Active active{record, MetricsReader(planned->rendered.dir / "metrics.jsonl"), {}, {}, {}, false, {}};
+  Active active{*pid, record, MetricsReader(planned->rendered.dir / "metrics.jsonl"), {}, {}, {},
+                false, {}, job, false};
   if (config_.timeout_seconds)
     active.deadline = services_.monotonic_clock() + *config_.timeout_seconds;
   active_.emplace(*pid, std::move(active));
@@ -167,11 +215,18 @@ Status TrialLoop::Launch(int number, std::vector<int> gpus) {
   return {};
 }
 
-Status TrialLoop::FailBeforeStart(TrialRecord record, const std::string& reason) {
+Status TrialLoop::FailBeforeStart(TrialRecord record, const std::string& reason,
+                                  const std::optional<Job>& job) {
   record.state = TrialState::kFailed;
   record.end_time = services_.wall_clock();
   record.failure_reason = "could not start: " + reason;
-  GS_TRY(journal_.UpsertTrial(record));
+  Events events;
+  if (job) {  // the scheduler counts it as a failed evaluation (worst value)
+    events.push_back(JobStartedEvent(*job, record.end_time));
+    const Decision decision = scheduler_->OnJobFinished(*job, std::nullopt);
+    events.push_back(JobFinishedEvent(*job, std::nullopt, decision, record.end_time));
+  }
+  GS_TRY(journal_.UpsertTrial(record, events));
   Store(record);
   observer_.OnTrialFinished(record);
   return {};
@@ -179,13 +234,13 @@ Status TrialLoop::FailBeforeStart(TrialRecord record, const std::string& reason)
 
 Status TrialLoop::PollMetrics() {
   std::vector<IntermediateResult> results;
-  for (auto& [pid, active] : active_) AbsorbMetrics(active, active.metrics.Poll(), results);
-  if (results.empty()) return {};
-  return journal_.AppendResults(results);
+  Events events;
+  for (auto& [pid, active] : active_) AbsorbMetrics(active, active.metrics.Poll(), results, events);
+  return journal_.AppendResults(results, events);
 }
 
 void TrialLoop::AbsorbMetrics(Active& active, MetricsBatch batch,
-                              std::vector<IntermediateResult>& out) {
+                              std::vector<IntermediateResult>& out, Events& events) {
   for (const std::string& warning : batch.warnings)
     observer_.OnWarning(fmt::format("trial {}: {}", active.record.number, warning));
   const double now = services_.wall_clock();
@@ -193,8 +248,29 @@ void TrialLoop::AbsorbMetrics(Active& active, MetricsBatch batch,
     for (const auto& [key, value] : line.values.items()) active.record.last_metrics[key] = value;
     out.push_back(IntermediateResult{active.record.number, active.record.attempt, line.step, now,
                                      line.values});
+    if (scheduler_ != nullptr) ConsultScheduler(active, line, events);
     active.lines.push_back(std::move(line));
   }
+}
+
+void TrialLoop::ConsultScheduler(Active& active, const MetricsLine& line, Events& events) {
+  const auto resource = line.values.find(config_.scheduler.resource);
+  if (resource == line.values.end() || !resource->is_number()) return;
+  std::optional<double> value;
+  if (const auto metric = line.values.find(config_.metric.name);
+      metric != line.values.end() && metric->is_number())
+    value = metric->get<double>();
+  const double at = resource->get<double>();
+  const std::optional<Decision> decision = scheduler_->OnReport(active.record.number, at, value);
+  events.push_back(ReportEvent(active.record.number, at, value, decision, services_.wall_clock()));
+  if (!decision || decision->verdict != Verdict::kStop || active.pruned || active.kill_at) return;
+  // Pruned: SIGTERM now (a trial may save a checkpoint), SIGKILL after the grace period;
+  // its GPUs go to the next job as soon as the process group is gone.
+  active.pruned = true;
+  active.stop_reason = "pruned: " + decision->reason;
+  services_.processes->SignalGroup(active.pid, SIGTERM);
+  active.kill_at = services_.monotonic_clock() + config_.kill_grace_seconds;
+  observer_.OnTrialPruned(active.record, decision->reason);
 }
 
 Status TrialLoop::Reap(const ProcessEvent& event) {
@@ -202,12 +278,14 @@ Status TrialLoop::Reap(const ProcessEvent& event) {
   if (it == active_.end()) return {};
   Active& active = it->second;
   std::vector<IntermediateResult> final_results;
-  AbsorbMetrics(active, active.metrics.Finish(), final_results);
+  Events events;
+  AbsorbMetrics(active, active.metrics.Finish(), final_results, events);
   Judge(active, event.exit);
+  if (active.job) ConcludeJob(active, events);
   TrialRecord record = active.record;
   ReleaseResources(record.gpus);
   active_.erase(it);
-  GS_TRY(journal_.FinishTrial(record, final_results));
+  GS_TRY(journal_.FinishTrial(record, final_results, events));
   Store(record);
   observer_.OnTrialFinished(record);
   return {};
@@ -248,6 +326,52 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
     record.failure_reason = fmt::format("exit code {}", exit.exit_code);
   else
     record.failure_reason = MissingMetricReason(config_.metric.name, record.last_metrics);
+}
+
+void TrialLoop::ConcludeJob(Active& active, Events& events) {
+  TrialRecord& record = active.record;
+  const Job& job = *active.job;
+  if (record.state == TrialState::kInterrupted) {  // runs again, first, on resume
+    scheduler_->OnJobInterrupted(job);
+    events.push_back(JobInterruptedEvent(job, record.end_time));
+    return;
+  }
+  const std::optional<double> last = LastMetricValue(active.lines, config_.metric.name);
+  // A failed job ranks worst; a pruned one keeps what it reported.
+  std::optional<double> value;
+  if (active.pruned) value = last;
+  else if (record.state == TrialState::kCompleted) value = record.objective;
+  const Decision decision = scheduler_->OnJobFinished(job, value);
+  events.push_back(JobFinishedEvent(job, value, decision, record.end_time));
+  if (active.pruned) {
+    record.state = TrialState::kPruned;
+    record.objective = last;
+    return;
+  }
+  if (record.state != TrialState::kCompleted) return;  // failed stays failed
+  if (decision.verdict == Verdict::kPause) {
+    record.state = TrialState::kPaused;
+    record.failure_reason = decision.reason;
+  } else if (decision.verdict == Verdict::kStop) {
+    record.state = TrialState::kPruned;
+    record.failure_reason = "pruned: " + decision.reason;
+  }
+}
+
+Status TrialLoop::SettlePausedTrials() {
+  if (scheduler_ == nullptr) return {};
+  const double now = services_.wall_clock();
+  for (TrialRecord& trial : trials_) {
+    if (trial.state != TrialState::kPaused) continue;
+    trial.state = TrialState::kPruned;
+    trial.failure_reason = fmt::format(
+        "pruned: not promoted past rung {} ({} {}); {}", trial.rung, config_.scheduler.resource,
+        trial.budget ? BudgetJson(*trial.budget).dump() : "-", trial.failure_reason);
+    GS_TRY(journal_.FinishTrial(trial, {}, {TrialEndedEvent(trial.number, trial.failure_reason,
+                                                            now)}));
+    observer_.OnTrialFinished(trial);
+  }
+  return {};
 }
 
 void TrialLoop::EnforceDeadlines() {

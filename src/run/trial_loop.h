@@ -32,6 +32,7 @@ class TrialLoop {
  private:
   // A trial whose process is running.
   struct Active {
+    ProcessId pid = 0;
     TrialRecord record;
     MetricsReader metrics;
     std::vector<MetricsLine> lines;      // everything this attempt reported so far
@@ -39,17 +40,30 @@ class TrialLoop {
     std::optional<double> kill_at;       // monotonic seconds; SIGKILL after the grace period
     bool killed = false;                 // SIGKILL sent
     std::string stop_reason;             // why gpusweep stopped it ("timed out after 20m")
+    std::optional<Job> job;              // with a scheduler: the job this process runs
+    bool pruned = false;                 // the scheduler stopped it
   };
+  using Events = std::vector<SchedulerEventRecord>;
 
+  bool HasWork() const;          // something is queued (or the scheduler has a job)
   Expected<int> LaunchReady();  // how many trials left the queue
+  Expected<int> LaunchScheduled();
   std::optional<std::vector<int>> AcquireResources(int gpus_needed);
   void ReleaseResources(const std::vector<int>& gpus);
-  Status Launch(int number, std::vector<int> gpus);
-  Status FailBeforeStart(TrialRecord record, const std::string& reason);
+  Status Launch(int number, std::vector<int> gpus, const std::optional<Job>& job);
+  Status FailBeforeStart(TrialRecord record, const std::string& reason,
+                         const std::optional<Job>& job);
   Status Reap(const ProcessEvent& event);
   void Judge(Active& active, const ProcessExit& exit);
+  // With a scheduler: tells it how the job ended and sets the trial's state from its
+  // decision (after Judge decided completed/failed/interrupted).
+  void ConcludeJob(Active& active, Events& events);
   Status PollMetrics();
-  void AbsorbMetrics(Active& active, MetricsBatch batch, std::vector<IntermediateResult>& out);
+  void AbsorbMetrics(Active& active, MetricsBatch batch, std::vector<IntermediateResult>& out,
+                     Events& events);
+  void ConsultScheduler(Active& active, const MetricsLine& line, Events& events);
+  // The run ended normally: trials the scheduler left paused will never be promoted.
+  Status SettlePausedTrials();
   void EnforceDeadlines();
   void BeginInterrupt(int signal);
   double WaitTimeout() const;
@@ -61,6 +75,7 @@ class TrialLoop {
   RunServices& services_;
   RunObserver& observer_;
   const RunPlan& plan_;
+  Scheduler* scheduler_;                // plan_.scheduler; nullptr without one
   Journal& journal_;
 
   std::vector<TrialRecord> trials_;     // recorded trials, ordered by number

@@ -31,11 +31,13 @@ Status KeepPreviousAttempt(const std::filesystem::path& from, const std::filesys
 }  // namespace
 
 Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Suggestion& suggestion,
-                                    const std::filesystem::path& experiment_dir) {
+                                    const std::filesystem::path& experiment_dir,
+                                    std::optional<double> budget) {
   RenderedTrial trial;
   trial.dir = experiment_dir / "trials" / TrialDirName(suggestion.number);
   TrialContextInfo info{suggestion.number, suggestion.repeat, trial.dir.string(),
-                        config.config_path.parent_path().string(), experiment_dir.string()};
+                        config.config_path.parent_path().string(), experiment_dir.string(),
+                        budget};
   Json context = MakeTemplateContext(suggestion.params, info);
   if (config.shell) {
     GS_ASSIGN_OR_RETURN(std::string command, RenderShellCommand(config.shell_command, context));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,10 +24,12 @@ struct RenderedTrial {
   std::vector<std::pair<std::filesystem::path, std::string>> files;
 };
 
-// Renders the command (argv, or /bin/sh -c for shell commands) and templates.
+// Renders the command (argv, or /bin/sh -c for shell commands) and templates;
+// `budget` is the scheduler's budget for this job ({{budget}}), nullopt without one.
 // Error{kInvalidConfig}: a missing name or a destination escaping the trial dir.
 Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Suggestion& suggestion,
-                                    const std::filesystem::path& experiment_dir);
+                                    const std::filesystem::path& experiment_dir,
+                                    std::optional<double> budget = std::nullopt);
 
 // Creates the trial directory and writes params.json and the rendered files (each
 // atomically: temp file + rename). For attempt > 1, the previous attempt's

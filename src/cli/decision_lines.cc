@@ -1,0 +1,61 @@
+#include "cli/decision_lines.h"
+
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "gpusweep/render.h"
+#include "run/scheduler_journal.h"
+
+namespace gpusweep {
+namespace {
+
+std::string ClockTime(double unix_seconds) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm local{};
+  localtime_r(&t, &local);
+  char text[16];
+  std::strftime(text, sizeof text, "%H:%M:%S", &local);
+  return text;
+}
+
+std::string ValueText(const Json& value) {
+  return value.is_number() ? fmt::format("{:.6g}", value.get<double>()) : "no value";
+}
+
+std::string JobText(const Json& job, const std::string& resource) {
+  return fmt::format("rung {} ({} {})", job.value("rung", 0), resource,
+                     BudgetJson(job.value("budget", 0.0)).dump());
+}
+
+}  // namespace
+
+std::vector<std::string> DecisionLines(const std::vector<SchedulerEventRecord>& events,
+                                       const std::string& resource) {
+  std::vector<std::string> lines;
+  for (const SchedulerEventRecord& event : events) {
+    const std::string when = ClockTime(event.time);
+    const Json job = event.detail.value("job", Json::object());
+    if (event.kind == "job_started") {
+      lines.push_back(fmt::format("{}  {} job to {}", when,
+                                  job.value("kind", "") == "promote" ? "promoted: runs"
+                                                                     : "started:",
+                                  JobText(job, resource)));
+    } else if (event.kind == "job_interrupted") {
+      lines.push_back(fmt::format("{}  interrupted: the job to {} runs again", when,
+                                  JobText(job, resource)));
+    } else if (std::optional<Decision> decision = DecisionOf(event)) {
+      const std::string where =
+          decision->rung >= 0 && event.kind != "trial_ended"
+              ? fmt::format("rung {} ({} {}): {} -> ", decision->rung, resource,
+                            BudgetJson(decision->resource).dump(),
+                            ValueText(event.detail["decision"].value("value", Json())))
+              : "";
+      lines.push_back(fmt::format("{}  {}{}{}{}", when, where, ToString(decision->verdict),
+                                  decision->reason.empty() ? "" : ": ", decision->reason));
+    }
+  }
+  return lines;
+}
+
+}  // namespace gpusweep

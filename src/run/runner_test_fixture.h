@@ -1,0 +1,74 @@
+// runner_test_fixture.h — a fake GPU inventory, a recording observer and a fixture that
+// runs one experiment from YAML text in a fresh directory with real processes.
+#pragma once
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "gpusweep/journal.h"
+#include "run/runner.h"
+#include "run/test_util.h"
+
+namespace gpusweep {
+
+class FakeGpuProbe : public GpuProbe {
+ public:
+  explicit FakeGpuProbe(int count) : count_(count) {}
+  Expected<std::vector<GpuInfo>> ListGpus() override {
+    std::vector<GpuInfo> gpus;
+    for (int i = 0; i < count_; ++i)
+      gpus.push_back(GpuInfo{i, "Fake GPU", fmt::format("GPU-fake-{}", i), 1ull << 34});
+    return gpus;
+  }
+
+ private:
+  int count_;
+};
+
+class RecordingObserver : public RunObserver {
+ public:
+  void OnStart(const RunInfo& info) override { this->info = info; }
+  void OnWarning(const std::string& message) override { warnings.push_back(message); }
+  void OnTrialStarted(const TrialRecord& trial) override { started.push_back(trial.number); }
+  void OnTrialFinished(const TrialRecord& trial) override { finished.push_back(trial); }
+  void OnTrialPruned(const TrialRecord& trial, const std::string&) override {
+    pruned.push_back(trial.number);
+  }
+  RunInfo info;
+  std::vector<std::string> warnings;
+  std::vector<int> started;
+  std::vector<TrialRecord> finished;
+  std::vector<int> pruned;
+};
+
+// Runs one experiment from YAML text in a fresh directory.
+class RunnerTest : public ::testing::Test {
+ protected:
+  ExperimentConfig Config(const std::string& yaml) {
+    auto path = dir_.path() / "sweep.yaml";
+    WriteFile(path, yaml);
+    auto config = LoadConfig(path);
+    EXPECT_TRUE(config) << config.error().message;
+    return *config;
+  }
+  Expected<RunOutcome> Run(const ExperimentConfig& config, int gpus = 0, int cores = 2) {
+    FakeGpuProbe probe(gpus);
+    RealRunServices real;
+    real.services.gpu_probe = &probe;
+    real.services.usable_cores = cores;
+    RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python"};
+    observer_ = RecordingObserver{};
+    return RunExperimentWith(config, options, real.services, observer_);
+  }
+  std::filesystem::path experiment_dir() const { return dir_.path() / "exp"; }
+  std::unique_ptr<Journal> OpenReadOnly() {
+    auto journal = OpenJournal(experiment_dir() / "gpusweep.db", JournalAccess::kReadOnly);
+    EXPECT_TRUE(journal) << journal.error().message;
+    return std::move(*journal);
+  }
+
+  TempDir dir_;
+  RecordingObserver observer_;
+};
+
+}  // namespace gpusweep

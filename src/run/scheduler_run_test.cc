@@ -1,0 +1,145 @@
+// Runs with a scheduler, real processes and a fake GPU inventory: pruning of iterative
+// trials, promotions of budgeted ones, and the journaled decisions.
+#include <signal.h>
+
+#include <map>
+#include <set>
+
+#include "run/runner_test_fixture.h"
+
+namespace gpusweep {
+namespace {
+
+const char* kHeader = R"(
+name: t
+metric: {name: score, mode: max}
+resources: {gpus: auto, cpu_slots: 1}
+kill_grace: 0.5s
+)";
+
+std::optional<double> PruneTime(Journal& journal, int trial) {
+  auto events = journal.LoadSchedulerEvents(trial);
+  EXPECT_TRUE(events);
+  for (const SchedulerEventRecord& event : *events)
+    if (event.kind == "report" && event.detail.contains("decision") &&
+        event.detail["decision"]["verdict"] == "stop")
+      return event.time;
+  return std::nullopt;
+}
+
+// Trial 1 reports a bad first epoch and then ignores SIGTERM: ASHA stops it at rung 0,
+// SIGKILL follows the grace period, and the only GPU goes to trial 2 at once.
+TEST_F(RunnerTest, AshaPrunesABadIterativeTrialAndHandsItsGpuOn) {
+  auto config = Config(std::string(kHeader) + R"(
+command: [/bin/sh, -c, '{{cmd}}']
+sampler: {type: grid}
+scheduler: {type: asha, resource: epoch, min_resource: 1, max_resource: 4, reduction_factor: 2}
+search_space:
+  cmd:
+    type: choice
+    values:
+      - 'for e in 1 2 3 4; do echo "{\"epoch\": $e, \"score\": 1$e}" >> $GPUSWEEP_METRICS; done'
+      - 'trap "" TERM; echo "{\"epoch\": 1, \"score\": 1}" >> $GPUSWEEP_METRICS; sleep 30'
+      - 'for e in 1 2 3 4; do echo "{\"epoch\": $e, \"score\": 2$e}" >> $GPUSWEEP_METRICS; done'
+)");
+  auto outcome = Run(config, /*gpus=*/1);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  const auto& t = outcome->trials;
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].state, TrialState::kCompleted) << t[0].failure_reason;
+  EXPECT_EQ(t[2].state, TrialState::kCompleted) << t[2].failure_reason;
+  EXPECT_EQ(t[1].state, TrialState::kPruned);
+  EXPECT_EQ(t[1].objective, 1.0);
+  EXPECT_EQ(t[1].term_signal, SIGKILL);
+  EXPECT_NE(t[1].failure_reason.find("pruned: rank 2 of 2 at rung 0"), std::string::npos)
+      << t[1].failure_reason;
+  EXPECT_EQ(observer_.pruned, std::vector<int>{1});
+
+  auto journal = OpenReadOnly();
+  const std::optional<double> pruned_at = PruneTime(*journal, 1);
+  ASSERT_TRUE(pruned_at);
+  const double grace = 0.5;
+  EXPECT_LT(t[1].end_time - *pruned_at, grace + 1.0);   // its processes are gone
+  EXPECT_EQ(t[2].gpus, t[1].gpus);
+  EXPECT_LT(t[2].start_time - *pruned_at, grace + 1.0);  // and its GPU is in use again
+}
+
+TEST_F(RunnerTest, MedianRuleStopsATrialBelowTheOthersRunningAverages) {
+  auto config = Config(std::string(kHeader) + R"(
+shell: true
+command: 'for e in 1 2 3; do echo "{\"epoch\": $e, \"score\": "{{level}}"$e}" >> $GPUSWEEP_METRICS; sleep 0.05; done'
+sampler: {type: grid}
+scheduler: {type: median, resource: epoch, grace_steps: 1, min_trials: 2, max_resource: 3}
+search_space:
+  level: {type: choice, values: [5, 6, 1, 7]}
+)");
+  auto outcome = Run(config, /*gpus=*/0);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  const auto& t = outcome->trials;
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t[2].state, TrialState::kPruned) << t[2].failure_reason;
+  for (int i : {0, 1, 3}) EXPECT_EQ(t[i].state, TrialState::kCompleted) << i;
+}
+
+// Budgeted trials read {{budget}}: synchronous successive halving runs 4 -> 2 -> 1 with
+// budgets 1, 2, 4, in the same trial directory, and journals every job.
+TEST_F(RunnerTest, SuccessiveHalvingPromotesBudgetedTrialsInRounds) {
+  auto config = Config(std::string(kHeader) + R"(
+command: [/bin/sh, -c, 'echo "{\"epoch\": $2, \"score\": $(($1 * $2))}" >> $GPUSWEEP_METRICS; echo $2 >> budgets.txt', sh, "{{x}}", "{{budget}}"]
+sampler: {type: grid}
+scheduler: {type: successive_halving, min_resource: 1, max_resource: 4, reduction_factor: 2}
+search_space:
+  x: {type: choice, values: [3, 1, 4, 2]}
+)");
+  auto outcome = Run(config, /*gpus=*/0);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  const auto& t = outcome->trials;
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t[2].state, TrialState::kCompleted) << t[2].failure_reason;  // x = 4 wins
+  EXPECT_EQ(t[2].objective, 16.0);
+  EXPECT_EQ(t[2].budget, 4.0);
+  EXPECT_EQ(t[0].state, TrialState::kPruned);  // x = 3 survives round 0, not round 1
+  EXPECT_EQ(t[0].budget, 2.0);
+  EXPECT_EQ(t[1].state, TrialState::kPruned);
+  EXPECT_EQ(t[1].budget, 1.0);
+  EXPECT_EQ(ReadFile(experiment_dir() / "trials/0002/budgets.txt"), "1\n2\n4\n");
+  EXPECT_TRUE(std::filesystem::exists(experiment_dir() / "trials/0002/output.attempt2.log"));
+
+  auto journal = OpenReadOnly();
+  auto events = journal->LoadSchedulerEvents();
+  ASSERT_TRUE(events);
+  std::map<double, int> jobs_per_budget;
+  for (const SchedulerEventRecord& event : *events)
+    if (event.kind == "job_started") ++jobs_per_budget[event.detail["job"]["budget"].get<double>()];
+  EXPECT_EQ(jobs_per_budget, (std::map<double, int>{{1, 4}, {2, 2}, {4, 1}}));
+}
+
+TEST_F(RunnerTest, BudgetWithoutASchedulerIsExplained) {
+  auto config = Config(std::string(kHeader) + R"(
+command: [/bin/echo, '{{budget}}']
+sampler: {type: grid}
+)");
+  auto outcome = Run(config);
+  ASSERT_FALSE(outcome);
+  EXPECT_NE(outcome.error().message.find("{{budget}} is set by a scheduler"), std::string::npos)
+      << outcome.error().message;
+}
+
+TEST_F(RunnerTest, SuccessiveHalvingNeedsBudgetedTrials) {
+  auto config = Config(std::string(kHeader) + R"(
+command: [/bin/echo, '{{x}}']
+sampler: {type: grid}
+scheduler: {type: successive_halving, max_resource: 4}
+search_space:
+  x: {type: choice, values: [1, 2]}
+)");
+  auto outcome = Run(config);
+  ASSERT_FALSE(outcome);
+  EXPECT_EQ(outcome.error().code, ErrorCode::kInvalidConfig);
+  EXPECT_NE(outcome.error().message.find("{{budget}}"), std::string::npos)
+      << outcome.error().message;
+  EXPECT_FALSE(std::filesystem::exists(experiment_dir()));
+}
+
+}  // namespace
+}  // namespace gpusweep
