@@ -4,7 +4,11 @@
 One gpusweep trial: hyperparameters come as command-line flags (the sweep.yaml
 command fills them in from the trial's params); after every epoch the script
 reports {"epoch", "train_loss", "val_loss", "val_acc"} through gpusweep.report.
-Run standalone, it prints those lines to stdout instead:
+When gpusweep's scheduler prunes it (SIGTERM), it stops after the current
+epoch. With --checkpoint it saves model, optimizer and generator state after
+every epoch and resumes from that file when it exists, so a budgeted scheduler
+(successive_halving: --epochs {{budget}}) continues a promoted trial instead of
+retraining it. Run standalone, it prints those lines to stdout instead:
 
     OMP_NUM_THREADS=1 /usr/bin/python3 train.py --lr 0.002 --epochs 4
 
@@ -67,6 +71,8 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=0,
                    help="initialisation and shuffling seed")
     p.add_argument("--data-dir", type=pathlib.Path, default=DATA_DIR)
+    p.add_argument("--checkpoint", type=pathlib.Path, default=None,
+                   help="save state here after each epoch; resume from it if present")
     args = p.parse_args(argv)
     if args.train_size < 1 or args.val_size < 1 or \
             args.train_size + args.val_size > TRAIN_COUNT:
@@ -170,8 +176,30 @@ def configure_torch(seed):
     return device
 
 
+def load_checkpoint(path, model, optimizer, generator):
+    """Restores state saved by save_checkpoint; returns the epochs already done."""
+    if path is None or not path.exists():
+        return 0
+    state = torch.load(path, map_location="cpu")
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    generator.set_state(state["generator"])
+    return int(state["epoch"])
+
+
+def save_checkpoint(path, model, optimizer, generator, epoch):
+    """Writes the state after `epoch` atomically (a kill never leaves half a file)."""
+    if path is None:
+        return
+    temp = path.with_name(path.name + ".tmp")
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "generator": generator.get_state(), "epoch": epoch}, temp)
+    os.replace(temp, path)
+
+
 def main(argv=None):
     args = parse_args(argv)
+    gpusweep.handle_stop()  # a pruned trial finishes its epoch, saves, and exits
     device = configure_torch(args.seed)
     started = time.monotonic()
     (x_train, y_train), (x_val, y_val) = load_split(
@@ -186,7 +214,11 @@ def main(argv=None):
     model = SmallCnn(args.channels, args.dropout).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)
-    for epoch in range(1, args.epochs + 1):
+    done = load_checkpoint(args.checkpoint, model, optimizer, generator)
+    if done:
+        print("resumed from %s after epoch %d" % (args.checkpoint, done),
+              file=sys.stderr, flush=True)
+    for epoch in range(done + 1, args.epochs + 1):
         train_loss = train_epoch(model, optimizer, x_train, y_train,
                                  args.batch_size, generator, device)
         val_loss, val_acc = evaluate(model, x_val, y_val, device)
@@ -196,8 +228,12 @@ def main(argv=None):
             return 1
         gpusweep.report(epoch=epoch, train_loss=round(train_loss, 5),
                         val_loss=round(val_loss, 5), val_acc=round(val_acc, 5))
+        save_checkpoint(args.checkpoint, model, optimizer, generator, epoch)
         print("epoch %d done at %.1fs" % (epoch, time.monotonic() - started),
               file=sys.stderr, flush=True)
+        if gpusweep.stop_requested():
+            print("stop requested after epoch %d" % epoch, file=sys.stderr, flush=True)
+            break
     return 0
 
 
