@@ -2,6 +2,8 @@
 #include <signal.h>
 
 #include <regex>
+#include <map>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -219,6 +221,73 @@ kill_grace: 1s
   ASSERT_TRUE(results);
   ASSERT_EQ(results->size(), 3u);  // attempt 1's report kept beside attempt 2's two
   EXPECT_EQ((*results)[0].attempt, 1);
+}
+
+// Budgeted ASHA (rungs at budgets 1, 2, 4): the first job at budget 4 hangs and
+// gpusweep is killed with -9 during it. The resume replays the scheduler's journal,
+// reruns only that job and repeats no finished evaluation.
+TEST_F(CliTest, KillNineMidRungThenResumeRepeatsNoFinishedEvaluation) {
+  Write(R"(
+name: e2e
+command: [/bin/sh, -c, 'echo {{budget}} >> {{config_dir}}/evals-{{trial.number}}; if [ {{budget}} = 4 ] && [ ! -f {{config_dir}}/hung ]; then touch {{config_dir}}/hung; sleep 300; fi; echo "{\"epoch\": {{budget}}, \"acc\": $(({{a}} * {{budget}}))}" >> "$GPUSWEEP_METRICS"']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+scheduler: {type: asha, min_resource: 1, max_resource: 4, reduction_factor: 2}
+search_space:
+  a: {type: int, low: 1, high: 4}
+resources: {cpu_slots: 1}  # one job in flight: the kill cuts exactly one short
+kill_grace: 1s
+)");
+  pid_t first = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "first.log");
+  ASSERT_TRUE(WaitUntil(30, [&] {
+    for (const TrialRecord& t : Trials())
+      if (t.state == TrialState::kRunning && t.budget == 4.0) return true;
+    return false;
+  })) << ReadFile(dir_.path() / "first.log");
+  ASSERT_EQ(kill(first, SIGKILL), 0);
+  EXPECT_EQ(WaitExit(first), 128 + SIGKILL);
+
+  auto resumed = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out;
+  EXPECT_TRUE(LiveTrialProcesses(exp()).empty());
+  auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+  ASSERT_TRUE(journal);
+  auto events = (*journal)->LoadSchedulerEvents();
+  ASSERT_TRUE(events);
+  // One finished job per (trial, rung); the jobs the kill cut short (the hung one, and
+  // any whose end had not been journaled) are the only ones run twice.
+  std::set<std::pair<int, int>> finished;
+  std::map<std::pair<int, int>, int> interrupted;
+  for (const SchedulerEventRecord& event : *events) {
+    if (!event.detail.contains("job")) continue;  // reports
+    const auto key = std::make_pair(event.trial, event.detail["job"]["rung"].get<int>());
+    if (event.kind == "job_interrupted") ++interrupted[key];
+    if (event.kind == "job_finished") {
+      EXPECT_TRUE(finished.insert(key).second) << "trial " << key.first << " rung " << key.second;
+    }
+  }
+  int completed = 0;
+  for (const TrialRecord& t : Trials()) {
+    completed += t.state == TrialState::kCompleted;
+    EXPECT_TRUE(t.state == TrialState::kCompleted || t.state == TrialState::kPruned)
+        << t.number << ": " << ToString(t.state) << " " << t.failure_reason;
+    const std::string evals = ReadFile(dir_.path() / fmt::format("evals-{}", t.number));
+    for (int rung : {0, 1, 2}) {
+      const std::string budget = fmt::format("{}\n", 1 << rung);
+      int runs = 0;
+      for (auto at = evals.find(budget); at != std::string::npos; at = evals.find(budget, at + 1))
+        ++runs;
+      const int cut_short = interrupted[std::make_pair(t.number, rung)];
+      EXPECT_EQ(runs, finished.count({t.number, rung}) + cut_short)
+          << "trial " << t.number << " at budget " << (1 << rung) << ": " << evals;
+      EXPECT_LE(cut_short, 1);
+    }
+  }
+  EXPECT_GE(completed, 1);
+  int hung_reruns = 0;
+  for (const TrialRecord& t : Trials())
+    hung_reruns += interrupted[std::make_pair(t.number, 2)];
+  EXPECT_EQ(hung_reruns, 1);  // the budget-4 job that hung when gpusweep was killed
 }
 
 }  // namespace
