@@ -14,7 +14,7 @@ packages=(
 for flag in "$@"; do
   case "$flag" in
     --examples) packages+=(python3-torch python3-numpy dataset-fashion-mnist) ;;
-    --bench) packages+=(python3-optuna python3-numpy bc) ;;
+    --bench) packages+=(python3-optuna python3-numpy bc liblbfgsb0 python3-decorator) ;;
     *) echo "install-deps: unknown option $flag (use --examples and/or --bench)" >&2; exit 2 ;;
   esac
 done
