@@ -4,8 +4,8 @@
 One gpusweep trial: hyperparameters come as command-line flags (the sweep.yaml
 command fills them in from the trial's params); after every epoch the script
 reports {"epoch", "train_loss", "val_loss", "val_acc"} through gpusweep.report.
-When gpusweep's scheduler prunes it (SIGTERM), it stops after the current
-epoch. With --checkpoint it saves model, optimizer and generator state after
+When gpusweep's scheduler prunes it (SIGTERM), it abandons the current epoch
+and exits at once (well within kill_grace). With --checkpoint it saves model, optimizer and generator state after
 every epoch and resumes from that file when it exists, so a budgeted scheduler
 (successive_halving: --epochs {{budget}}) continues a promoted trial instead of
 retraining it. Run standalone, it prints those lines to stdout instead:
@@ -133,11 +133,15 @@ class SmallCnn(nn.Module):
 
 
 def train_epoch(model, optimizer, x, y, batch_size, generator, device):
-    """One pass over (x, y) in a seeded random order; returns the mean loss."""
+    """One pass over (x, y) in a seeded random order; returns the mean loss, or
+    None when gpusweep asked the trial to stop (the epoch is abandoned: the
+    checkpoint of the previous epoch is the one to keep)."""
     model.train()
     order = torch.randperm(len(x), generator=generator)
     total = 0.0
     for start in range(0, len(x), batch_size):
+        if gpusweep.stop_requested():
+            return None
         idx = order[start:start + batch_size]
         xb, yb = x[idx].to(device), y[idx].to(device)
         optimizer.zero_grad(set_to_none=True)
@@ -199,7 +203,7 @@ def save_checkpoint(path, model, optimizer, generator, epoch):
 
 def main(argv=None):
     args = parse_args(argv)
-    gpusweep.handle_stop()  # a pruned trial finishes its epoch, saves, and exits
+    gpusweep.handle_stop()  # SIGTERM (pruned, timeout, Ctrl-C) sets a flag: exit cleanly
     device = configure_torch(args.seed)
     started = time.monotonic()
     (x_train, y_train), (x_val, y_val) = load_split(
@@ -221,6 +225,9 @@ def main(argv=None):
     for epoch in range(done + 1, args.epochs + 1):
         train_loss = train_epoch(model, optimizer, x_train, y_train,
                                  args.batch_size, generator, device)
+        if train_loss is None:
+            print("stop requested during epoch %d" % epoch, file=sys.stderr, flush=True)
+            break
         val_loss, val_acc = evaluate(model, x_val, y_val, device)
         if not (np.isfinite(train_loss) and np.isfinite(val_loss)):
             print("training diverged (train_loss %r, val_loss %r)"
@@ -231,9 +238,6 @@ def main(argv=None):
         save_checkpoint(args.checkpoint, model, optimizer, generator, epoch)
         print("epoch %d done at %.1fs" % (epoch, time.monotonic() - started),
               file=sys.stderr, flush=True)
-        if gpusweep.stop_requested():
-            print("stop requested after epoch %d" % epoch, file=sys.stderr, flush=True)
-            break
     return 0
 
 

@@ -52,14 +52,16 @@ struct ReportContext {
   std::optional<SchedulerSummary> scheduler;  // nullopt: no early stopping
 };
 
-// What early stopping saved, estimated from each pruned trial's own pace: a trial
-// pruned at resource r after d seconds would have needed d * (max_resource / r - 1)
-// more seconds to reach max_resource (r: its last reported `resource`, else its
-// budget). GPU-seconds multiply by the trial's GPU count (CPU trials count in
-// cpu_seconds_saved). Trials without a known r, or max_resource <= 0, add nothing.
+// What early stopping saved. resource_saved is exact: the sum over pruned trials of
+// max_resource minus how far each got (its last reported `resource`, else its budget).
+// Seconds are an estimate: resource_saved at the pace of the completed trials
+// (seconds per resource unit, start-up included; the pruned trials' pace when none
+// completed). GPU-seconds multiply by the trial's GPU count; CPU trials count in
+// cpu_seconds_saved. Trials without a known resource, or max_resource <= 0, add nothing.
 struct EarlyStoppingSavings {
   int pruned = 0;
-  double trial_seconds_used = 0;  // wall time of every finished trial, all attempts' last
+  double trial_seconds_used = 0;  // wall time of every finished trial (its last attempt)
+  double resource_saved = 0;      // resource units (e.g. epochs) not trained
   double seconds_saved = 0;       // trial-seconds (sum over pruned trials)
   double gpu_seconds_saved = 0;
   double cpu_seconds_saved = 0;
@@ -67,8 +69,9 @@ struct EarlyStoppingSavings {
 EarlyStoppingSavings EstimateEarlyStoppingSavings(const std::vector<TrialRecord>& trials,
                                                   const SchedulerSummary& scheduler);
 
-// "7 of 12 trials pruned early, saving about 4m10s of trial time (3m00s GPU, 1m10s
-// CPU), estimated from each pruned trial's pace"; "" when nothing was pruned.
+// "12 of 16 trials pruned early by asha: 32 of 64 epoch not trained (50%), about
+// 3m40s of trial time at the completed trials' pace (0s GPU, 3m40s CPU)"; "" when
+// nothing was pruned.
 std::string FormatEarlyStopping(const std::vector<TrialRecord>& trials, const ReportContext& ctx);
 
 // Completed trials with a (non-NaN) objective, best first: highest first for

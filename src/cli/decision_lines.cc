@@ -24,8 +24,8 @@ std::string ValueText(const Json& value) {
 }
 
 std::string JobText(const Json& job, const std::string& resource) {
-  return fmt::format("rung {} ({} {})", job.value("rung", 0), resource,
-                     BudgetJson(job.value("budget", 0.0)).dump());
+  return fmt::format("{} {} (rung {})", resource, BudgetJson(job.value("budget", 0.0)).dump(),
+                     job.value("rung", 0));
 }
 
 }  // namespace
@@ -37,12 +37,11 @@ std::vector<std::string> DecisionLines(const std::vector<SchedulerEventRecord>& 
     const std::string when = ClockTime(event.time);
     const Json job = event.detail.value("job", Json::object());
     if (event.kind == "job_started") {
-      lines.push_back(fmt::format("{}  {} job to {}", when,
-                                  job.value("kind", "") == "promote" ? "promoted: runs"
-                                                                     : "started:",
+      lines.push_back(fmt::format("{}  {}: runs up to {}", when,
+                                  job.value("kind", "") == "promote" ? "promoted" : "started",
                                   JobText(job, resource)));
     } else if (event.kind == "job_interrupted") {
-      lines.push_back(fmt::format("{}  interrupted: the job to {} runs again", when,
+      lines.push_back(fmt::format("{}  interrupted: the job up to {} runs again", when,
                                   JobText(job, resource)));
     } else if (std::optional<Decision> decision = DecisionOf(event)) {
       const std::string where =

@@ -58,7 +58,7 @@ void TerminalObserver::OnTrialStarted(const TrialRecord& trial) {
   std::string attempt = trial.attempt > 1 ? fmt::format(" (attempt {})", trial.attempt) : "";
   std::string budget;
   if (trial.budget && context_.scheduler)
-    budget = fmt::format(" with {} {:g}", context_.scheduler->resource, *trial.budget);
+    budget = fmt::format(" up to {} {:g}", context_.scheduler->resource, *trial.budget);
   PrintEvent(fmt::format("trial {} started on {}{}{}", trial.number, DescribeGpus(trial.gpus),
                          budget, attempt));
 }

@@ -112,8 +112,9 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
   report::AppendLine(out, state, /*width=*/0, ctx.color);
   field("Attempt", std::to_string(trial.attempt));
   if (trial.budget)
-    field("Budget", fmt::format("{} {} (rung {}{})", report::FormatNumber(*trial.budget),
-                                ctx.scheduler ? ctx.scheduler->resource : "budget", trial.rung,
+    field("Budget", fmt::format("{} {} (rung {}{})",
+                                ctx.scheduler ? ctx.scheduler->resource : "budget",
+                                report::FormatNumber(*trial.budget), trial.rung,
                                 trial.bracket > 0 ? fmt::format(", bracket {}", trial.bracket)
                                                   : ""));
   if (trial.repeat > 0) field("Repeat", std::to_string(trial.repeat));
