@@ -8,22 +8,17 @@
 #include "search/splitmix64.h"
 
 namespace gpusweep::search {
-namespace {
 
-// One parameter's value from one draw of `stream` (exactly one draw for every kind).
-Json DrawParam(const ParamSpec& p, SplitMix64& stream) {
-  const std::uint64_t bits = stream.Next();
+Json ParamValueFromBits(const ParamSpec& p, std::uint64_t bits) {
   switch (p.kind) {
-    case ParamKind::kUniform: {
-      const double u = UnitFromBits(bits);
-      return std::clamp(p.low + u * (p.high - p.low), p.low, p.high);
-    }
+    case ParamKind::kUniform:
+      return std::clamp(p.low + UnitFromBits(bits) * (p.high - p.low), p.low, p.high);
     case ParamKind::kLogUniform: {
-      const double u = UnitFromBits(bits);
       const double log_low = std::log(p.low), log_high = std::log(p.high);
-      return std::clamp(std::exp(log_low + u * (log_high - log_low)), p.low, p.high);
+      return std::clamp(std::exp(log_low + UnitFromBits(bits) * (log_high - log_low)), p.low,
+                        p.high);
     }
-    case ParamKind::kInt:
+    case ParamKind::kInt:  // floor(u * cardinality), exact on the 64-bit integer
       return IntValue(p, BelowFromBits(bits, IntCardinality(p)));
     case ParamKind::kChoice:
       return p.values[BelowFromBits(bits, p.values.size())];
@@ -33,7 +28,6 @@ Json DrawParam(const ParamSpec& p, SplitMix64& stream) {
   return nullptr;
 }
 
-}  // namespace
 
 RandomSampler::RandomSampler(SearchSpace space, int trials, std::uint64_t seed)
     : space_(std::move(space)), trials_(trials), seed_(seed) {}
@@ -43,7 +37,7 @@ int RandomSampler::total_trials() const { return trials_; }
 Suggestion RandomSampler::Suggest(int number, const std::vector<TrialRecord>&) const {
   SplitMix64 stream = TrialStream(seed_, static_cast<std::uint64_t>(number));
   Suggestion s{number, 0, Json::object()};
-  for (const ParamSpec& p : space_.params) s.params[p.name] = DrawParam(p, stream);
+  for (const ParamSpec& p : space_.params) s.params[p.name] = ParamValueFromBits(p, stream.Next());
   return s;
 }
 

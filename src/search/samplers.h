@@ -17,6 +17,11 @@ std::uint64_t IntCardinality(const ParamSpec& spec);
 // The index-th value of an int param (index < IntCardinality).
 std::int64_t IntValue(const ParamSpec& spec, std::uint64_t index);
 
+// A param's value from 64 uniform random bits (u = bits / 2^64): uniform low + u*(high-low);
+// loguniform exp of that in log space; int floor(u * cardinality)-th value by step;
+// choice floor(u * count)-th value; constant its value (the bits are ignored).
+Json ParamValueFromBits(const ParamSpec& spec, std::uint64_t bits);
+
 class GridSampler final : public Sampler {
  public:
   GridSampler(SearchSpace space, std::int64_t grid_size, int repeats);

@@ -30,25 +30,6 @@ std::vector<std::uint64_t> SobolPoint(std::size_t dims, std::uint64_t index) {
   return point;
 }
 
-Json MapCoordinate(const ParamSpec& p, std::uint64_t bits) {
-  switch (p.kind) {
-    case ParamKind::kUniform:
-      return std::clamp(p.low + UnitFromBits(bits) * (p.high - p.low), p.low, p.high);
-    case ParamKind::kLogUniform: {
-      const double log_low = std::log(p.low), log_high = std::log(p.high);
-      return std::clamp(std::exp(log_low + UnitFromBits(bits) * (log_high - log_low)), p.low,
-                        p.high);
-    }
-    case ParamKind::kInt:  // floor(u * cardinality), exact on the 64-bit integer
-      return IntValue(p, BelowFromBits(bits, IntCardinality(p)));
-    case ParamKind::kChoice:
-      return p.values[BelowFromBits(bits, p.values.size())];
-    case ParamKind::kConstant:
-      return p.constant;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 std::size_t MaxSobolDimensions() { return boost::random::default_sobol_table::max_dimension; }
@@ -73,7 +54,7 @@ Suggestion SobolSampler::Suggest(int number, const std::vector<TrialRecord>&) co
       s.params[p.name] = p.constant;
       continue;
     }
-    s.params[p.name] = MapCoordinate(p, point[dim] ^ shift_[dim]);
+    s.params[p.name] = ParamValueFromBits(p, point[dim] ^ shift_[dim]);
     ++dim;
   }
   return s;
