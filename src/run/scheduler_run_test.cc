@@ -114,6 +114,35 @@ search_space:
   EXPECT_EQ(jobs_per_budget, (std::map<double, int>{{1, 4}, {2, 2}, {4, 1}}));
 }
 
+// TPE learns from pruned trials (their last value) and running ones (constant liar);
+// a resumed run reuses each trial's recorded params instead of suggesting again.
+TEST_F(RunnerTest, TpeWorksUnderAshaAndKeepsRecordedParamsOnResume) {
+  auto config = Config(std::string(kHeader) + R"(
+command: [/bin/sh, -c, 'for e in 1 2 3 4; do echo "{\"epoch\": $e, \"score\": $(( $e * (100 - ($1 - 7) * ($1 - 7)) ))}" >> $GPUSWEEP_METRICS; done', sh, "{{x}}"]
+sampler: {type: tpe, trials: 24, seed: 3, n_startup_trials: 6}
+scheduler: {type: asha, min_resource: 1, max_resource: 4, reduction_factor: 2}
+search_space:
+  x: {type: int, low: 0, high: 20}
+)");
+  auto outcome = Run(config, /*gpus=*/0);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  ASSERT_EQ(outcome->trials.size(), 24u);
+  int pruned = 0, near_optimum_late = 0;
+  for (const TrialRecord& t : outcome->trials) {
+    pruned += t.state == TrialState::kPruned;
+    const int x = t.params["x"].get<int>();
+    if (t.number >= 12 && std::abs(x - 7) <= 3) ++near_optimum_late;
+  }
+  EXPECT_GT(pruned, 0);
+  EXPECT_GE(near_optimum_late, 6) << "of 12; random would put about 4 there";
+  // Resuming the finished experiment changes nothing: params stay as recorded.
+  auto again = Run(config, /*gpus=*/0);
+  ASSERT_TRUE(again) << again.error().message;
+  for (std::size_t i = 0; i < again->trials.size(); ++i)
+    EXPECT_EQ(again->trials[i].params, outcome->trials[i].params);
+  EXPECT_EQ(observer_.started.size(), 0u);
+}
+
 TEST_F(RunnerTest, BudgetWithoutASchedulerIsExplained) {
   auto config = Config(std::string(kHeader) + R"(
 command: [/bin/echo, '{{budget}}']
