@@ -1,5 +1,6 @@
 // `gpusweep status`, `gpusweep best` and the end-of-run summary.
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include <fmt/format.h>
@@ -57,6 +58,20 @@ std::string DurationText(const TrialRecord& t, double now) {
   return seconds ? FormatDuration(*seconds) : "-";
 }
 
+// "EPOCH" for resource "epoch".
+std::string ResourceHeader(const SchedulerSummary& scheduler) {
+  std::string header = scheduler.resource;
+  for (char& c : header) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return header;
+}
+
+// The trial's last reported resource value, "-" when it reported none.
+std::string ResourceText(const TrialRecord& t, const std::string& resource) {
+  const auto it = t.last_metrics.find(resource);
+  if (it == t.last_metrics.end() || !it->is_number()) return "-";
+  return report::FormatNumber(it->get<double>());
+}
+
 std::filesystem::path TrialDir(const ReportContext& ctx, int number) {
   return ctx.experiment_dir / "trials" / TrialDirName(number);
 }
@@ -90,19 +105,25 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const auto* a, const auto* b) { return a->number < b->number; });
 
-  report::Table table({{"TRIAL", Align::kRight},
-                       {"STATE"},
-                       {"GPUS", Align::kLeft, /*drop_order=*/2},
-                       {"DURATION", Align::kRight, /*drop_order=*/1},
-                       {"OBJECTIVE", Align::kRight},
-                       {"PARAMS"}});
+  // With a scheduler, how far each trial got (its last reported resource) tells why
+  // it stopped where it did.
+  std::vector<report::Column> columns{{"TRIAL", Align::kRight},
+                                      {"STATE"},
+                                      {"GPUS", Align::kLeft, /*drop_order=*/2},
+                                      {"DURATION", Align::kRight, /*drop_order=*/1}};
+  if (ctx.scheduler) columns.push_back({ResourceHeader(*ctx.scheduler), Align::kRight});
+  columns.push_back({"OBJECTIVE", Align::kRight});
+  columns.push_back({"PARAMS"});
+  report::Table table(std::move(columns));
   for (const TrialRecord* t : ordered) {
-    table.AddRow({{std::to_string(t->number)},
-                  {std::string(ToString(t->state)), report::StateColor(t->state)},
-                  {report::GpusText(t->gpus)},
-                  {DurationText(*t, ctx.now)},
-                  {report::ObjectiveText(t->objective)},
-                  {report::ParamsSummary(t->params)}});
+    std::vector<report::Segment> row{{std::to_string(t->number)},
+                                     {std::string(ToString(t->state)), report::StateColor(t->state)},
+                                     {report::GpusText(t->gpus)},
+                                     {DurationText(*t, ctx.now)}};
+    if (ctx.scheduler) row.push_back({ResourceText(*t, ctx.scheduler->resource)});
+    row.push_back({report::ObjectiveText(t->objective)});
+    row.push_back({report::ParamsSummary(t->params)});
+    table.AddRow(std::move(row));
   }
   report::AppendTable(out, table, ctx.width, ctx.color);
   return out;
