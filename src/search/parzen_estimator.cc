@@ -22,14 +22,12 @@ constexpr double kSqrt2Pi = 2.50662827463100050242;
 // outermost kernels use their inner neighbour only, as Optuna does.
 // `order` receives the kernels sorted by (centre, index).
 std::vector<double> NeighbourSigmas(const std::vector<double>& mu, bool consider_endpoints,
-                                    std::vector<std::pair<double, std::size_t>>& order) {
+                                    std::vector<std::uint32_t>& order) {
   const std::size_t m = mu.size();
-  order.resize(m);
-  for (std::size_t i = 0; i < m; ++i) order[i] = {mu[i], i};
-  std::sort(order.begin(), order.end());
+  order = SortedOrder(mu);
   std::vector<double> sorted(m + 2);
   sorted[0] = 0.0;
-  for (std::size_t r = 0; r < m; ++r) sorted[r + 1] = order[r].first;
+  for (std::size_t r = 0; r < m; ++r) sorted[r + 1] = mu[order[r]];
   sorted[m + 1] = 1.0;
   std::vector<double> sigma(m);
   for (std::size_t r = 0; r < m; ++r) {
@@ -38,7 +36,7 @@ std::vector<double> NeighbourSigmas(const std::vector<double>& mu, bool consider
       if (r == 0) width = sorted[2] - sorted[1];
       if (r == m - 1) width = sorted[m] - sorted[m - 1];
     }
-    sigma[order[r].second] = width;
+    sigma[order[r]] = width;
   }
   return sigma;
 }
@@ -89,6 +87,7 @@ ParzenEstimator::ParzenEstimator(std::vector<ModelDim> dims, const Columns& obse
   if (*low > 0 && std::isfinite(*high)) {
     max_log_peak_ = std::log(*high);
     for (int i = 0; i < kernels; ++i) base_[i] = peak[i] / *high;
+    PadBlocks();
     return;
   }
   std::vector<double> log_peak(kernels);
@@ -98,20 +97,28 @@ ParzenEstimator::ParzenEstimator(std::vector<ModelDim> dims, const Columns& obse
       for (int i = 0; i < kernels; ++i) log_peak[i] += std::log(Normalisation(k, i));
   max_log_peak_ = *std::max_element(log_peak.begin(), log_peak.end());
   for (int i = 0; i < kernels; ++i) base_[i] = std::exp(log_peak[i] - max_log_peak_);
+  PadBlocks();
+}
+
+void ParzenEstimator::PadBlocks() {
+  if (blocks_.empty()) return;
+  // Kernels with weight 0 (base 0, inv_sigma 0: a term of exactly 0 * e^0) fill the
+  // last block, so that LogPdfSorted works on whole blocks only.
+  const std::size_t padded = blocks_.size() * kBlockSize;
+  DimKernels& d = dims_[0];
+  d.mu.resize(padded, 0.0);
+  d.sigma.resize(padded, 1.0);
+  d.inv_sigma.resize(padded, 0.0);
+  base_.resize(padded, 0.0);
 }
 
 void ParzenEstimator::SortKernelsIntoBlocks() {
   DimKernels& d = dims_[0];
   const std::size_t m = weights_.size();
-  std::vector<std::pair<double, std::size_t>>& order = by_centre_;  // (centre, kernel)
-  if (order.size() != m) {  // not sorted yet by NeighbourSigmas
-    order.resize(m);
-    for (std::size_t i = 0; i < m; ++i) order[i] = {d.mu[i], i};
-    std::sort(order.begin(), order.end());
-  }
+  if (order_.size() != m) order_ = SortedOrder(d.mu);  // not sorted yet by NeighbourSigmas
   const auto permute = [&](std::vector<double>& v) {
     std::vector<double> sorted(m);
-    for (std::size_t r = 0; r < m; ++r) sorted[r] = v[order[r].second];
+    for (std::size_t r = 0; r < m; ++r) sorted[r] = v[order_[r]];
     v = std::move(sorted);
   };
   permute(weights_);
@@ -142,7 +149,7 @@ void ParzenEstimator::BuildNumeric(DimKernels& d, const std::vector<double>& obs
   d.mu[n] = kPriorMu;
 
   if (options_.bandwidth == Bandwidth::kNeighbours) {
-    d.sigma = NeighbourSigmas(d.mu, options_.consider_endpoints, by_centre_);
+    d.sigma = NeighbourSigmas(d.mu, options_.consider_endpoints, order_);
   } else {
     const double dims = static_cast<double>(dims_.size());
     const double scott = kScottMagnitude * std::pow(std::max(n, 1), -1.0 / (dims + 4.0));

@@ -101,6 +101,7 @@ class ParzenEstimator {
     double inv_widest_sigma;
   };
   void SortKernelsIntoBlocks();
+  void PadBlocks();  // after base_ is set
   double LogPdfSorted(double x) const;  // the one-dim numeric case
   // factor[i] *= probability of `value` under kernel i of a discrete/categorical dim.
   void MultiplyMass(const DimKernels& d, double value, std::vector<double>& factor) const;
@@ -109,10 +110,10 @@ class ParzenEstimator {
   int observations_ = 0;
   std::vector<DimKernels> dims_;
   std::vector<Block> blocks_;       // one-dim numeric estimators only
-  std::vector<std::pair<double, std::size_t>> by_centre_;  // kernels by (centre, index)
+  std::vector<std::uint32_t> order_;  // kernels by (centre, index): NeighbourSigmas' sort
   std::vector<double> weights_;     // normalised (prior last unless sorted into blocks)
   std::vector<double> cumulative_;  // running sums of weights_, for sampling
-  std::vector<double> base_;        // exp(log_peak_i - max_log_peak_)
+  std::vector<double> base_;        // exp(log_peak_i - max_log_peak_); blocks: padded with 0
   double max_log_peak_ = 0;         // max over kernels of log(weight * normalisation)
 };
 

@@ -51,6 +51,25 @@ TEST(ParzenEstimatorTest, Optuna31DensityLeavesOutSigmaLikeOptuna) {
   EXPECT_NEAR(joint_pdf[1], -1.822612492081436, kTolerance);
 }
 
+TEST(ParzenEstimatorTest, ManyKernelsMatchOptunaThroughTheBlockedPath) {
+  // 60 observations x_i = frac(0.618... * i), i = 1..60: 61 kernels, so several blocks
+  // of 16 (the last one padded), skipped blocks, the vectorised sum and default_weights'
+  // ramp over the 35 oldest. Values from Optuna 3.1's _ParzenEstimator.log_pdf
+  // (FloatDistribution(0, 1), univariate defaults).
+  std::vector<double> observed;
+  for (int i = 1; i <= 60; ++i) observed.push_back(std::fmod(i * 0.6180339887498949, 1.0));
+  const ParzenEstimator pe =
+      Univariate({DimKind::kContinuous, 0}, observed, KernelDensity::kOptuna31);
+  const std::vector<double> points{0.0, 0.05, 0.3, 0.5, 0.77, 0.99, 1.0};
+  const std::vector<double> optuna{-3.4197250272392887, -3.1623403957165404,
+                                   -3.1761427161797715, -3.1589431308490794,
+                                   -3.1344073866628346, -3.148816801132092,
+                                   -3.2749169331519568};
+  const std::vector<double> log_pdf = pe.LogPdf(Columns{points});
+  for (std::size_t i = 0; i < points.size(); ++i)
+    EXPECT_NEAR(log_pdf[i], optuna[i], kTolerance) << "x = " << points[i];
+}
+
 TEST(ParzenEstimatorTest, DiscreteMassesMatchOptuna) {
   // Int 0..3 observed at 1 and 3; values from Optuna 3.1's _ParzenEstimator.log_pdf
   // (IntDistribution(0, 3)), which models the same grid cells.

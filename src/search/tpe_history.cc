@@ -11,14 +11,22 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// A usable trial; its model values are row `row` of the flat table in SplitHistory.
 struct Ranked {
   int number = 0;
   double tier = 0;  // smaller is better: completed -inf, pruned -budget, running +inf
   double loss = 0;  // smaller is better
-  std::vector<double> model;
+  std::size_t row = 0;
 };
 
-// (tier, loss) of a trial, or nullopt when the trial is not used.
+// Rank order: (tier, loss), ties by trial number. A strict total order, so the best k
+// are the same whichever algorithm selects them.
+bool Better(const Ranked& a, const Ranked& b) {
+  if (a.tier != b.tier) return a.tier < b.tier;
+  if (a.loss != b.loss) return a.loss < b.loss;
+  return a.number < b.number;
+}
+
 std::optional<std::pair<double, double>> Score(const TrialRecord& t, Mode mode,
                                                RunningTrials running) {
   const auto loss_of = [&](double value) {
@@ -32,7 +40,8 @@ std::optional<std::pair<double, double>> Score(const TrialRecord& t, Mode mode,
     case TrialState::kPruned:
     case TrialState::kPaused: {
       if (!t.objective) return std::pair{1.0, 0.0};  // Optuna: after every pruned value
-      const double reached = t.budget ? *t.budget : static_cast<double>(t.rung);
+      const double reached =
+          t.budget && !std::isnan(*t.budget) ? *t.budget : static_cast<double>(t.rung);
       return std::pair{-reached, loss_of(*t.objective)};
     }
     case TrialState::kRunning:
@@ -45,21 +54,22 @@ std::optional<std::pair<double, double>> Score(const TrialRecord& t, Mode mode,
   return std::nullopt;
 }
 
-std::optional<std::vector<double>> ModelValues(const TrialRecord& t, const TpeSpace& space) {
-  const std::vector<ModelDim>& dims = space.dims();
-  std::vector<double> model(dims.size());
-  for (std::size_t d = 0; d < dims.size(); ++d) {
-    const std::string& name = space.param_name(static_cast<int>(d));
-    if (!t.params.is_object() || !t.params.contains(name)) return std::nullopt;
-    const std::optional<double> value = space.ToModel(static_cast<int>(d), t.params[name]);
-    if (!value) return std::nullopt;
-    model[d] = *value;
+// Appends the model values of `t` to `table` (one per dim); false, with `table`
+// unchanged, when a param is missing or does not fit the space.
+bool AppendModelValues(const TrialRecord& t, const TpeSpace& space, std::vector<double>& table) {
+  const std::size_t dims = space.dims().size();
+  const std::size_t start = table.size();
+  for (std::size_t d = 0; d < dims; ++d) {
+    const Json* value = space.FindValue(t.params, static_cast<int>(d));
+    const std::optional<double> model = value ? space.ToModel(static_cast<int>(d), *value)
+                                              : std::nullopt;
+    if (!model) {
+      table.resize(start);
+      return false;
+    }
+    table.push_back(*model);
   }
-  return model;
-}
-
-void Append(const Ranked& r, Columns& columns) {
-  for (std::size_t d = 0; d < columns.size(); ++d) columns[d].push_back(r.model[d]);
+  return true;
 }
 
 }  // namespace
@@ -68,35 +78,44 @@ int TpeGamma(int scored) { return std::min((scored + 9) / 10, 25); }
 
 TpeGroups SplitHistory(const std::vector<TrialRecord>& history, int before,
                        const TpeSpace& space, Mode mode, RunningTrials running) {
+  const std::size_t dims = space.dims().size();
   std::vector<Ranked> trials;
+  trials.reserve(history.size());
+  std::vector<double> table;  // row r: the model values of trials[r], dims in order
+  table.reserve(history.size() * dims);
   for (const TrialRecord& t : history) {
     if (t.number < 0 || t.number >= before) continue;
     const auto score = Score(t, mode, running);
-    if (!score) continue;
-    auto model = ModelValues(t, space);
-    if (!model) continue;
-    trials.push_back({t.number, score->first, score->second, std::move(*model)});
+    if (!score || !AppendModelValues(t, space, table)) continue;
+    trials.push_back({t.number, score->first, score->second, trials.size()});
   }
-  // Trial-number order: the input order does not matter.
-  std::stable_sort(trials.begin(), trials.end(),
-                   [](const Ranked& a, const Ranked& b) { return a.number < b.number; });
+  // Trial-number order, so the input order does not matter (histories usually come
+  // sorted already).
+  const auto by_number = [](const Ranked& a, const Ranked& b) { return a.number < b.number; };
+  if (!std::is_sorted(trials.begin(), trials.end(), by_number))
+    std::stable_sort(trials.begin(), trials.end(), by_number);
 
   TpeGroups groups;
-  groups.below.resize(space.dims().size());
-  groups.above.resize(space.dims().size());
   for (const Ranked& r : trials) groups.scored += r.tier < kInf ? 1 : 0;
+  // The best gamma(scored) form `below`: only which trials they are matters, not their
+  // order among themselves, so a selection suffices.
+  const std::size_t n_below = std::min<std::size_t>(TpeGamma(groups.scored), trials.size());
+  std::vector<Ranked> ranked(trials);
+  std::nth_element(ranked.begin(), ranked.begin() + n_below, ranked.end(), Better);
+  std::vector<bool> is_below(trials.size(), false);  // by row
+  for (std::size_t r = 0; r < n_below; ++r) is_below[ranked[r].row] = true;
 
-  std::vector<std::size_t> rank(trials.size());
-  std::iota(rank.begin(), rank.end(), std::size_t{0});
-  std::stable_sort(rank.begin(), rank.end(), [&](std::size_t a, std::size_t b) {
-    if (trials[a].tier != trials[b].tier) return trials[a].tier < trials[b].tier;
-    return trials[a].loss < trials[b].loss;
-  });
-  std::vector<bool> is_below(trials.size(), false);
-  const int n_below = TpeGamma(groups.scored);
-  for (int r = 0; r < n_below && r < static_cast<int>(rank.size()); ++r) is_below[rank[r]] = true;
-  for (std::size_t i = 0; i < trials.size(); ++i)
-    Append(trials[i], is_below[i] ? groups.below : groups.above);
+  groups.below.assign(dims, std::vector<double>());
+  groups.above.assign(dims, std::vector<double>());
+  for (std::size_t d = 0; d < dims; ++d) {
+    groups.below[d].reserve(n_below);
+    groups.above[d].reserve(trials.size() - n_below);
+  }
+  for (const Ranked& r : trials) {
+    Columns& group = is_below[r.row] ? groups.below : groups.above;
+    const double* values = table.data() + r.row * dims;
+    for (std::size_t d = 0; d < dims; ++d) group[d].push_back(values[d]);
+  }
   return groups;
 }
 

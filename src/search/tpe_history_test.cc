@@ -91,5 +91,23 @@ TEST(TpeHistoryTest, IgnoresLaterTrialsAndParamsOutsideTheSpace) {
   EXPECT_EQ(groups.below[0].size() + groups.above[0].size(), 3u);
 }
 
+TEST(TpeHistoryTest, FindsParamsByNameInAnyKeyOrder) {
+  SearchSpace space = OneParam();
+  ParamSpec y = space.params[0];
+  y.name = "y";
+  space.params.push_back(y);
+  const TpeSpace two(space);
+  std::vector<TrialRecord> history;
+  for (int k = 0; k < 3; ++k) history.push_back(Trial(k, TrialState::kCompleted, k));
+  history[0].params = Json{{"x", 10}, {"y", 20}};             // declaration order
+  history[1].params = Json{{"y", 40}, {"x", 30}};             // swapped
+  history[2].params = Json{{"extra", 1}, {"x", 50}, {"y", 60}};  // shifted by another key
+  const TpeGroups groups = SplitHistory(history, 99, two, Mode::kMin, RunningTrials::kWorst);
+  EXPECT_EQ(Numbers(groups.below[0]), (std::vector<int>{10}));
+  EXPECT_EQ(Numbers(groups.below[1]), (std::vector<int>{20}));
+  EXPECT_EQ(Numbers(groups.above[0]), (std::vector<int>{30, 50}));
+  EXPECT_EQ(Numbers(groups.above[1]), (std::vector<int>{40, 60}));
+}
+
 }  // namespace
 }  // namespace gpusweep::search

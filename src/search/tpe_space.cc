@@ -51,8 +51,25 @@ TpeSpace::TpeSpace(const SearchSpace& space) : space_(space) {
       dim_of_param_[i] = static_cast<int>(dims_.size());
       dims_.push_back(*dim);
       param_of_dim_.push_back(i);
+      const ParamSpec& p = space_.params[i];
+      const bool log = p.kind == ParamKind::kLogUniform;
+      origin_.push_back(log ? std::log(p.low) : p.low);
+      span_.push_back(log ? std::log(p.high) - std::log(p.low) : p.high - p.low);
     }
   }
+}
+
+const Json* TpeSpace::FindValue(const Json& params, int dim) const {
+  if (!params.is_object()) return nullptr;
+  const auto& object = params.get_ref<const Json::object_t&>();
+  const std::size_t position = param_of_dim_[dim];
+  const std::string& name = space_.params[position].name;
+  if (position < object.size()) {  // ordered_map is a vector of (key, value) pairs
+    const auto& [key, value] = object.begin()[static_cast<std::ptrdiff_t>(position)];
+    if (key == name) return &value;
+  }
+  const auto it = params.find(name);
+  return it == params.end() ? nullptr : &*it;
 }
 
 std::optional<double> TpeSpace::ToModel(int dim, const Json& value) const {
@@ -62,14 +79,20 @@ std::optional<double> TpeSpace::ToModel(int dim, const Json& value) const {
     if (it == p.values.end()) return std::nullopt;
     return static_cast<double>(it - p.values.begin());
   }
-  if (!value.is_number()) return std::nullopt;
-  const double x = value.get<double>();
+  double x = 0;
+  if (const double* stored = value.get_ptr<const double*>()) {
+    x = *stored;  // the common case, read without nlohmann's conversion machinery
+  } else if (value.is_number()) {
+    x = value.get<double>();
+  } else {
+    return std::nullopt;
+  }
   if (!std::isfinite(x)) return std::nullopt;
-  if (p.kind == ParamKind::kUniform) return std::clamp((x - p.low) / (p.high - p.low), 0.0, 1.0);
+  if (p.kind == ParamKind::kUniform)
+    return std::clamp((x - origin_[dim]) / span_[dim], 0.0, 1.0);
   if (p.kind == ParamKind::kLogUniform) {
     if (x <= 0) return std::nullopt;
-    const double log_low = std::log(p.low);
-    return std::clamp((std::log(x) - log_low) / (std::log(p.high) - log_low), 0.0, 1.0);
+    return std::clamp((std::log(x) - origin_[dim]) / span_[dim], 0.0, 1.0);
   }
   // kInt: the nearest grid index.
   const double cells = static_cast<double>(dims_[dim].size);

@@ -21,6 +21,12 @@ class TpeSpace {
   const std::vector<ModelDim>& dims() const { return dims_; }
   const std::string& param_name(int dim) const { return space_.params[param_of_dim_[dim]].name; }
 
+  // The value of dim `dim`'s param in a trial's `params`, or nullptr when absent (or
+  // `params` is not an object). Samplers write every param in declaration order, so
+  // the param's own position is tried first (one string comparison); other layouts
+  // fall back to a search by name.
+  const Json* FindValue(const Json& params, int dim) const;
+
   // The model value of dim `dim` for a param value from a trial's params; nullopt when
   // it cannot be one (wrong type, a choice not among the values). Numbers outside the
   // range are clamped to it.
@@ -36,6 +42,8 @@ class TpeSpace {
   std::vector<ModelDim> dims_;
   std::vector<std::size_t> param_of_dim_;  // index into space_.params
   std::vector<int> dim_of_param_;          // -1 = fixed
+  // uniform/loguniform dims: model value = (x or log x - origin) / span.
+  std::vector<double> origin_, span_;
 };
 
 }  // namespace gpusweep::search
