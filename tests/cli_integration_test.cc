@@ -123,6 +123,32 @@ kill_grace: 1s
   EXPECT_NE(ReadFile(dir_.path() / "run.log").find("interrupted by SIGINT"), std::string::npos);
 }
 
+// A trial that handles SIGTERM by reporting what it has and exiting 0 (the pattern
+// docs/protocol.md recommends) stopped early: after Ctrl-C it is interrupted, not
+// completed with a partial result, and it runs again on resume.
+TEST_F(CliTest, TrialThatExitsCleanlyOnCtrlCIsInterruptedNotCompleted) {
+  Write(R"(
+name: e2e
+command: [/bin/sh, -c, 'trap "echo {\"acc\": 0.1} >> $GPUSWEEP_METRICS; exit 0" TERM; echo {\"acc\": 0.05} >> $GPUSWEEP_METRICS; if [ ! -f output.attempt1.log ]; then sleep 300 & wait; fi; echo {\"acc\": 0.9} >> $GPUSWEEP_METRICS']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+kill_grace: 5s
+)");
+  pid_t gpusweep = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "run.log");
+  ASSERT_TRUE(WaitUntil(20, [&] {
+    auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+    return journal && !(*journal)->LoadResults(0).value_or(std::vector<IntermediateResult>{}).empty();
+  })) << ReadFile(dir_.path() / "run.log");
+  ASSERT_EQ(kill(gpusweep, SIGINT), 0);
+  EXPECT_EQ(WaitExit(gpusweep), 130) << ReadFile(dir_.path() / "run.log");
+  ASSERT_EQ(Trials().size(), 1u);
+  EXPECT_EQ(Trials()[0].state, TrialState::kInterrupted) << Trials()[0].failure_reason;
+  auto resumed = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out;
+  EXPECT_EQ(Trials()[0].state, TrialState::kCompleted);
+  EXPECT_EQ(Trials()[0].objective, 0.9);
+}
+
 TEST_F(CliTest, CtrlCStopsAStreamOfInstantTrials) {
   Write(R"(
 name: e2e

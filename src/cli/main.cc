@@ -1,5 +1,6 @@
 // gpusweep — the command-line front end. It parses arguments, calls one command, and
 // is the only place where an Error becomes a message and an exit code.
+#include <csignal>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -34,6 +35,10 @@ std::optional<std::string> UnknownCommand(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace gpusweep;
+  // `gpusweep run ... | head` must not kill the run (and leave trials "running") when
+  // the reader goes away: a failed write is ignored instead. Trials get SIGPIPE's
+  // default back when they are spawned.
+  std::signal(SIGPIPE, SIG_IGN);
   if (auto unknown = UnknownCommand(argc, argv)) {
     std::fprintf(stderr, "gpusweep: %s\n", unknown->c_str());
     return 2;

@@ -72,6 +72,19 @@ Expected<TrialStyle> DetectStyle(const ExperimentConfig& config, const RunPlan& 
   return reads_budget ? TrialStyle::kBudgeted : TrialStyle::kIterative;
 }
 
+// With a scheduler, {{budget}} is the scheduler's: a parameter of that name would be
+// silently shadowed in templates while params.json still held its value.
+Status CheckBudgetName(const ExperimentConfig& config) {
+  if (config.scheduler.kind == SchedulerKind::kNone) return {};
+  for (const ParamSpec& param : config.search_space.params)
+    if (param.name == "budget")
+      return Fail(ErrorCode::kInvalidConfig,
+                  fmt::format("{}:{}: search_space.budget: 'budget' is the scheduler's budget "
+                              "({{{{budget}}}}) when a scheduler is set; rename the parameter",
+                              config.config_path.string(), param.line));
+  return {};
+}
+
 // {{budget}} without a scheduler renders as a missing name; say where it comes from.
 Error ExplainBudgetWithoutScheduler(Error error, const ExperimentConfig& config) {
   if (config.scheduler.kind == SchedulerKind::kNone &&
@@ -186,7 +199,13 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
   GS_ASSIGN_OR_RETURN(plan.sampler, MakeSampler(config.sampler, config.search_space, config.metric.mode));
   GS_TRY(PlanGpuDemand(config, plan));
   GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
+  GS_TRY(CheckBudgetName(config));
   GS_ASSIGN_OR_RETURN(plan.style, DetectStyle(config, plan, experiment_dir));
+  if (plan.style == TrialStyle::kBudgeted && config.scheduler.max_resource <= 0)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("{}: scheduler.max_resource: the command reads {{{{budget}}}}, which "
+                            "the {} scheduler sets to max_resource; add e.g. max_resource: 10",
+                            config.config_path.string(), ToString(config.scheduler.kind)));
   GS_ASSIGN_OR_RETURN(plan.scheduler,
                       InConfig(MakeScheduler(config.scheduler, config.metric.mode,
                                              plan.total_trials(), plan.style),

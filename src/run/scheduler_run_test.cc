@@ -154,6 +154,62 @@ sampler: {type: grid}
       << outcome.error().message;
 }
 
+TEST_F(RunnerTest, BudgetedMedianNeedsMaxResourceAndBudgetIsNotAParamName) {
+  auto median = Config(std::string(kHeader) + R"(
+command: [/bin/echo, '{{budget}}']
+sampler: {type: grid}
+scheduler: median
+)");
+  auto outcome = Run(median);
+  ASSERT_FALSE(outcome);
+  EXPECT_NE(outcome.error().message.find("scheduler.max_resource"), std::string::npos)
+      << outcome.error().message;
+  auto shadowed = Config(std::string(kHeader) + R"(
+command: [/bin/echo, '{{budget}}']
+sampler: {type: grid}
+scheduler: {type: asha, max_resource: 4}
+search_space:
+  budget: 100
+)");
+  outcome = Run(shadowed);
+  ASSERT_FALSE(outcome);
+  EXPECT_NE(outcome.error().message.find("sweep.yaml:11: search_space.budget"), std::string::npos)
+      << outcome.error().message;
+  EXPECT_FALSE(std::filesystem::exists(experiment_dir()));
+}
+
+// Lines without the metric (a separate training-loss line) are not results at a step;
+// a trial that never reports both on one line gets one warning.
+TEST_F(RunnerTest, SchedulerJudgesOnlyLinesWithResourceAndMetric) {
+  auto config = Config(std::string(kHeader) + R"(
+command: [/bin/sh, -c, 'for e in 1 2 3 4; do echo "{\"epoch\": $e, \"loss\": 1}" >> $GPUSWEEP_METRICS; echo "{\"epoch\": $e, \"score\": $(($1 * $e))}" >> $GPUSWEEP_METRICS; done', sh, "{{x}}"]
+sampler: {type: grid}
+scheduler: {type: asha, min_resource: 1, max_resource: 4, reduction_factor: 2}
+search_space:
+  x: {type: choice, values: [1, 3, 2]}
+)");
+  auto outcome = Run(config, /*gpus=*/0);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  const auto& t = outcome->trials;
+  EXPECT_EQ(t[1].state, TrialState::kCompleted);  // x = 3 is best at every rung
+  EXPECT_TRUE(observer_.warnings.size() <= 1u);
+  for (const std::string& warning : observer_.warnings)
+    EXPECT_EQ(warning.find("could not judge"), std::string::npos) << warning;
+
+  auto typo = Config(std::string(kHeader) + R"(
+command: [/bin/sh, -c, 'echo "{\"epoch\": 1, \"score\": 1}" >> $GPUSWEEP_METRICS']
+sampler: {type: grid, repeats: 2}
+scheduler: {type: asha, resource: step, max_resource: 4}
+)");
+  std::filesystem::remove_all(experiment_dir());
+  outcome = Run(typo, /*gpus=*/0);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  int judged_warnings = 0;
+  for (const std::string& warning : observer_.warnings)
+    judged_warnings += warning.find("never reported 'step' and 'score'") != std::string::npos;
+  EXPECT_EQ(judged_warnings, 1);
+}
+
 TEST_F(RunnerTest, SuccessiveHalvingNeedsBudgetedTrials) {
   auto config = Config(std::string(kHeader) + R"(
 command: [/bin/echo, '{{x}}']

@@ -240,7 +240,8 @@ Status TrialLoop::PollMetrics() {
 }
 
 void TrialLoop::AbsorbMetrics(Active& active, MetricsBatch batch,
-                              std::vector<IntermediateResult>& out, Events& events) {
+                              std::vector<IntermediateResult>& out, Events& events,
+                              Process process) {
   for (const std::string& warning : batch.warnings)
     observer_.OnWarning(fmt::format("trial {}: {}", active.record.number, warning));
   const double now = services_.wall_clock();
@@ -248,22 +249,28 @@ void TrialLoop::AbsorbMetrics(Active& active, MetricsBatch batch,
     for (const auto& [key, value] : line.values.items()) active.record.last_metrics[key] = value;
     out.push_back(IntermediateResult{active.record.number, active.record.attempt, line.step, now,
                                      line.values});
-    if (scheduler_ != nullptr) ConsultScheduler(active, line, events);
+    if (scheduler_ != nullptr) ConsultScheduler(active, line, process, events);
     active.lines.push_back(std::move(line));
   }
 }
 
-void TrialLoop::ConsultScheduler(Active& active, const MetricsLine& line, Events& events) {
+void TrialLoop::ConsultScheduler(Active& active, const MetricsLine& line, Process process,
+                                 Events& events) {
+  // Only lines with both the resource and the metric are results at a step: a line
+  // with just the training loss must not rank the trial as if it had no value.
   const auto resource = line.values.find(config_.scheduler.resource);
-  if (resource == line.values.end() || !resource->is_number()) return;
-  std::optional<double> value;
-  if (const auto metric = line.values.find(config_.metric.name);
-      metric != line.values.end() && metric->is_number())
-    value = metric->get<double>();
+  const auto metric = line.values.find(config_.metric.name);
+  if (resource == line.values.end() || !resource->is_number() || metric == line.values.end() ||
+      !metric->is_number())
+    return;
+  active.judged = true;
   const double at = resource->get<double>();
+  const double value = metric->get<double>();
   const std::optional<Decision> decision = scheduler_->OnReport(active.record.number, at, value);
   events.push_back(ReportEvent(active.record.number, at, value, decision, services_.wall_clock()));
-  if (!decision || decision->verdict != Verdict::kStop || active.pruned || active.kill_at) return;
+  if (!decision || decision->verdict != Verdict::kStop || active.pruned || active.kill_at ||
+      process == Process::kExited)
+    return;
   // Pruned: SIGTERM now (a trial may save a checkpoint), SIGKILL after the grace period;
   // its GPUs go to the next job as soon as the process group is gone.
   active.pruned = true;
@@ -279,7 +286,8 @@ Status TrialLoop::Reap(const ProcessEvent& event) {
   Active& active = it->second;
   std::vector<IntermediateResult> final_results;
   Events events;
-  AbsorbMetrics(active, active.metrics.Finish(), final_results, events);
+  AbsorbMetrics(active, active.metrics.Finish(), final_results, events, Process::kExited);
+  WarnIfNeverJudged(active);
   Judge(active, event.exit);
   if (active.job) ConcludeJob(active, events);
   TrialRecord record = active.record;
@@ -298,11 +306,13 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
   else record.exit_code = exit.exit_code;
   const std::optional<double> objective = LastMetricValue(active.lines, config_.metric.name);
   const bool succeeded = !exit.signaled && exit.exit_code == 0;
-  if (succeeded && objective && active.stop_reason.empty()) {
+  // A trial that exits 0 after the interrupt's SIGTERM may have stopped early on
+  // purpose (handle_stop): its value is partial, so it runs again on resume.
+  if (succeeded && objective && active.stop_reason.empty() && !active.interrupt_sent) {
     // Only a completed trial has an objective: it is what ranks trials. What others
     // reported stays in last_metrics and the intermediate results.
     record.objective = objective;
-    record.state = TrialState::kCompleted;  // also when it finished as an interrupt arrived
+    record.state = TrialState::kCompleted;
     return;
   }
   if (interrupt_signal_ != 0 && active.stop_reason.empty()) {
@@ -349,6 +359,9 @@ void TrialLoop::ConcludeJob(Active& active, Events& events) {
     return;
   }
   if (record.state != TrialState::kCompleted) return;  // failed stays failed
+  // An iterative trial that ran to its end keeps its result even if the scheduler's
+  // last word (read after it exited) was stop: the work is done.
+  if (plan_.style == TrialStyle::kIterative) return;
   if (decision.verdict == Verdict::kPause) {
     record.state = TrialState::kPaused;
     record.failure_reason = decision.reason;
@@ -356,6 +369,20 @@ void TrialLoop::ConcludeJob(Active& active, Events& events) {
     record.state = TrialState::kPruned;
     record.failure_reason = "pruned: " + decision.reason;
   }
+}
+
+void TrialLoop::WarnIfNeverJudged(const Active& active) {
+  if (scheduler_ == nullptr || active.judged || warned_never_judged_ || active.lines.empty())
+    return;
+  warned_never_judged_ = true;
+  std::vector<std::string> keys;
+  for (const auto& [key, unused] : active.record.last_metrics.items()) keys.push_back(key);
+  observer_.OnWarning(fmt::format(
+      "trial {} never reported '{}' and '{}' as numbers on the same line, so the scheduler "
+      "could not judge it (it reported: {}); report both in one line, e.g. "
+      "gpusweep.report(epoch=e, {}=v), or fix scheduler.resource",
+      active.record.number, config_.scheduler.resource, config_.metric.name,
+      fmt::join(keys, ", "), config_.metric.name));
 }
 
 Status TrialLoop::SettlePausedTrials() {
@@ -406,6 +433,7 @@ void TrialLoop::BeginInterrupt(int signal) {
       FormatDuration(config_.kill_grace_seconds)));
   for (auto& [pid, active] : active_) {
     services_.processes->SignalGroup(pid, SIGTERM);
+    active.interrupt_sent = true;
     if (!active.kill_at) active.kill_at = now + config_.kill_grace_seconds;
   }
 }

@@ -42,8 +42,13 @@ class TrialLoop {
     std::string stop_reason;             // why gpusweep stopped it ("timed out after 20m")
     std::optional<Job> job;              // with a scheduler: the job this process runs
     bool pruned = false;                 // the scheduler stopped it
+    bool interrupt_sent = false;         // got SIGTERM because gpusweep was interrupted
+    bool judged = false;                 // a line with the resource and the metric came
   };
   using Events = std::vector<SchedulerEventRecord>;
+  // kExited: lines read after the process ended; a stop decision then comes too late
+  // to save anything and the trial keeps the result it finished with.
+  enum class Process { kRunning, kExited };
 
   bool HasWork() const;          // something is queued (or the scheduler has a job)
   Expected<int> LaunchReady();  // how many trials left the queue
@@ -60,8 +65,12 @@ class TrialLoop {
   void ConcludeJob(Active& active, Events& events);
   Status PollMetrics();
   void AbsorbMetrics(Active& active, MetricsBatch batch, std::vector<IntermediateResult>& out,
-                     Events& events);
-  void ConsultScheduler(Active& active, const MetricsLine& line, Events& events);
+                     Events& events, Process process = Process::kRunning);
+  void ConsultScheduler(Active& active, const MetricsLine& line, Process process, Events& events);
+  // Once per run: a trial never reported the scheduler's resource and the metric on
+  // one line, so the scheduler could not judge it (a typo in `resource`, or metrics
+  // split over several lines).
+  void WarnIfNeverJudged(const Active& active);
   // The run ended normally: trials the scheduler left paused will never be promoted.
   Status SettlePausedTrials();
   void EnforceDeadlines();
@@ -84,6 +93,7 @@ class TrialLoop {
   GpuPool gpu_pool_;
   int cpu_slots_in_use_ = 0;
   int interrupt_signal_ = 0;            // first interrupt received, 0 if none
+  bool warned_never_judged_ = false;
 };
 
 }  // namespace gpusweep
