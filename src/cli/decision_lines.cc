@@ -33,6 +33,7 @@ std::string JobText(const Json& job, const std::string& resource) {
 std::vector<std::string> DecisionLines(const std::vector<SchedulerEventRecord>& events,
                                        const std::string& resource) {
   std::vector<std::string> lines;
+  bool stopped = false;  // a report's stop decision already said why
   for (const SchedulerEventRecord& event : events) {
     const std::string when = ClockTime(event.time);
     const Json job = event.detail.value("job", Json::object());
@@ -44,6 +45,8 @@ std::vector<std::string> DecisionLines(const std::vector<SchedulerEventRecord>& 
       lines.push_back(fmt::format("{}  interrupted: the job up to {} runs again", when,
                                   JobText(job, resource)));
     } else if (std::optional<Decision> decision = DecisionOf(event)) {
+      if (decision->verdict == Verdict::kStop && event.kind == "job_finished" && stopped) continue;
+      stopped = decision->verdict == Verdict::kStop;
       const std::string where =
           decision->rung >= 0 && event.kind != "trial_ended"
               ? fmt::format("rung {} ({} {}): {} -> ", decision->rung, resource,

@@ -19,10 +19,9 @@ TrialRecord Ended(int number, TrialState state, double seconds, std::optional<do
   return t;
 }
 
-// Completed trials ran 8 epochs in 60 s: 7.5 s per epoch. Trial 2 stopped at epoch 1
-// of 4 on two GPUs (3 epochs = 22.5 s, 45 GPU-s); trial 3, budgeted, at budget 2 on
-// the CPU (2 epochs = 15 s); trial 4 reported nothing; trial 5 still runs.
-TEST(EarlyStoppingTest, SavingsAreEpochsNotTrainedAtTheCompletedTrialsPace) {
+// Trial 2 stopped at epoch 1 of 4 on two GPUs (3 epochs, 6 GPU-epochs); trial 3,
+// budgeted, at budget 2 on the CPU (2 epochs); trial 4 reported nothing; trial 5 runs.
+TEST(EarlyStoppingTest, SavingsAreTheEpochsPrunedTrialsDidNotTrain) {
   std::vector<TrialRecord> trials{
       Ended(0, TrialState::kCompleted, 40, 4), Ended(1, TrialState::kCompleted, 20, 4),
       Ended(2, TrialState::kPruned, 12, 1, {0, 1}), Ended(3, TrialState::kPruned, 9, std::nullopt),
@@ -32,24 +31,14 @@ TEST(EarlyStoppingTest, SavingsAreEpochsNotTrainedAtTheCompletedTrialsPace) {
   const EarlyStoppingSavings s = EstimateEarlyStoppingSavings(trials, asha);
   EXPECT_EQ(s.pruned, 3);
   EXPECT_DOUBLE_EQ(s.resource_saved, 5);
-  EXPECT_DOUBLE_EQ(s.seconds_saved, 37.5);
-  EXPECT_DOUBLE_EQ(s.gpu_seconds_saved, 45);
-  EXPECT_DOUBLE_EQ(s.cpu_seconds_saved, 15);
-  EXPECT_DOUBLE_EQ(s.trial_seconds_used, 82);
+  EXPECT_DOUBLE_EQ(s.gpu_resource_saved, 6);
+  EXPECT_DOUBLE_EQ(s.cpu_resource_saved, 2);
 
   ReportContext ctx = MakeContext();
   EXPECT_EQ(FormatEarlyStopping(trials, ctx), "");  // no scheduler
   ctx.scheduler = asha;
   EXPECT_EQ(FormatEarlyStopping(trials, ctx),
-            "3 of 6 trials pruned early by asha: 5 of 24 epoch not trained (21%), about 38s of "
-            "trial time at the completed trials' pace (45s GPU, 15s CPU)");
-}
-
-TEST(EarlyStoppingTest, WithoutCompletedTrialsThePrunedTrialsPaceIsUsed) {
-  std::vector<TrialRecord> trials{Ended(0, TrialState::kPruned, 10, 2)};
-  const EarlyStoppingSavings s = EstimateEarlyStoppingSavings(trials, {"median", "epoch", 10});
-  EXPECT_DOUBLE_EQ(s.resource_saved, 8);
-  EXPECT_DOUBLE_EQ(s.seconds_saved, 40);
+            "3 of 6 trials pruned early by asha; epoch not trained: 5 of 24 (21%)");
 }
 
 }  // namespace

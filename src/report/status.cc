@@ -148,8 +148,10 @@ std::optional<std::string> FormatBest(const std::vector<TrialRecord>& trials,
 
 std::string FormatNoBest(const std::vector<TrialRecord>& trials, const ReportContext& ctx) {
   const Counts c = CountStates(trials, ctx.total_trials);
-  return fmt::format("No completed trial with {} in {} yet ({} failed, {} running, {} queued).\n",
-                     ctx.metric.name, ctx.experiment_name, c.failed, c.running, c.queued);
+  return fmt::format("No completed trial with {} in {} ({} failed, {} pruned, {} running, {} "
+                     "queued).\n",
+                     ctx.metric.name, ctx.experiment_name, c.failed, c.pruned, c.running,
+                     c.queued);
 }
 
 std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportContext& ctx,

@@ -119,7 +119,7 @@ TEST(ReportBestTest, NoCompletedTrial) {
   EXPECT_FALSE(FormatBest({}, MakeContext()));
   const std::string message = FormatNoBest(trials, MakeContext());
   EXPECT_THAT(message, HasSubstr("No completed trial"));
-  EXPECT_THAT(message, HasSubstr("1 failed, 1 running, 14 queued"));
+  EXPECT_THAT(message, HasSubstr("1 failed, 0 pruned, 1 running, 14 queued"));
 }
 
 TEST(ReportSummaryTest, TopTrialsRankedAndLimited) {

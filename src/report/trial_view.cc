@@ -112,10 +112,10 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
   report::AppendLine(out, state, /*width=*/0, ctx.color);
   field("Attempt", std::to_string(trial.attempt));
   if (trial.budget)
-    field("Budget", fmt::format("{} {} (rung {}{})",
-                                ctx.scheduler ? ctx.scheduler->resource : "budget",
-                                report::FormatNumber(*trial.budget), trial.rung,
-                                trial.bracket > 0 ? fmt::format(", bracket {}", trial.bracket)
+    field("Budget", fmt::format("{} {}{}{}", ctx.scheduler ? ctx.scheduler->resource : "budget",
+                                report::FormatNumber(*trial.budget),
+                                trial.rung > 0 ? fmt::format(" (rung {})", trial.rung) : "",
+                                trial.bracket > 0 ? fmt::format(" (bracket {})", trial.bracket)
                                                   : ""));
   if (trial.repeat > 0) field("Repeat", std::to_string(trial.repeat));
   field("GPUs", report::GpusText(trial.gpus));

@@ -14,6 +14,14 @@ namespace {
 
 bool IsRandom(const Json& identity) { return identity.at("sampler").value("type", "") == "random"; }
 
+// Successive halving's rounds are cohorts of all the configurations: more trials would
+// change every round already run (and replaying its journal would diverge).
+bool MayGrow(const Json& identity) {
+  return IsRandom(identity) &&
+         !(identity.contains("scheduler") &&
+           identity["scheduler"].value("type", "") == "successive_halving");
+}
+
 // Raising a random sweep's trial count only adds trials (trial k's params depend on the
 // seed and k alone, so recorded ones stay valid); lowering it would orphan recorded or
 // planned trials. Returns "" when `config` keeps or raises the count, else the change
@@ -91,7 +99,7 @@ Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
     return OpenedExperiment{std::move(lock), std::move(journal), false};
   }
   std::vector<std::string> changed = DiffConfigIdentity(existing->identity, identity);
-  if (IsRandom(existing->identity) && IsRandom(identity)) {
+  if (MayGrow(existing->identity) && MayGrow(identity)) {
     // The trial count is judged against what the last run planned, not the identity
     // stored at creation: a random sweep may have grown since.
     std::erase(changed, "sampler.trials");

@@ -30,6 +30,10 @@ Job AsyncBrackets::NextJob() const {
     }
   }
   if (auto trial = book_.NextConfiguration()) return BracketOf(*trial).StartJob(*trial, style_);
+  if (style_ == TrialStyle::kBudgeted && !book_.AnyRunning()) {
+    for (const AshaBracket& bracket : brackets_)
+      if (auto promotion = bracket.TailPromotion()) return *promotion;
+  }
   const bool may_promote = style_ == TrialStyle::kBudgeted && book_.AnyRunning();
   return IdleJob(may_promote ? Job::Kind::kWait : Job::Kind::kDone);
 }

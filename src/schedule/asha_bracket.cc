@@ -84,6 +84,21 @@ std::optional<Job> AshaBracket::Promotion() const {
   return std::nullopt;
 }
 
+std::optional<Job> AshaBracket::TailPromotion() const {
+  if (completed_ > 0) return std::nullopt;
+  for (int rung = last_rung() - 1; rung >= 0; --rung) {
+    if (candidates_[rung].empty()) continue;
+    Job job;
+    job.kind = Job::Kind::kPromote;
+    job.trial = candidates_[rung].begin()->trial;
+    job.bracket = id_;
+    job.rung = rung + 1;
+    job.budget = rungs_[rung + 1];
+    return job;
+  }
+  return std::nullopt;
+}
+
 void AshaBracket::MarkPromoted(const Job& promotion) {
   if (promotion.rung < 1 || promotion.rung > last_rung()) return;
   const int from = promotion.rung - 1;
@@ -97,6 +112,7 @@ Decision AshaBracket::RecordFinished(const Job& job, std::optional<double> value
   const int rung = std::clamp(job.rung, 0, last_rung());
   Decision decision{job.trial, id_, rung, rungs_[rung], value, Verdict::kPause, ""};
   if (rung == last_rung()) {
+    ++completed_;
     decision.verdict = Verdict::kComplete;
     decision.reason = fmt::format("reached max_resource ({} {:g})", resource_name_,
                                   rungs_[rung]);

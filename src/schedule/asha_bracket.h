@@ -15,7 +15,7 @@
 // its value at its rung. Promotion looks from rung K-1 down to 0 for the best trial
 // among the top floor(n_k/eta) of rung k that has a value and was not promoted from
 // rung k yet; it runs again at rung k+1. A job without a value (failed) is recorded
-// as the worst and never promoted.
+// as the worst and never promoted. See TailPromotion for the end of a finite pool.
 #pragma once
 
 #include <map>
@@ -51,6 +51,11 @@ class AshaBracket {
 
   // Budgeted style.
   std::optional<Job> Promotion() const;  // a kPromote job, or nothing promotable now
+  // With no configuration left to start and nothing running, floor(n/eta) may be 0 at
+  // a rung (fewer than eta trials reached it) and no trial would ever reach
+  // max_resource. While none has, the best unpromoted trial of the highest rung is
+  // promoted anyway, so every bracket that ran trials ends with a fully trained one.
+  std::optional<Job> TailPromotion() const;
   void MarkPromoted(const Job& promotion);
   Decision RecordFinished(const Job& job, std::optional<double> value);
 
@@ -76,6 +81,7 @@ class AshaBracket {
   // the next promotion, so Promotion() is O(log n) per rung.
   std::vector<Candidates> candidates_;
   std::map<int, int> stopped_;             // iterative: trial -> rung it was stopped at
+  int completed_ = 0;                      // budgeted: jobs finished at the last rung
 };
 
 }  // namespace gpusweep::schedule_detail

@@ -174,5 +174,23 @@ TEST_F(AshaBudgeted, WaitsWhileJobsRunThenIsDone) {
   EXPECT_EQ(asha_->NextJob().kind, Job::Kind::kDone);
 }
 
+// Two configurations, eta 2: rung 1 gets one trial, floor(1/2) = 0, and without the
+// tail promotion nothing would ever reach max_resource.
+TEST(AshaBudgetedTail, WhenNothingRunsTheBestOfTheHighestRungGoesOnUntilOneCompletes) {
+  auto asha = Make(RungConfig(SchedulerKind::kAsha, 1, 4, 2), Mode::kMax, 2,
+                   TrialStyle::kBudgeted);
+  const Job a = Launch(*asha), b = Launch(*asha);
+  EXPECT_EQ(asha->NextJob().kind, Job::Kind::kWait);
+  asha->OnJobFinished(a, 0.3);
+  asha->OnJobFinished(b, 0.4);
+  const Job b1 = Launch(*asha);
+  EXPECT_EQ(Describe(b1), "promote 1 b0 r1 @2");
+  asha->OnJobFinished(b1, 0.5);
+  const Job b2 = Launch(*asha);  // tail: floor(1/2) = 0 at rung 1, but nothing runs
+  EXPECT_EQ(Describe(b2), "promote 1 b0 r2 @4");
+  EXPECT_EQ(asha->OnJobFinished(b2, 0.6).verdict, Verdict::kComplete);
+  EXPECT_EQ(asha->NextJob().kind, Job::Kind::kDone);  // one completed: no more tail
+}
+
 }  // namespace
 }  // namespace gpusweep::schedule_detail

@@ -26,6 +26,33 @@ double FirstRung(const SchedulerConfig& config, int s) {
              : first;
 }
 
+// Whole-number budgets when min and max are whole (epochs, images): a rung at epoch
+// 1.11 would be decided at epoch 2 and {{budget}} would render as 1.1111111111111112.
+std::vector<double> WholeRungs(std::vector<double> rungs, const SchedulerConfig& config) {
+  if (std::floor(config.min_resource) != config.min_resource ||
+      std::floor(config.max_resource) != config.max_resource)
+    return rungs;
+  for (double& r : rungs) r = std::clamp(std::round(r), config.min_resource, config.max_resource);
+  rungs.erase(std::unique(rungs.begin(), rungs.end()), rungs.end());
+  return rungs;
+}
+
+// Smooth weighted round-robin: every bracket gets its share of each stretch of trials
+// (not all of bracket s_max first), so a sweep shorter than one cycle still uses every
+// bracket in proportion. Deterministic: ties go to the more aggressive bracket.
+std::vector<int> InterleavedCycle(const std::vector<int>& slots) {
+  int total = 0;
+  for (int n : slots) total += n;
+  std::vector<int> credit(slots.size(), 0), cycle;
+  for (int step = 0; step < total; ++step) {
+    for (std::size_t i = 0; i < slots.size(); ++i) credit[i] += slots[i];
+    const auto best = std::max_element(credit.begin(), credit.end()) - credit.begin();
+    credit[best] -= total;
+    cycle.push_back(static_cast<int>(best));
+  }
+  return cycle;
+}
+
 }  // namespace
 
 HyperbandPlan PlanHyperband(const SchedulerConfig& config) {
@@ -38,9 +65,10 @@ HyperbandPlan PlanHyperband(const SchedulerConfig& config) {
     plan.brackets.push_back(s);
     const double share = (plan.s_max + 1.0) / (s + 1.0) * std::pow(eta, s);
     plan.slots.push_back(std::max(1, static_cast<int>(std::ceil(share - 1e-9))));
-    plan.rungs.push_back(RungResources(FirstRung(config, s), config.max_resource, eta));
-    plan.cycle.insert(plan.cycle.end(), plan.slots.back(), i);
+    plan.rungs.push_back(
+        WholeRungs(RungResources(FirstRung(config, s), config.max_resource, eta), config));
   }
+  plan.cycle = InterleavedCycle(plan.slots);
   return plan;
 }
 

@@ -9,8 +9,10 @@
 // max_resource * eta^-s_max, which is >= min_resource.
 //
 // Trials go to brackets in the paper's proportions, deterministically: bracket s gets
-// n_s = ceil((s_max + 1) / (s + 1) * eta^s) slots; the cycle lists bracket s_max n_{s_max}
-// times, then s_max - 1, ..., and trial k goes to cycle[k mod cycle length].
+// n_s = ceil((s_max + 1) / (s + 1) * eta^s) slots in a cycle of sum n_s trials, dealt by
+// smooth weighted round-robin (each prefix of the cycle holds every bracket in about
+// its proportion), and trial k goes to cycle[k mod cycle length]. When min_resource and
+// max_resource are whole numbers, rung resources are rounded to whole numbers.
 // Job::bracket is s.
 #pragma once
 
