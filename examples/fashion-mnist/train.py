@@ -181,23 +181,23 @@ def configure_torch(seed):
 
 
 def load_checkpoint(path, model, optimizer, generator):
-    """Restores state saved by save_checkpoint; returns the epochs already done."""
+    """Restores state saved by save_checkpoint; returns (epochs done, their last report)."""
     if path is None or not path.exists():
-        return 0
+        return 0, None
     state = torch.load(path, map_location="cpu")
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
     generator.set_state(state["generator"])
-    return int(state["epoch"])
+    return int(state["epoch"]), state.get("report")
 
 
-def save_checkpoint(path, model, optimizer, generator, epoch):
+def save_checkpoint(path, model, optimizer, generator, epoch, report):
     """Writes the state after `epoch` atomically (a kill never leaves half a file)."""
     if path is None:
         return
     temp = path.with_name(path.name + ".tmp")
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "generator": generator.get_state(), "epoch": epoch}, temp)
+                "generator": generator.get_state(), "epoch": epoch, "report": report}, temp)
     os.replace(temp, path)
 
 
@@ -218,10 +218,15 @@ def main(argv=None):
     model = SmallCnn(args.channels, args.dropout).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)
-    done = load_checkpoint(args.checkpoint, model, optimizer, generator)
+    done, last_report = load_checkpoint(args.checkpoint, model, optimizer, generator)
     if done:
         print("resumed from %s after epoch %d" % (args.checkpoint, done),
               file=sys.stderr, flush=True)
+    if done >= args.epochs and last_report:
+        # Run again at a budget the checkpoint already covers (the earlier run was cut
+        # short after saving): each run must report its result, so report it again.
+        gpusweep.report(last_report)
+        return 0
     for epoch in range(done + 1, args.epochs + 1):
         train_loss = train_epoch(model, optimizer, x_train, y_train,
                                  args.batch_size, generator, device)
@@ -233,9 +238,10 @@ def main(argv=None):
             print("training diverged (train_loss %r, val_loss %r)"
                   % (train_loss, val_loss), file=sys.stderr)
             return 1
-        gpusweep.report(epoch=epoch, train_loss=round(train_loss, 5),
-                        val_loss=round(val_loss, 5), val_acc=round(val_acc, 5))
-        save_checkpoint(args.checkpoint, model, optimizer, generator, epoch)
+        report = {"epoch": epoch, "train_loss": round(train_loss, 5),
+                  "val_loss": round(val_loss, 5), "val_acc": round(val_acc, 5)}
+        gpusweep.report(report)
+        save_checkpoint(args.checkpoint, model, optimizer, generator, epoch, report)
         print("epoch %d done at %.1fs" % (epoch, time.monotonic() - started),
               file=sys.stderr, flush=True)
     return 0
