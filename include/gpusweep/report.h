@@ -52,26 +52,23 @@ struct ReportContext {
   std::optional<SchedulerSummary> scheduler;  // nullopt: no early stopping
 };
 
-// What early stopping saved. resource_saved is exact: the sum over pruned trials of
-// max_resource minus how far each got (its last reported `resource`, else its budget).
-// Seconds are an estimate: resource_saved at the pace of the completed trials
-// (seconds per resource unit, start-up included; the pruned trials' pace when none
-// completed). GPU-seconds multiply by the trial's GPU count; CPU trials count in
-// cpu_seconds_saved. Trials without a known resource, or max_resource <= 0, add nothing.
+// What early stopping saved, in the scheduler's resource (e.g. epochs): the sum over
+// pruned trials of max_resource minus how far each got (its last reported `resource`,
+// else its budget). GPU units multiply by the trial's GPU count (CPU trials count in
+// cpu_resource_saved). Exact, unlike a time estimate: trials differ in pace (a wide
+// model is slower per epoch), so time saved is best measured (bench/README.md, the
+// example's README). Trials without a known resource, or max_resource <= 0, add nothing.
 struct EarlyStoppingSavings {
   int pruned = 0;
-  double trial_seconds_used = 0;  // wall time of every finished trial (its last attempt)
   double resource_saved = 0;      // resource units (e.g. epochs) not trained
-  double seconds_saved = 0;       // trial-seconds (sum over pruned trials)
-  double gpu_seconds_saved = 0;
-  double cpu_seconds_saved = 0;
+  double gpu_resource_saved = 0;  // ... times each trial's GPU count
+  double cpu_resource_saved = 0;  // ... of trials that ran on CPU slots
 };
 EarlyStoppingSavings EstimateEarlyStoppingSavings(const std::vector<TrialRecord>& trials,
                                                   const SchedulerSummary& scheduler);
 
-// "12 of 16 trials pruned early by asha: 32 of 64 epoch not trained (50%), about
-// 3m40s of trial time at the completed trials' pace (0s GPU, 3m40s CPU)"; "" when
-// nothing was pruned.
+// "12 of 16 trials pruned early by asha; epoch not trained: 32 of 64 (50%)"; "" when
+// nothing was pruned (or without a scheduler).
 std::string FormatEarlyStopping(const std::vector<TrialRecord>& trials, const ReportContext& ctx);
 
 // Completed trials with a (non-NaN) objective, best first: highest first for
