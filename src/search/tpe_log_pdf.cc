@@ -121,19 +121,8 @@ template <typename V, typename I>
       const V shifted = e * kLog2e + kRoundingShift;
       const V k = shifted - kRoundingShift;
       const V r = (e - k * kLn2Hi) - k * kLn2Lo;
-      V p = r * (1.0 / 6227020800.0) + 1.0 / 479001600.0;
-      p = p * r + 1.0 / 39916800.0;
-      p = p * r + 1.0 / 3628800.0;
-      p = p * r + 1.0 / 362880.0;
-      p = p * r + 1.0 / 40320.0;
-      p = p * r + 1.0 / 5040.0;
-      p = p * r + 1.0 / 720.0;
-      p = p * r + 1.0 / 120.0;
-      p = p * r + 1.0 / 24.0;
-      p = p * r + 1.0 / 6.0;
-      p = p * r + 0.5;
-      p = p * r + 1.0;
-      p = p * r + 1.0;
+      V p;
+      ExpReduced(r, p);
       I k_bits;  // 2^k from k's bits in `shifted`
       std::memcpy(&k_bits, &shifted, sizeof k_bits);
       const I exponent = ((k_bits - kShiftBits) + 1023) << 52;

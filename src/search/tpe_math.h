@@ -18,17 +18,13 @@ namespace gpusweep::search {
 // instead of less: such terms never matter next to the prior kernel's, and staying far
 // above the subnormal range keeps later multiplications at full speed. Cody-Waite
 // reduction to |r| <= ln(2)/2 and a degree-13 Taylor polynomial: relative error < 1e-15.
-inline double ExpNonPositive(double x) {
-  constexpr double kLog2e = 1.4426950408889634;
-  constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 split for exact k*ln2
-  constexpr double kLn2Lo = 1.90821492927058770002e-10;
-  constexpr double kRoundingShift = 0x1.8p52;  // adding it rounds to an integer
-  x = x < -600.0 ? -600.0 : x;
-  const double shifted = x * kLog2e + kRoundingShift;
-  const double k = shifted - kRoundingShift;
-  const double r = (x - k * kLn2Hi) - k * kLn2Lo;
-  double p = 1.0 / 6227020800.0;  // 1/13!
-  p = p * r + 1.0 / 479001600.0;
+// e^r for |r| <= ln(2)/2: the degree-13 Taylor polynomial by Horner's rule. `T` is
+// double or a GCC vector of doubles (tpe_log_pdf.cc), so the scalar and the vector
+// paths do the same operations and round alike. By reference: a 256-bit vector passed
+// or returned by value would depend on the caller's AVX setting (-Wpsabi).
+template <class T>
+inline void ExpReduced(const T& r, T& p) {
+  p = r * (1.0 / 6227020800.0) + 1.0 / 479001600.0;  // 1/13!, 1/12!
   p = p * r + 1.0 / 39916800.0;
   p = p * r + 1.0 / 3628800.0;
   p = p * r + 1.0 / 362880.0;
@@ -41,6 +37,19 @@ inline double ExpNonPositive(double x) {
   p = p * r + 0.5;
   p = p * r + 1.0;
   p = p * r + 1.0;
+}
+
+inline double ExpNonPositive(double x) {
+  constexpr double kLog2e = 1.4426950408889634;
+  constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 split for exact k*ln2
+  constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  constexpr double kRoundingShift = 0x1.8p52;  // adding it rounds to an integer
+  x = x < -600.0 ? -600.0 : x;
+  const double shifted = x * kLog2e + kRoundingShift;
+  const double k = shifted - kRoundingShift;
+  const double r = (x - k * kLn2Hi) - k * kLn2Lo;
+  double p;
+  ExpReduced(r, p);
   // 2^k from k's bits in `shifted` (its low mantissa bits hold k as an integer).
   const std::int64_t k_int =
       std::bit_cast<std::int64_t>(shifted) - std::bit_cast<std::int64_t>(kRoundingShift);
