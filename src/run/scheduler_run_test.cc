@@ -114,6 +114,26 @@ search_space:
   EXPECT_EQ(jobs_per_budget, (std::map<double, int>{{1, 4}, {2, 2}, {4, 1}}));
 }
 
+// Successive halving's rounds are cohorts of all trials: more trials would change the
+// rounds already run, so growing the sweep is refused (a random sweep may grow).
+TEST_F(RunnerTest, GrowingASuccessiveHalvingSweepIsRefused) {
+  const std::string body = R"(
+command: [/bin/sh, -c, 'echo "{\"epoch\": $2, \"score\": $(($1 * $2))}" >> $GPUSWEEP_METRICS', sh, "{{x}}", "{{budget}}"]
+scheduler: {type: successive_halving, min_resource: 1, max_resource: 2, reduction_factor: 2}
+search_space:
+  x: {type: int, low: 1, high: 9}
+)";
+  auto first = Run(Config(std::string(kHeader) + "sampler: {type: random, trials: 4, seed: 1}" +
+                          body));
+  ASSERT_TRUE(first) << first.error().message;
+  auto grown = Run(Config(std::string(kHeader) + "sampler: {type: random, trials: 6, seed: 1}" +
+                          body));
+  ASSERT_FALSE(grown);
+  EXPECT_EQ(grown.error().code, ErrorCode::kConfigChanged);
+  EXPECT_NE(grown.error().message.find("sampler.trials (4 -> 6)"), std::string::npos)
+      << grown.error().message;
+}
+
 // TPE learns from pruned trials (their last value) and running ones (constant liar);
 // a resumed run reuses each trial's recorded params instead of suggesting again.
 TEST_F(RunnerTest, TpeWorksUnderAshaAndKeepsRecordedParamsOnResume) {
