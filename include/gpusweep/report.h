@@ -114,8 +114,9 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
 
 // Exports: one row per trial in the given order. Columns: trial, state, attempt,
 // objective, start_time, end_time, duration_s, gpus, exit_code, term_signal,
-// failure_reason, then "param.<flattened name>" for the union of params (order of first
-// appearance), then "metric.<key>" for the union of last_metrics keys. Times are Unix
+// failure_reason (for pruned trials: why they were stopped), budget, rung, bracket
+// (with a scheduler: the last job's; else empty), then "param.<flattened name>" for the
+// union of params (order of first appearance), then "metric.<key>" for the union of last_metrics keys. Times are Unix
 // seconds; end_time and duration_s are empty/null while a trial runs.
 // CSV (RFC 4180, "\r\n" line ends): a header row; a field is quoted when it holds a
 // comma, quote, CR or LF, quotes doubled; missing values are empty; gpus is "0,1"

@@ -10,7 +10,8 @@ namespace {
 
 const std::vector<std::string> kFixedColumns = {
     "trial",   "state", "attempt",   "objective",   "start_time",    "end_time",
-    "duration_s", "gpus", "exit_code", "term_signal", "failure_reason"};
+    "duration_s", "gpus", "exit_code", "term_signal", "failure_reason", "budget", "rung",
+    "bracket"};
 
 void FlattenInto(const std::string& prefix, const Json& object,
                  std::vector<std::pair<std::string, Json>>& out) {
@@ -46,6 +47,9 @@ Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_column
   row["exit_code"] = OrNull(t.exit_code);
   row["term_signal"] = OrNull(t.term_signal);
   row["failure_reason"] = t.failure_reason.empty() ? Json(nullptr) : Json(t.failure_reason);
+  row["budget"] = OrNull(t.budget);  // with a scheduler: the last job's budget and rung
+  row["rung"] = t.budget ? Json(t.rung) : Json(nullptr);
+  row["bracket"] = t.budget ? Json(t.bracket) : Json(nullptr);
 
   const auto params = FlattenParams(t.params);
   for (const std::string& name : param_columns) {

@@ -73,7 +73,7 @@ TEST(ReportCsvTest, HeaderIsTheUnionInOrderOfFirstAppearance) {
   EXPECT_THAT(records[0],
               ElementsAre("trial", "state", "attempt", "objective", "start_time", "end_time",
                           "duration_s", "gpus", "exit_code", "term_signal", "failure_reason",
-                          "param.lr", "param.net.bn", "param.net.act", "param.note",
+                          "budget", "rung", "bracket", "param.lr", "param.net.bn", "param.net.act", "param.note",
                           "param.seed", "metric.loss", "metric.val_acc", "metric.epoch"));
   for (const auto& record : records) EXPECT_EQ(record.size(), records[0].size());
 }
@@ -91,14 +91,16 @@ TEST(ReportCsvTest, ValuesAndQuoting) {
   const auto& a = records[1];
   EXPECT_THAT(std::vector<std::string>(a.begin(), a.begin() + 8),
               ElementsAre("0", "completed", "1", "0.875", "1000.0", "1083.0", "83.0", "0,1"));
-  EXPECT_EQ(a[12], "true");
-  EXPECT_EQ(a[13], R"(["relu",1])");
-  EXPECT_EQ(a[14], "");  // no note param
+  EXPECT_EQ(a[11], "");  // no scheduler: no budget, rung, bracket
+  EXPECT_EQ(a[13], "");
+  EXPECT_EQ(a[15], "true");
+  EXPECT_EQ(a[16], R"(["relu",1])");
+  EXPECT_EQ(a[17], "");  // no note param
   const auto& b = records[2];
   EXPECT_EQ(b[3], "");  // no objective
   EXPECT_EQ(b[9], "9");
   EXPECT_EQ(b[10], "timeout, killed");
-  EXPECT_EQ(b[14], "a, \"quoted\"\nline");
+  EXPECT_EQ(b[17], "a, \"quoted\"\nline");
   const auto& c = records[3];
   EXPECT_EQ(c[1], "running");
   EXPECT_EQ(c[5], "");  // no end time while running
@@ -133,7 +135,21 @@ TEST(ReportJsonTest, ParsesBackWithTypedValues) {
   for (const auto& [k, v] : rows[0].items()) keys0.push_back(k);
   for (const auto& [k, v] : rows[2].items()) keys2.push_back(k);
   EXPECT_EQ(keys0, keys2);
-  EXPECT_EQ(keys0.size(), 19u);
+  EXPECT_EQ(keys0.size(), 22u);
+  EXPECT_TRUE(rows[0]["budget"].is_null());
+}
+
+TEST(ReportJsonTest, ScheduledTrialsCarryBudgetRungAndBracket) {
+  TrialRecord t;
+  t.state = TrialState::kPaused;
+  t.budget = 9;
+  t.rung = 2;
+  t.bracket = 1;
+  const Json row = Json::parse(ExportJson({t}))[0];
+  EXPECT_EQ(row["budget"], Json(9.0));
+  EXPECT_EQ(row["rung"], Json(2));
+  EXPECT_EQ(row["bracket"], Json(1));
+  EXPECT_EQ(row["state"], "paused");
 }
 
 }  // namespace
