@@ -103,6 +103,12 @@ class Scheduler {
   // The job's process ended without a result because gpusweep was interrupted: the
   // job counts as not started (NextJob will return it again, before anything else).
   virtual void OnJobInterrupted(const Job& job) = 0;
+
+  // Trials eliminated for good so far, each with its kStop decision, in the order they
+  // were made: successive halving's trials outside the survivors of a finished round
+  // (OnJobFinished returned kPause for them: the round was not over yet). Empty for the
+  // other schedulers, whose paused trials may still be promoted. Reads state only.
+  virtual std::vector<Decision> Eliminated() const { return {}; }
 };
 
 // Builds the scheduler `config.kind` for an experiment of `configurations` trials

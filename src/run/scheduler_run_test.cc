@@ -102,6 +102,15 @@ search_space:
   EXPECT_EQ(t[0].budget, 2.0);
   EXPECT_EQ(t[1].state, TrialState::kPruned);
   EXPECT_EQ(t[1].budget, 1.0);
+  EXPECT_NE(t[1].failure_reason.find("rank 4 of 4 in round 0"), std::string::npos)
+      << t[1].failure_reason;
+  // Eliminated when round 0 ended, not only when the whole run did.
+  auto when = [&](int trial, TrialState state) {
+    for (std::size_t i = 0; i < observer_.finished.size(); ++i)
+      if (observer_.finished[i].number == trial && observer_.finished[i].state == state) return i;
+    return observer_.finished.size();
+  };
+  EXPECT_LT(when(1, TrialState::kPruned), when(2, TrialState::kCompleted));
   EXPECT_EQ(ReadFile(experiment_dir() / "trials/0002/budgets.txt"), "1\n2\n4\n");
   EXPECT_TRUE(std::filesystem::exists(experiment_dir() / "trials/0002/output.attempt2.log"));
 

@@ -82,6 +82,7 @@ bool TrialLoop::HasWork() const {
 }
 
 Status TrialLoop::Run() {
+  GS_TRY(SettleEliminated());  // a run killed between a round's end and this record
   while ((HasWork() && interrupt_signal_ == 0) || !active_.empty()) {
     if (interrupt_signal_ == 0) {
       GS_ASSIGN_OR_RETURN(int launched, LaunchReady());
@@ -296,7 +297,7 @@ Status TrialLoop::Reap(const ProcessEvent& event) {
   GS_TRY(journal_.FinishTrial(record, final_results, events));
   Store(record);
   observer_.OnTrialFinished(record);
-  return {};
+  return SettleEliminated();
 }
 
 void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
@@ -383,6 +384,22 @@ void TrialLoop::WarnIfNeverJudged(const Active& active) {
       "gpusweep.report(epoch=e, {}=v), or fix scheduler.resource",
       active.record.number, config_.scheduler.resource, config_.metric.name,
       fmt::join(keys, ", "), config_.metric.name));
+}
+
+Status TrialLoop::SettleEliminated() {
+  if (scheduler_ == nullptr) return {};
+  for (const Decision& decision : scheduler_->Eliminated()) {
+    auto it = std::lower_bound(trials_.begin(), trials_.end(), decision.trial,
+                               [](const TrialRecord& t, int n) { return t.number < n; });
+    if (it == trials_.end() || it->number != decision.trial || it->state != TrialState::kPaused)
+      continue;
+    it->state = TrialState::kPruned;
+    it->failure_reason = "pruned: " + decision.reason;
+    GS_TRY(journal_.FinishTrial(
+        *it, {}, {TrialEndedEvent(it->number, decision.reason, services_.wall_clock())}));
+    observer_.OnTrialFinished(*it);
+  }
+  return {};
 }
 
 Status TrialLoop::SettlePausedTrials() {

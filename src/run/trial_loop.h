@@ -71,6 +71,9 @@ class TrialLoop {
   // one line, so the scheduler could not judge it (a typo in `resource`, or metrics
   // split over several lines).
   void WarnIfNeverJudged(const Active& active);
+  // Paused trials the scheduler has eliminated for good (a finished round of successive
+  // halving) become pruned now, with the scheduler's reason.
+  Status SettleEliminated();
   // The run ended normally: trials the scheduler left paused will never be promoted.
   Status SettlePausedTrials();
   void EnforceDeadlines();

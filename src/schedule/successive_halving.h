@@ -44,6 +44,7 @@ class SuccessiveHalving final : public Scheduler {
   // Scheduler interface returns only the finishing trial's decision; an eliminated
   // trial is paused and never promoted).
   const std::vector<Decision>& eliminations() const { return eliminations_; }
+  std::vector<Decision> Eliminated() const override { return eliminations_; }
   int round() const { return round_; }
 
  private:
