@@ -6,45 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include "search/param_specs_for_tests.h"
+
 #include "search/splitmix64.h"
 
 namespace gpusweep {
 namespace {
 
-ParamSpec Choice(std::string name, std::vector<Json> values) {
-  ParamSpec p;
-  p.name = std::move(name);
-  p.kind = ParamKind::kChoice;
-  p.values = std::move(values);
-  return p;
-}
-
-ParamSpec Int(std::string name, std::int64_t low, std::int64_t high, std::int64_t step) {
-  ParamSpec p;
-  p.name = std::move(name);
-  p.kind = ParamKind::kInt;
-  p.int_low = low;
-  p.int_high = high;
-  p.int_step = step;
-  return p;
-}
-
-ParamSpec Real(std::string name, ParamKind kind, double low, double high) {
-  ParamSpec p;
-  p.name = std::move(name);
-  p.kind = kind;
-  p.low = low;
-  p.high = high;
-  return p;
-}
-
-ParamSpec Constant(std::string name, Json value) {
-  ParamSpec p;
-  p.name = std::move(name);
-  p.kind = ParamKind::kConstant;
-  p.constant = std::move(value);
-  return p;
-}
+using namespace test_support;
 
 SamplerConfig Grid(int repeats) {
   SamplerConfig c;

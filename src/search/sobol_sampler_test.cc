@@ -5,28 +5,14 @@
 #include <gtest/gtest.h>
 
 #include "gpusweep/sampler.h"
+#include "search/param_specs_for_tests.h"
 
 namespace gpusweep {
 namespace {
 
+using namespace test_support;
+
 const std::vector<TrialRecord> kNoHistory;
-
-ParamSpec Real(std::string name, ParamKind kind, double low, double high) {
-  ParamSpec p;
-  p.name = std::move(name);
-  p.kind = kind;
-  p.low = low;
-  p.high = high;
-  return p;
-}
-
-ParamSpec Constant(std::string name, Json value) {
-  ParamSpec p;
-  p.name = std::move(name);
-  p.kind = ParamKind::kConstant;
-  p.constant = std::move(value);
-  return p;
-}
 
 std::unique_ptr<Sampler> Make(SamplerKind kind, int trials, std::uint64_t seed,
                               const SearchSpace& space) {

@@ -6,26 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "gpusweep/sampler.h"
+#include "search/param_specs_for_tests.h"
 
 namespace gpusweep {
 namespace {
 
-ParamSpec Real(std::string name, ParamKind kind, double low, double high) {
-  ParamSpec p;
-  p.name = std::move(name);
-  p.kind = kind;
-  p.low = low;
-  p.high = high;
-  return p;
-}
-
-ParamSpec Choice(std::string name, std::vector<Json> values) {
-  ParamSpec p;
-  p.name = std::move(name);
-  p.kind = ParamKind::kChoice;
-  p.values = std::move(values);
-  return p;
-}
+using namespace test_support;
 
 SamplerConfig Tpe(int trials, std::uint64_t seed) {
   SamplerConfig c;
