@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include "search/param_specs_for_tests.h"
-
 #include "search/splitmix64.h"
 
 namespace gpusweep {
