@@ -73,17 +73,10 @@ TEST(SobolSamplerTest, SameSeedSameParamsOtherSeedOtherPoints) {
 }
 
 TEST(SobolSamplerTest, MapsIntChoiceAndLogWithinBounds) {
-  ParamSpec layers;
-  layers.name = "layers";
-  layers.kind = ParamKind::kInt;
-  layers.int_low = 2;
-  layers.int_high = 20;
-  layers.int_step = 3;
-  ParamSpec opt;
-  opt.name = "opt";
-  opt.kind = ParamKind::kChoice;
-  opt.values = {"sgd", Json::parse(R"({"adam": [0.9, 0.999]})"), nullptr};
-  const SearchSpace space{{Real("lr", ParamKind::kLogUniform, 1e-4, 1e-1), layers, opt}};
+  const SearchSpace space{{Real("lr", ParamKind::kLogUniform, 1e-4, 1e-1),
+                           Int("layers", 2, 20, 3),
+                           Choice("opt", {"sgd", Json::parse(R"({"adam": [0.9, 0.999]})"),
+                                          nullptr})}};
   auto sobol = Make(SamplerKind::kSobol, 1024, 3, space);
   ASSERT_NE(sobol, nullptr);
   std::map<std::int64_t, int> layer_counts;

@@ -121,16 +121,8 @@ TEST(TpeSamplerTest, SameSeedAndHistoryGiveTheSameParamsOtherSeedsDiffer) {
 }
 
 TEST(TpeSamplerTest, MapsLogIntAndChoiceInDeclarationOrder) {
-  ParamSpec layers;
-  layers.name = "layers";
-  layers.kind = ParamKind::kInt;
-  layers.int_low = 2;
-  layers.int_high = 20;
-  layers.int_step = 3;
-  ParamSpec epochs;
-  epochs.name = "epochs";
-  epochs.constant = 10;
-  const SearchSpace space{{Real("lr", ParamKind::kLogUniform, 1e-5, 1e-1), epochs, layers,
+  const SearchSpace space{{Real("lr", ParamKind::kLogUniform, 1e-5, 1e-1),
+                           Constant("epochs", 10), Int("layers", 2, 20, 3),
                            Choice("act", {"relu", Json::array({1, 2}), nullptr})}};
   for (bool multivariate : {false, true}) {
     SamplerConfig config = Tpe(80, 2);
