@@ -388,16 +388,19 @@ void TrialLoop::WarnIfNeverJudged(const Active& active) {
 
 Status TrialLoop::SettleEliminated() {
   if (scheduler_ == nullptr) return {};
-  for (const Decision& decision : scheduler_->Eliminated()) {
-    auto it = std::lower_bound(trials_.begin(), trials_.end(), decision.trial,
-                               [](const TrialRecord& t, int n) { return t.number < n; });
-    if (it == trials_.end() || it->number != decision.trial || it->state != TrialState::kPaused)
-      continue;
-    it->state = TrialState::kPruned;
-    it->failure_reason = "pruned: " + decision.reason;
+  // Only the new part of the (growing) list: this runs after every finished job.
+  const std::vector<Decision>& eliminated = scheduler_->Eliminated();
+  for (; eliminations_settled_ < eliminated.size(); ++eliminations_settled_) {
+    const Decision& decision = eliminated[eliminations_settled_];
+    const TrialRecord* found = Find(decision.trial);
+    if (found == nullptr || found->state != TrialState::kPaused) continue;
+    TrialRecord record = *found;
+    record.state = TrialState::kPruned;
+    record.failure_reason = "pruned: " + decision.reason;
     GS_TRY(journal_.FinishTrial(
-        *it, {}, {TrialEndedEvent(it->number, decision.reason, services_.wall_clock())}));
-    observer_.OnTrialFinished(*it);
+        record, {}, {TrialEndedEvent(record.number, decision.reason, services_.wall_clock())}));
+    Store(record);
+    observer_.OnTrialFinished(record);
   }
   return {};
 }

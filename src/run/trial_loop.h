@@ -97,6 +97,7 @@ class TrialLoop {
   int cpu_slots_in_use_ = 0;
   int interrupt_signal_ = 0;            // first interrupt received, 0 if none
   bool warned_never_judged_ = false;
+  std::size_t eliminations_settled_ = 0;  // prefix of scheduler_->Eliminated() handled
 };
 
 }  // namespace gpusweep

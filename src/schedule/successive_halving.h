@@ -41,10 +41,8 @@ class SuccessiveHalving final : public Scheduler {
   }
 
   // kStop decisions of the trials eliminated so far, in the order they were made (the
-  // Scheduler interface returns only the finishing trial's decision; an eliminated
-  // trial is paused and never promoted).
-  const std::vector<Decision>& eliminations() const { return eliminations_; }
-  std::vector<Decision> Eliminated() const override { return eliminations_; }
+  // finishing trial's decision was kPause: its round was not over yet).
+  const std::vector<Decision>& Eliminated() const override { return eliminations_; }
   int round() const { return round_; }
 
  private:

@@ -70,7 +70,7 @@ TEST(SuccessiveHalving, SeedsHalving15To8To4To2To1) {
   EXPECT_EQ(log.waits, 5);
   EXPECT_EQ(log.verdicts.at(Verdict::kPause), 15 + 8 + 4 + 2);
   EXPECT_EQ(log.verdicts.at(Verdict::kComplete), 1);
-  auto& eliminated = static_cast<SuccessiveHalving&>(*halving).eliminations();
+  const std::vector<Decision>& eliminated = halving->Eliminated();
   EXPECT_EQ(eliminated.size(), 14u);
   EXPECT_EQ(eliminated.front().reason, "rank 9 of 15 in round 0 (epoch 1): only the top 8 survive");
 }
