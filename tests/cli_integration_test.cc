@@ -226,7 +226,8 @@ kill_grace: 1s
       << running.out;
   ASSERT_EQ(kill(first, SIGKILL), 0);
   EXPECT_EQ(WaitExit(first), 128 + SIGKILL);
-  EXPECT_FALSE(LiveTrialProcesses(exp()).empty());  // orphans until the resume cleans up
+  // The controller's guard ends its trials within kill_grace: none runs unwatched.
+  EXPECT_TRUE(WaitUntil(10, [&] { return LiveTrialProcesses(exp()).empty(); }));
   auto dead = RunGpusweep({"status"}, dir_.path());
   EXPECT_NE(dead.out.find("warning: no gpusweep is running this experiment, yet 2 trials"),
             std::string::npos) << dead.out;

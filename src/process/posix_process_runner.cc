@@ -1,13 +1,20 @@
 // posix_process_runner.cc — the real ProcessRunner: posix_spawn + ppoll + waitid.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "process/containment.h"
+#include "process/controller_guard.h"
 #include "process/process_runner.h"
 #include "process/signal_catcher.h"
 #include "process/spawn.h"
@@ -45,10 +52,12 @@ void WaitForZombie(int pid, int* status) {
   }
 }
 
-// If `pid` has exited: SIGKILLs its group, reaps it and returns how it ended.
-// The leader is only peeked at first (WNOWAIT): while it is an unreaped zombie its
-// pid cannot be reused, so kill(-pid) cannot hit an unrelated, newer process group.
-std::optional<ProcessExit> TryReap(int pid) {
+// If `pid` has exited: `kill_rest()` (SIGKILL to what is left of the trial), reaps it
+// and returns how it ended. The leader is only peeked at first (WNOWAIT): while it is
+// an unreaped zombie its pid cannot be reused, so kill(-pid) cannot hit an unrelated,
+// newer process group.
+template <class KillRest>
+std::optional<ProcessExit> TryReap(int pid, KillRest kill_rest) {
   siginfo_t info = {};
   int rc;
   do {
@@ -60,7 +69,7 @@ std::optional<ProcessExit> TryReap(int pid) {
     return ProcessExit{.signaled = false, .exit_code = -1, .signal = 0};
   }
   if (info.si_pid == 0) return std::nullopt;  // still running
-  ::kill(-pid, SIGKILL);
+  kill_rest();
   int status = 0;
   WaitForZombie(pid, &status);
   return ExitFromStatus(status);
@@ -68,34 +77,68 @@ std::optional<ProcessExit> TryReap(int pid) {
 
 class PosixProcessRunner final : public ProcessRunner {
  public:
-  PosixProcessRunner() = default;
+  explicit PosixProcessRunner(const ProcessRunnerOptions& options)
+      : containment_(options),
+        guard_(options.guard == ControllerGuard::kOn
+                   ? GuardProcess::Start(containment_, options.guard_grace_seconds)
+                   : std::nullopt) {}
   ~PosixProcessRunner() override;
 
   Expected<ProcessId> Spawn(const SpawnRequest& request) override;
   WaitOutcome Wait(double timeout_seconds) override;
   void SignalGroup(ProcessId pid, int sig) override;
   std::size_t running() const override { return running_.size(); }
+  int StopLeftovers(double grace_seconds) override {
+    return containment_.StopLeftovers(grace_seconds);
+  }
+  ContainmentKind containment() const override { return containment_.kind(); }
+  std::vector<int> TrialProcesses(ProcessId pid) const override {
+    auto it = running_.find(pid);
+    return it == running_.end() ? std::vector<int>{} : containment_.TrialProcesses(it->second, pid);
+  }
 
  private:
   std::vector<ProcessEvent> ReapExited();
+  std::set<int> OwnChildren() const;
 
   RunnerSlot slot_;
   SignalCatcher signals_;
-  std::set<ProcessId> running_;
+  Containment containment_;
+  std::optional<GuardProcess> guard_;
+  std::map<ProcessId, int> running_;  // leader pid -> the trial's serial
+  int next_serial_ = 0;
 };
 
 PosixProcessRunner::~PosixProcessRunner() {
-  for (ProcessId pid : running_) ::kill(-pid, SIGKILL);
-  for (ProcessId pid : running_) {
+  for (const auto& [pid, serial] : running_) containment_.Signal(serial, pid, SIGKILL);
+  for (const auto& [pid, serial] : running_) {
     int status = 0;
     WaitForZombie(pid, &status);
+    containment_.Release(serial);
   }
+  containment_.Tidy(OwnChildren());
+}
+
+std::set<int> PosixProcessRunner::OwnChildren() const {
+  std::set<int> own;
+  for (const auto& [pid, serial] : running_) own.insert(pid);
+  if (guard_) own.insert(guard_->pid());
+  return own;
 }
 
 Expected<ProcessId> PosixProcessRunner::Spawn(const SpawnRequest& request) {
-  GS_ASSIGN_OR_RETURN(int pid, SpawnInNewProcessGroup(request));
-  running_.insert(pid);
-  return pid;
+  const int serial = next_serial_++;
+  GS_ASSIGN_OR_RETURN(TrialPlacement placement, containment_.Prepare(serial));
+  // SIGTERM, not SIGKILL: a trial whose controller died gets the same chance to save
+  // its work as on Ctrl-C; the guard SIGKILLs it after the grace period.
+  SpawnPlacement where{placement.tag_entry, placement.cgroup_procs.get(), SIGTERM};
+  Expected<int> pid = SpawnInNewProcessGroup(request, where);
+  if (!pid) {
+    containment_.Release(serial);
+    return tl::unexpected(pid.error());
+  }
+  running_.emplace(*pid, serial);
+  return *pid;
 }
 
 WaitOutcome PosixProcessRunner::Wait(double timeout_seconds) {
@@ -113,6 +156,7 @@ WaitOutcome PosixProcessRunner::Wait(double timeout_seconds) {
   signals_.SleepUntilSignal(0.0);
   for (;;) {
     outcome.exited = ReapExited();
+    containment_.Tidy(OwnChildren());
     outcome.interrupt_signal = signals_.TakeInterrupt();
     if (!outcome.exited.empty() || outcome.interrupt_signal != 0) return outcome;
     if (unlimited) {
@@ -129,18 +173,22 @@ WaitOutcome PosixProcessRunner::Wait(double timeout_seconds) {
 
 void PosixProcessRunner::SignalGroup(ProcessId pid, int sig) {
   // Only tracked (unreaped) leaders: their pid, and so their group id, cannot be reused.
-  if (running_.count(pid) != 0) ::kill(-pid, sig);
+  auto it = running_.find(pid);
+  if (it != running_.end()) containment_.Signal(it->second, pid, sig);
 }
 
 std::vector<ProcessEvent> PosixProcessRunner::ReapExited() {
   std::vector<ProcessEvent> events;
   for (auto it = running_.begin(); it != running_.end();) {
-    std::optional<ProcessExit> exit = TryReap(*it);
+    const auto [pid, serial] = *it;
+    std::optional<ProcessExit> exit =
+        TryReap(pid, [&, pid = pid, serial = serial] { containment_.Signal(serial, pid, SIGKILL); });
     if (!exit) {
       ++it;
       continue;
     }
-    events.push_back(ProcessEvent{*it, *exit});
+    containment_.Release(serial);
+    events.push_back(ProcessEvent{pid, *exit});
     it = running_.erase(it);
   }
   return events;
@@ -148,9 +196,18 @@ std::vector<ProcessEvent> PosixProcessRunner::ReapExited() {
 
 }  // namespace
 
-std::unique_ptr<ProcessRunner> MakePosixProcessRunner() {
+std::unique_ptr<ProcessRunner> MakePosixProcessRunner(const ProcessRunnerOptions& options) {
   if (g_runner_exists.exchange(true)) return nullptr;
-  return std::make_unique<PosixProcessRunner>();
+  return std::make_unique<PosixProcessRunner>(options);
+}
+
+std::string ProcessScopeFor(const std::filesystem::path& experiment_dir) {
+  std::error_code ec;
+  const std::string path = std::filesystem::weakly_canonical(
+      std::filesystem::absolute(experiment_dir, ec), ec).string();
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a: stable across builds
+  for (unsigned char c : path) hash = (hash ^ c) * 1099511628211ull;
+  return fmt::format("{:016x}", hash);
 }
 
 }  // namespace gpusweep

@@ -1,7 +1,10 @@
 // process_runner.h — starting and supervising trial processes (Linux only).
 //
-// Contract: every trial runs as the leader of its own process group, so one kill(-pgid)
-// reaches everything it forked. gpusweep keeps SIGINT/SIGTERM/SIGHUP/SIGCHLD blocked
+// Contract: every trial runs as the leader of its own process group and, where the
+// machine allows, in its own cgroup v2; otherwise its processes are found by the
+// GPUSWEEP_PROCESS_TAG in their environment, with gpusweep as child subreaper. Either
+// way a signal to a trial reaches every descendant, including ones that called setsid,
+// setpgid or double-forked (see docs/protocol.md, "The process"). gpusweep keeps SIGINT/SIGTERM/SIGHUP/SIGCHLD blocked
 // and lets them in only while it sleeps inside ppoll (the approach of ninja's
 // SubprocessSet), so a signal can never be lost between "check" and "sleep".
 // When a leader exits, its group is SIGKILLed before the leader is reaped (its zombie
@@ -41,6 +44,26 @@ struct WaitOutcome {
   int interrupt_signal = 0;               // SIGINT/SIGTERM/SIGHUP received by gpusweep since the last call, else 0
 };
 
+enum class ContainmentKind { kCgroup, kTagged };
+enum class ContainmentChoice {
+  kAuto,        // a cgroup per trial when gpusweep can make one, else kTagged
+  kTaggedOnly,  // never cgroups (tests of the fallback; GPUSWEEP_CONTAINMENT=tagged)
+};
+enum class ControllerGuard { kOn, kOff };
+
+struct ProcessRunnerOptions {
+  // Names this experiment's trials across runs ([A-Za-z0-9_-], stable for one experiment
+  // directory), so a later run finds what a dead one left (StopLeftovers). Empty: unique
+  // to this process.
+  std::string scope;
+  ContainmentChoice containment = ContainmentChoice::kAuto;
+  // kOn: a small guard process (forked at construction, in its own process group) ends
+  // every trial of this runner, SIGTERM then SIGKILL after guard_grace_seconds, when the
+  // controller dies without destroying the runner (kill -9, OOM killer, crash).
+  ControllerGuard guard = ControllerGuard::kOn;
+  double guard_grace_seconds = 10;
+};
+
 // Interface so the experiment runner can be tested with a fake. Not thread-safe: use
 // one runner from one thread.
 class ProcessRunner {
@@ -58,9 +81,18 @@ class ProcessRunner {
   // When a leader is reaped, its whole process group is sent SIGKILL so no straggler survives.
   // A negative timeout means 0 (just poll); infinity (or anything above 1e8) means no timeout.
   virtual WaitOutcome Wait(double timeout_seconds) = 0;
-  // kill(-pgid, sig) for a running child; no-op if it already exited.
+  // Sends `sig` to every process of a running trial (its group, its cgroup or tagged
+  // processes); no-op if its leader was already reaped.
   virtual void SignalGroup(ProcessId pid, int sig) = 0;
   virtual std::size_t running() const = 0;
+  // Ends every process an earlier runner of the same scope left behind (its controller
+  // died): SIGTERM, up to grace_seconds, SIGKILL; blocks until they are gone (or 2 s
+  // after the SIGKILL). Returns how many processes it found. Call before re-running
+  // trials of a resumed experiment.
+  virtual int StopLeftovers(double grace_seconds) = 0;
+  virtual ContainmentKind containment() const = 0;
+  // Every live process of a running trial (for tests and diagnostics).
+  virtual std::vector<int> TrialProcesses(ProcessId pid) const = 0;
 };
 
 // The real one. Only one may exist per process at a time (it owns signal handlers);
@@ -69,8 +101,15 @@ class ProcessRunner {
 // handlers that only record the signal; they are unblocked only inside ppoll.
 // Threads created afterwards inherit the blocked mask, which is what you want; a signal
 // delivered to another thread still wakes Wait (handlers also write to a self-pipe).
-// Destruction SIGKILLs every remaining group, reaps them, and restores mask and handlers.
-std::unique_ptr<ProcessRunner> MakePosixProcessRunner();
+// Destruction SIGKILLs every remaining trial, reaps them, and restores mask and handlers.
+// The runner makes gpusweep a child subreaper (PR_SET_CHILD_SUBREAPER) and reaps the
+// re-parented orphans of its trials. Create it before starting any thread: the guard
+// is forked.
+std::unique_ptr<ProcessRunner> MakePosixProcessRunner(const ProcessRunnerOptions& options = {});
+
+// A scope name for ProcessRunnerOptions made from an experiment directory's absolute
+// path (FNV-1a, hex): the same for every run of that directory.
+std::string ProcessScopeFor(const std::filesystem::path& experiment_dir);
 
 // /proc/<pid>/stat field 22 (start time in clock ticks since boot); nullopt if no such process.
 std::optional<std::uint64_t> ProcessStartTicks(int pid);

@@ -1,15 +1,18 @@
-// spawn.cc — posix_spawn of a trial: own process group, clean signals, log redirection.
+// spawn.cc — vfork+exec of a trial: own process group, clean signals, log redirection.
 #include "process/spawn.h"
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "common/unique_fd.h"
 
@@ -19,40 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kDefaultPath = "/bin:/usr/bin";  // glibc's _CS_PATH
-
-// Owns a posix_spawnattr_t for the duration of one spawn.
-class SpawnAttributes {
- public:
-  SpawnAttributes() : init_error_(posix_spawnattr_init(&attr_)) {}
-  ~SpawnAttributes() {
-    if (init_error_ == 0) posix_spawnattr_destroy(&attr_);
-  }
-  SpawnAttributes(const SpawnAttributes&) = delete;
-  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
-  int init_error() const { return init_error_; }
-  posix_spawnattr_t* get() { return &attr_; }
-
- private:
-  posix_spawnattr_t attr_;
-  int init_error_;
-};
-
-// Owns a posix_spawn_file_actions_t for the duration of one spawn.
-class SpawnFileActions {
- public:
-  SpawnFileActions() : init_error_(posix_spawn_file_actions_init(&actions_)) {}
-  ~SpawnFileActions() {
-    if (init_error_ == 0) posix_spawn_file_actions_destroy(&actions_);
-  }
-  SpawnFileActions(const SpawnFileActions&) = delete;
-  SpawnFileActions& operator=(const SpawnFileActions&) = delete;
-  int init_error() const { return init_error_; }
-  posix_spawn_file_actions_t* get() { return &actions_; }
-
- private:
-  posix_spawn_file_actions_t actions_;
-  int init_error_;
-};
 
 std::string_view PathFromEnv(const std::vector<std::string>& env) {
   for (const std::string& entry : env) {
@@ -84,7 +53,8 @@ tl::unexpected<Error> CommandError(const std::string& command, int error,
 // Opens the log for appending, close-on-exec so no other child inherits it, and at fd >= 3
 // so the dup2 onto 1 and 2 can never clobber it.
 Expected<UniqueFd> OpenLog(const fs::path& log_path) {
-  UniqueFd fd(::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  // O_NOFOLLOW: a link left in the trial directory must not redirect the log elsewhere.
+  UniqueFd fd(::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (!fd.valid()) {
     return Fail(ErrorCode::kIo,
                 "cannot open log file " + log_path.string() + ": " + std::strerror(errno));
@@ -100,31 +70,52 @@ Expected<UniqueFd> OpenLog(const fs::path& log_path) {
   return fd;
 }
 
-// Returns 0 or the first posix_spawnattr_* error.
-int ConfigureAttributes(posix_spawnattr_t* attr) {
-  sigset_t empty_mask;
-  sigemptyset(&empty_mask);
-  sigset_t default_signals;
-  sigemptyset(&default_signals);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) sigaddset(&default_signals, sig);
-  const short flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-  if (int error = posix_spawnattr_setflags(attr, flags)) return error;
-  if (int error = posix_spawnattr_setpgroup(attr, 0)) return error;  // pgid = own pid
-  if (int error = posix_spawnattr_setsigmask(attr, &empty_mask)) return error;
-  return posix_spawnattr_setsigdefault(attr, &default_signals);
-}
+// Everything the child needs, prepared before vfork: between vfork and exec the child
+// shares gpusweep's memory and may only make system calls.
+struct ChildSetup {
+  const char* executable;
+  char* const* argv;
+  char* const* envp;
+  const char* cwd;
+  int log_fd;
+  int cgroup_procs_fd;       // -1: none
+  int parent_death_signal;   // 0: none
+  pid_t parent;
+  int error = 0;             // written by the child before it gives up
+  const char* failed_step = "";
+};
 
-// Returns 0 or the first posix_spawn_file_actions_* error.
-int ConfigureFileActions(posix_spawn_file_actions_t* actions, int log_fd, const fs::path& cwd) {
-  if (int error = posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0)) {
-    return error;
+// Runs in the vfork child. Order matters: the child leaves gpusweep's process group
+// and joins the trial's cgroup before exec, so nothing the trial ever forks is missed.
+[[noreturn]] void RunChild(ChildSetup* setup) {
+  const auto fail = [setup](const char* step) {
+    setup->error = errno;
+    setup->failed_step = step;
+    _exit(127);
+  };
+  struct sigaction default_action = {};
+  default_action.sa_handler = SIG_DFL;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) ::sigaction(sig, &default_action, nullptr);
+  if (::setpgid(0, 0) != 0) fail("setpgid");
+  if (setup->parent_death_signal != 0) {
+    if (::prctl(PR_SET_PDEATHSIG, setup->parent_death_signal, 0, 0, 0) != 0) fail("prctl");
+    if (::getppid() != setup->parent) _exit(127);  // gpusweep already died
   }
-  if (int error = posix_spawn_file_actions_adddup2(actions, log_fd, 1)) return error;
-  if (int error = posix_spawn_file_actions_adddup2(actions, log_fd, 2)) return error;
+  if (setup->cgroup_procs_fd >= 0 && ::write(setup->cgroup_procs_fd, "0", 1) != 1)
+    fail("join cgroup");
+  const int null_fd = ::open("/dev/null", O_RDONLY);
+  if (null_fd < 0 || ::dup2(null_fd, 0) < 0) fail("open /dev/null");
+  if (::dup2(setup->log_fd, 1) < 0 || ::dup2(setup->log_fd, 2) < 0) fail("dup2");
+  if (::chdir(setup->cwd) != 0) fail("chdir");
   // Belt and braces next to O_CLOEXEC: code elsewhere in the process (or a library) may
   // have opened a descriptor without it, e.g. a lock file; a trial must never hold it.
-  if (int error = posix_spawn_file_actions_addclosefrom_np(actions, 3)) return error;
-  return posix_spawn_file_actions_addchdir_np(actions, cwd.c_str());
+  ::close_range(3, ~0U, 0);
+  sigset_t empty;
+  sigemptyset(&empty);
+  ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+  ::execve(setup->executable, setup->argv, setup->envp);
+  fail("exec");
+  _exit(127);
 }
 
 std::vector<char*> NullTerminated(const std::vector<std::string>& strings) {
@@ -163,7 +154,7 @@ Expected<fs::path> ResolveExecutable(const std::string& command,
   return CommandError(command, error, search_path);
 }
 
-Expected<int> SpawnInNewProcessGroup(const SpawnRequest& request) {
+Expected<int> SpawnInNewProcessGroup(const SpawnRequest& request, const SpawnPlacement& placement) {
   if (request.argv.empty()) {
     return Fail(ErrorCode::kProcess, "cannot start a trial: empty command");
   }
@@ -177,22 +168,32 @@ Expected<int> SpawnInNewProcessGroup(const SpawnRequest& request) {
                       ResolveExecutable(request.argv[0], request.env, cwd));
   GS_ASSIGN_OR_RETURN(UniqueFd log_fd, OpenLog(request.log_path));
 
-  SpawnAttributes attributes;
-  SpawnFileActions actions;
-  int error = attributes.init_error() ? attributes.init_error() : actions.init_error();
-  if (error == 0) error = ConfigureAttributes(attributes.get());
-  if (error == 0) error = ConfigureFileActions(actions.get(), log_fd.get(), cwd);
-  if (error != 0) return CommandError(request.argv[0], error, "");
-
+  std::vector<std::string> environment = request.env;
+  if (!placement.extra_env.empty()) environment.push_back(placement.extra_env);
   std::vector<char*> argv = NullTerminated(request.argv);
-  std::vector<char*> envp = NullTerminated(request.env);
-  pid_t pid = 0;
-  // glibc's posix_spawn returns only after the exec succeeded or failed (CLONE_VFORK),
-  // so on success the new process group already exists, and on failure glibc has
-  // reaped the child and returns the exec's errno.
-  error = posix_spawn(&pid, executable.c_str(), actions.get(), attributes.get(), argv.data(),
-                      envp.data());
-  if (error != 0) return CommandError(request.argv[0], error, "");
+  std::vector<char*> envp = NullTerminated(environment);
+  ChildSetup setup{executable.c_str(), argv.data(), envp.data(), cwd.c_str(), log_fd.get(),
+                   placement.cgroup_procs_fd, placement.parent_death_signal, ::getpid()};
+  // No handler of gpusweep may run in the child while it shares gpusweep's memory.
+  sigset_t all, previous;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &previous);
+  // vfork returns when the child exec'd or exited, so on success the new process group
+  // (and cgroup membership) already exists, and a failure is known here.
+  const pid_t pid = ::vfork();
+  if (pid == 0) RunChild(&setup);
+  const int vfork_error = errno;
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (pid < 0) return CommandError(request.argv[0], vfork_error, "");
+  if (setup.failed_step[0] != '\0') {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (std::string_view(setup.failed_step) == "exec")
+      return CommandError(request.argv[0], setup.error, "");
+    return Fail(ErrorCode::kProcess, fmt::format("cannot start {}: {}: {}", request.argv[0],
+                                                 setup.failed_step, std::strerror(setup.error)));
+  }
   return static_cast<int>(pid);
 }
 

@@ -19,8 +19,18 @@ Expected<std::filesystem::path> ResolveExecutable(const std::string& command,
                                                   const std::vector<std::string>& env,
                                                   const std::filesystem::path& cwd);
 
+// Where a trial's leader goes, set up by the child itself between fork and exec.
+struct SpawnPlacement {
+  std::string extra_env;        // one more "KEY=VALUE" (the process tag), "" for none
+  int cgroup_procs_fd = -1;     // a cgroup.procs the child writes "0" to; -1 for none
+  int parent_death_signal = 0;  // PR_SET_PDEATHSIG for the leader; 0 for none
+};
+
 // Starts `request` as the leader of a new process group (see ProcessRunner::Spawn for
 // the child's setup) and returns its pid. Does not wait for or track the child.
-Expected<int> SpawnInNewProcessGroup(const SpawnRequest& request);
+// vfork+exec rather than posix_spawn: the child must set PR_SET_PDEATHSIG and join its
+// cgroup itself, before exec, so that no process of the trial is ever outside it.
+Expected<int> SpawnInNewProcessGroup(const SpawnRequest& request,
+                                     const SpawnPlacement& placement = {});
 
 }  // namespace gpusweep

@@ -36,6 +36,11 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
                                            plan.total_trials(),
                                            services.wall_clock()));
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> recorded, experiment.journal->LoadTrials());
+  // Before any trial runs again: every process an earlier, dead gpusweep left in this
+  // experiment (found by cgroup or tag even when the journal never saw its pid) ends.
+  if (const int leftovers = services.processes->StopLeftovers(config.kill_grace_seconds))
+    observer.OnWarning(fmt::format("stopped {} process{} left running by an earlier gpusweep",
+                                   leftovers, leftovers == 1 ? "" : "es"));
   GS_ASSIGN_OR_RETURN(int abandoned,
                       RecoverAbandonedTrials(*experiment.journal, recorded,
                                              config.kill_grace_seconds, services.wall_clock(),
@@ -63,8 +68,19 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
   return RunOutcome{info, loop.trials()};
 }
 
-RealRunServices::RealRunServices()
-    : processes_(MakePosixProcessRunner()), probe_(MakeNvmlProbe()) {
+ProcessRunnerOptions ProcessOptionsFor(const ExperimentConfig& config,
+                                       const std::filesystem::path& experiment_dir,
+                                       const std::vector<std::string>& env) {
+  ProcessRunnerOptions options;
+  options.scope = ProcessScopeFor(experiment_dir);
+  options.guard_grace_seconds = config.kill_grace_seconds;
+  if (LookupEnv(env, "GPUSWEEP_CONTAINMENT") == std::optional<std::string>("tagged"))
+    options.containment = ContainmentChoice::kTaggedOnly;
+  return options;
+}
+
+RealRunServices::RealRunServices(const ProcessRunnerOptions& process_options)
+    : processes_(MakePosixProcessRunner(process_options)), probe_(MakeNvmlProbe()) {
   services.processes = processes_.get();
   services.gpu_probe = probe_.get();
   services.wall_clock = [] {
@@ -85,7 +101,7 @@ RealRunServices::~RealRunServices() = default;
 
 Expected<RunOutcome> RunExperiment(const ExperimentConfig& config, const RunOptions& options,
                                    RunObserver& observer) {
-  RealRunServices real;
+  RealRunServices real(ProcessOptionsFor(config, options.experiment_dir, CurrentEnvironment()));
   if (real.services.processes == nullptr)  // it owns the signal handlers: one at a time
     return Fail(ErrorCode::kProcess, "another experiment is already running in this process");
   return RunExperimentWith(config, options, real.services, observer);

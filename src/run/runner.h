@@ -31,7 +31,7 @@ struct RunServices {
 
 // The real services: POSIX process runner, NVML probe, system clocks, environ.
 struct RealRunServices {
-  RealRunServices();
+  explicit RealRunServices(const ProcessRunnerOptions& process_options = {});
   ~RealRunServices();
   RunServices services;
 
@@ -39,6 +39,13 @@ struct RealRunServices {
   std::unique_ptr<ProcessRunner> processes_;
   std::unique_ptr<GpuProbe> probe_;
 };
+
+// The process runner's options for running `config` in `experiment_dir`: the scope of
+// that directory (so a resumed run finds what a dead one left), the config's kill_grace
+// for the guard, and GPUSWEEP_CONTAINMENT=tagged (from `env`) to turn cgroups off.
+ProcessRunnerOptions ProcessOptionsFor(const ExperimentConfig& config,
+                                       const std::filesystem::path& experiment_dir,
+                                       const std::vector<std::string>& env);
 
 Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const RunOptions& options,
                                        RunServices& services, RunObserver& observer);

@@ -53,7 +53,7 @@ class RunnerTest : public ::testing::Test {
   }
   Expected<RunOutcome> Run(const ExperimentConfig& config, int gpus = 0, int cores = 2) {
     FakeGpuProbe probe(gpus);
-    RealRunServices real;
+    RealRunServices real(ProcessOptionsFor(config, experiment_dir(), {}));
     real.services.gpu_probe = &probe;
     real.services.usable_cores = cores;
     RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python"};

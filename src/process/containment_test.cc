@@ -1,0 +1,208 @@
+// containment_test.cc — a trial's descendants that leave its process group (setsid,
+// setpgid(0,0), a double-forked daemon) end with the trial, under both mechanisms
+// (cgroup v2 where this machine allows it, and process group + tag + subreaper); the
+// guard ends a dead controller's trials; StopLeftovers finds a dead run's trials.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include <gtest/gtest.h>
+
+#include "process/process_runner.h"
+#include "process/test_util.h"
+
+namespace gpusweep {
+namespace {
+
+using testing::ShellRequest;
+using testing::TempDir;
+using testing::WaitForExit;
+using testing::WaitUntil;
+
+constexpr double kGenerous = 10.0;  // seconds; nothing here should take near this long
+
+// Three ways out of the trial's process group, each writing its pid to a file, then
+// the leader goes on (or ends) as `leader_tail` says.
+std::string EscapingTrial(const std::string& leader_tail) {
+  return "setsid sh -c 'echo $$ > setsid.pid; exec sleep 300' & "
+         "python3 -c 'import os, time; os.setpgid(0, 0); "
+         "open(\"setpgid.pid\", \"w\").write(str(os.getpid())); time.sleep(300)' & "
+         "sh -c 'setsid sh -c \"echo \\$\\$ > daemon.pid; exec sleep 300\" & exit 0' & " +
+         leader_tail;
+}
+
+std::optional<int> ReadPid(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  int pid = 0;
+  if (in >> pid && pid > 0) return pid;
+  return std::nullopt;
+}
+
+bool Alive(int pid) {
+  // A zombie (killed, not yet reaped by its new parent) counts as gone.
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::size_t end = text.rfind(')');
+  return end != std::string::npos && end + 2 < text.size() && text[end + 2] != 'Z';
+}
+
+const char* kEscapers[] = {"setsid.pid", "setpgid.pid", "daemon.pid"};
+
+class ContainmentTest : public ::testing::TestWithParam<ContainmentChoice> {
+ protected:
+  void SetUp() override {
+    ProcessRunnerOptions options;
+    options.containment = GetParam();
+    options.scope = "test" + std::to_string(::getpid());
+    runner_ = MakePosixProcessRunner(options);
+    ASSERT_NE(runner_, nullptr);
+  }
+  ProcessId Spawn(const std::string& script) {
+    Expected<ProcessId> pid = runner_->Spawn(ShellRequest(script, dir_.path()));
+    EXPECT_TRUE(pid) << pid.error().message;
+    return pid.value_or(-1);
+  }
+  // Waits until every escaper wrote its pid; returns them.
+  std::vector<int> EscaperPids() {
+    std::vector<int> pids;
+    EXPECT_TRUE(WaitUntil(
+        [&] {
+          pids.clear();
+          for (const char* file : kEscapers)
+            if (auto pid = ReadPid(dir_.path() / file)) pids.push_back(*pid);
+          return pids.size() == 3;
+        },
+        kGenerous))
+        << "escapers did not start";
+    return pids;
+  }
+  void ExpectAllGone(const std::vector<int>& pids) {
+    for (int pid : pids)
+      EXPECT_TRUE(WaitUntil([&] { return !Alive(pid); }, kGenerous)) << "pid " << pid << " survived";
+  }
+
+  TempDir dir_;
+  std::unique_ptr<ProcessRunner> runner_;
+};
+
+TEST_P(ContainmentTest, UsesTheMechanismAskedFor) {
+  if (GetParam() == ContainmentChoice::kTaggedOnly) {
+    EXPECT_EQ(runner_->containment(), ContainmentKind::kTagged);
+  }
+  // kAuto: a cgroup where gpusweep can write its own cgroup (root in CI), else tags.
+  // GPUSWEEP_EXPECT_CGROUP=1 (set by scripts/test.sh as root) makes the fallback an error.
+  const char* expect = ::getenv("GPUSWEEP_EXPECT_CGROUP");
+  if (GetParam() == ContainmentChoice::kAuto && expect != nullptr && std::string(expect) == "1") {
+    EXPECT_EQ(runner_->containment(), ContainmentKind::kCgroup);
+  }
+  std::cout << "containment: "
+            << (runner_->containment() == ContainmentKind::kCgroup ? "cgroup v2" : "tagged") << "\n";
+}
+
+TEST_P(ContainmentTest, EscapersEndWhenTheLeaderExits) {
+  const ProcessId leader = Spawn(EscapingTrial(
+      "while [ ! -s setsid.pid ] || [ ! -s setpgid.pid ] || [ ! -s daemon.pid ]; do sleep 0.05; "
+      "done; exit 0"));
+  std::optional<ProcessExit> exit = WaitForExit(*runner_, leader, kGenerous);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->exit_code, 0);
+  ExpectAllGone(EscaperPids());
+}
+
+TEST_P(ContainmentTest, SignalReachesEscapersAndTheirTrialIsListed) {
+  const ProcessId leader = Spawn(EscapingTrial("exec sleep 300"));
+  const std::vector<int> escapers = EscaperPids();
+  const std::vector<int> listed = runner_->TrialProcesses(leader);
+  for (int pid : escapers)
+    EXPECT_NE(std::find(listed.begin(), listed.end(), pid), listed.end()) << pid;
+  // What a timeout, a prune or Ctrl-C does: SIGTERM to the trial.
+  runner_->SignalGroup(leader, SIGTERM);
+  ASSERT_TRUE(WaitForExit(*runner_, leader, kGenerous));
+  ExpectAllGone(escapers);
+}
+
+TEST_P(ContainmentTest, TwoTrialsAreKeptApart) {
+  TempDir other_dir;
+  const ProcessId first = Spawn("exec sleep 300");
+  Expected<ProcessId> second =
+      runner_->Spawn(ShellRequest("setsid sleep 300 & exec sleep 300", other_dir.path()));
+  ASSERT_TRUE(second);
+  ASSERT_TRUE(WaitUntil([&] { return runner_->TrialProcesses(*second).size() == 2; }, kGenerous));
+  runner_->SignalGroup(first, SIGKILL);
+  ASSERT_TRUE(WaitForExit(*runner_, first, kGenerous));
+  EXPECT_EQ(runner_->TrialProcesses(*second).size(), 2u);  // untouched
+  runner_->SignalGroup(*second, SIGKILL);
+  ASSERT_TRUE(WaitForExit(*runner_, *second, kGenerous));
+}
+
+// A controller in a child process starts an escaping trial, then dies by SIGKILL
+// without destroying its runner: its guard must end the trial and its escapers.
+TEST_P(ContainmentTest, GuardEndsTrialsOfAKilledController) {
+  runner_.reset();  // one runner per process: the controller is a child
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t controller = ::fork();
+  if (controller == 0) {
+    ProcessRunnerOptions options;
+    options.containment = GetParam();
+    options.guard_grace_seconds = 1;
+    auto runner = MakePosixProcessRunner(options);
+    if (!runner || !runner->Spawn(ShellRequest(EscapingTrial("exec sleep 300"), dir_.path())))
+      _exit(1);
+    (void)!::write(ready[1], "x", 1);
+    for (;;) runner->Wait(1);
+  }
+  ::close(ready[1]);
+  char byte;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ::close(ready[0]);
+  const std::vector<int> escapers = EscaperPids();
+  ::kill(controller, SIGKILL);
+  ::waitpid(controller, nullptr, 0);
+  ExpectAllGone(escapers);
+}
+
+// The guard can itself be killed (a kill -9 of everything): then the next run of the
+// same experiment (same scope) stops what is left before it runs anything.
+TEST_P(ContainmentTest, StopLeftoversEndsADeadRunsTrials) {
+  runner_.reset();
+  const std::string scope = "leftover" + std::to_string(::getpid());
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t controller = ::fork();
+  if (controller == 0) {
+    ProcessRunnerOptions options{scope, GetParam(), ControllerGuard::kOff, 0};
+    auto runner = MakePosixProcessRunner(options);
+    if (!runner || !runner->Spawn(ShellRequest(EscapingTrial("exec sleep 300"), dir_.path())))
+      _exit(1);
+    (void)!::write(ready[1], "x", 1);
+    for (;;) runner->Wait(1);
+  }
+  ::close(ready[1]);
+  char byte;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ::close(ready[0]);
+  const std::vector<int> escapers = EscaperPids();
+  ::kill(controller, SIGKILL);
+  ::waitpid(controller, nullptr, 0);
+  for (int pid : escapers) EXPECT_TRUE(Alive(pid));  // no guard: still there
+  ProcessRunnerOptions options{scope, GetParam(), ControllerGuard::kOff, 0};
+  auto next = MakePosixProcessRunner(options);
+  ASSERT_NE(next, nullptr);
+  EXPECT_GE(next->StopLeftovers(kGenerous), 3);
+  for (int pid : escapers) EXPECT_FALSE(Alive(pid)) << pid;
+  EXPECT_EQ(next->StopLeftovers(kGenerous), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Mechanisms, ContainmentTest,
+                         ::testing::Values(ContainmentChoice::kAuto, ContainmentChoice::kTaggedOnly),
+                         [](const auto& info) {
+                           return info.param == ContainmentChoice::kAuto ? "Auto" : "TaggedOnly";
+                         });
+
+}  // namespace
+}  // namespace gpusweep

@@ -1,0 +1,119 @@
+// process_tag.cc — /proc scans for GPUSWEEP_PROCESS_TAG (see process_tag.h).
+#include "process/process_tag.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "common/unique_fd.h"
+
+namespace gpusweep {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollInterval = std::chrono::milliseconds(20);
+constexpr double kAfterKillWaitSeconds = 2.0;
+
+bool ParsePid(std::string_view text, int* pid) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *pid);
+  return error == std::errc() && end == text.data() + text.size() && *pid > 0;
+}
+
+}  // namespace
+
+std::string ProcessTag(int pid) {
+  UniqueFd fd(::open(("/proc/" + std::to_string(pid) + "/environ").c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return {};
+  std::string environ;
+  char buffer[8192];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    environ.append(buffer, static_cast<std::size_t>(n));
+  }
+  const std::string key = std::string(kProcessTagVariable) + "=";
+  for (std::size_t begin = 0; begin < environ.size();) {
+    std::size_t end = environ.find('\0', begin);
+    if (end == std::string::npos) end = environ.size();
+    if (environ.compare(begin, key.size(), key) == 0)
+      return environ.substr(begin + key.size(), end - begin - key.size());
+    begin = end + 1;
+  }
+  return {};
+}
+
+namespace {
+
+bool IsZombie(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::size_t name_end = text.rfind(')');
+  return name_end == std::string::npos || name_end + 2 >= text.size() ||
+         text[name_end + 2] == 'Z' || text[name_end + 2] == 'X';
+}
+
+}  // namespace
+
+std::vector<int> ProcessesTagged(std::string_view prefix, std::string_view exclude_prefix) {
+  std::vector<int> pids;
+  std::unique_ptr<DIR, int (*)(DIR*)> proc(::opendir("/proc"), &::closedir);
+  if (!proc || prefix.empty()) return pids;
+  const int self = ::getpid();
+  while (const dirent* entry = ::readdir(proc.get())) {
+    int pid = 0;
+    if (!ParsePid(entry->d_name, &pid) || pid == self) continue;
+    const std::string tag = ProcessTag(pid);
+    if (!tag.starts_with(prefix)) continue;
+    if (!exclude_prefix.empty() && tag.starts_with(exclude_prefix)) continue;
+    if (!IsZombie(pid)) pids.push_back(pid);
+  }
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+std::vector<int> OwnChildren() {
+  std::vector<int> children;
+  std::unique_ptr<DIR, int (*)(DIR*)> tasks(::opendir("/proc/self/task"), &::closedir);
+  if (!tasks) return children;
+  while (const dirent* entry = ::readdir(tasks.get())) {
+    int tid = 0;
+    if (!ParsePid(entry->d_name, &tid)) continue;
+    std::ifstream file("/proc/self/task/" + std::to_string(tid) + "/children");
+    int pid = 0;
+    while (file >> pid) children.push_back(pid);
+  }
+  return children;
+}
+
+int StopTagged(std::string_view prefix, std::string_view exclude_prefix, double grace_seconds) {
+  const std::vector<int> found = ProcessesTagged(prefix, exclude_prefix);
+  if (found.empty()) return 0;
+  for (int pid : found) ::kill(pid, SIGTERM);
+  const auto wait = [&](double seconds) {
+    const Clock::time_point deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(std::max(seconds, 0.0)));
+    while (!ProcessesTagged(prefix, exclude_prefix).empty()) {
+      if (Clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(kPollInterval);
+    }
+    return true;
+  };
+  if (!wait(grace_seconds)) {
+    for (int pid : ProcessesTagged(prefix, exclude_prefix)) ::kill(pid, SIGKILL);
+    wait(kAfterKillWaitSeconds);
+  }
+  return static_cast<int>(found.size());
+}
+
+}  // namespace gpusweep
