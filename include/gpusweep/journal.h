@@ -48,6 +48,19 @@ struct SchedulerEventRecord {
 
 enum class JournalAccess { kReadWrite, kReadOnly };
 
+// One state change of a group commit (Journal::Apply); the fields each kind uses are
+// those of the method of the same name.
+struct JournalWrite {
+  enum class Kind { kUpsertTrial, kFinishTrial, kAppendResults, kAppendEvent };
+  Kind kind = Kind::kAppendResults;
+  TrialRecord record;                        // kUpsertTrial, kFinishTrial
+  std::vector<IntermediateResult> results;   // kFinishTrial, kAppendResults
+  std::vector<SchedulerEventRecord> events;  // kUpsertTrial, kFinishTrial, kAppendResults
+  double time = 0;                           // kAppendEvent
+  std::string event_kind;                    // kAppendEvent
+  Json detail;                               // kAppendEvent
+};
+
 class Journal {
  public:
   virtual ~Journal() = default;
@@ -85,6 +98,11 @@ class Journal {
   // Intermediate results of one trial (all attempts), ordered by attempt, step, then
   // the order they were appended.
   virtual Expected<std::vector<IntermediateResult>> LoadResults(int trial) = 0;
+
+  // Group commit: every write, in order, in ONE transaction (one fsync), with the same
+  // meaning as the single calls; all of them or none are durable. Empty: does nothing.
+  // Errors as the single calls; on error nothing is written.
+  virtual Status Apply(const std::vector<JournalWrite>& writes) = 0;
 
   // Appends a free-form event (kind e.g. "resumed", "interrupted"; time in Unix
   // seconds; detail any JSON) to the experiment's log.

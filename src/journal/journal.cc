@@ -34,8 +34,15 @@ class SqliteJournal final : public Journal {
   Expected<std::optional<TrialRecord>> LoadTrial(int number) override;
   Expected<std::vector<IntermediateResult>> LoadResults(int trial) override;
   Status AppendEvent(double time, std::string_view kind, const Json& detail) override;
+  Status Apply(const std::vector<JournalWrite>& writes) override;
 
  private:
+  // The statements of each write, inside the caller's transaction.
+  Status WriteUpsert(const TrialRecord& record, const std::vector<SchedulerEventRecord>& events,
+                     std::string_view what);
+  Status WriteFinish(const TrialRecord& record, const std::vector<IntermediateResult>& results,
+                     const std::vector<SchedulerEventRecord>& events, std::string_view what);
+  Status WriteEvent(double time, std::string_view kind, const Json& detail, std::string_view what);
   // SQLite refuses writes on a read-only connection anyway; this names the cause.
   Status RequireWritable(std::string_view what) const {
     if (access_ == JournalAccess::kReadWrite) return {};
@@ -101,6 +108,13 @@ Status SqliteJournal::UpsertTrial(const TrialRecord& record,
   const std::string what = fmt::format("record trial {}", record.number);
   GS_TRY(RequireWritable(what));
   GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
+  GS_TRY(WriteUpsert(record, events, what));
+  return txn.Commit();
+}
+
+Status SqliteJournal::WriteUpsert(const TrialRecord& record,
+                                  const std::vector<SchedulerEventRecord>& events,
+                                  std::string_view what) {
   {
     // REPLACE deletes the old row and inserts the new one in one statement; no other
     // table refers to trials by rowid, so nothing is lost.
@@ -113,8 +127,7 @@ Status SqliteJournal::UpsertTrial(const TrialRecord& record,
     journal::BindTrial(stmt, record);
     GS_TRY(stmt.Run());
   }
-  GS_TRY(InsertEvents(events, what));
-  return txn.Commit();
+  return InsertEvents(events, what);
 }
 
 Status SqliteJournal::FinishTrial(const TrialRecord& record,
@@ -123,6 +136,14 @@ Status SqliteJournal::FinishTrial(const TrialRecord& record,
   const std::string what = fmt::format("finish trial {}", record.number);
   GS_TRY(RequireWritable(what));
   GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
+  GS_TRY(WriteFinish(record, results, events, what));
+  return txn.Commit();
+}
+
+Status SqliteJournal::WriteFinish(const TrialRecord& record,
+                                  const std::vector<IntermediateResult>& results,
+                                  const std::vector<SchedulerEventRecord>& events,
+                                  std::string_view what) {
   {
     GS_ASSIGN_OR_RETURN(
         auto update,
@@ -146,7 +167,7 @@ Status SqliteJournal::FinishTrial(const TrialRecord& record,
   }
   GS_TRY(InsertResults(results, what));
   GS_TRY(InsertEvents(events, what));
-  return txn.Commit();
+  return {};
 }
 
 Status SqliteJournal::AppendResults(const std::vector<IntermediateResult>& results,
@@ -260,11 +281,44 @@ Expected<std::vector<IntermediateResult>> SqliteJournal::LoadResults(int trial) 
 Status SqliteJournal::AppendEvent(double time, std::string_view kind, const Json& detail) {
   const std::string what = fmt::format("append event '{}'", kind);
   GS_TRY(RequireWritable(what));
+  return WriteEvent(time, kind, detail, what);
+}
+
+Status SqliteJournal::WriteEvent(double time, std::string_view kind, const Json& detail,
+                                 std::string_view what) {
   GS_ASSIGN_OR_RETURN(auto insert,
                       db_.Prepare("INSERT INTO events (time, kind, detail) VALUES (?1, ?2, ?3)",
                                   what));
   insert.Bind(1, time).Bind(2, kind).Bind(3, DumpJson(detail));
   return insert.Run();
+}
+
+Status SqliteJournal::Apply(const std::vector<JournalWrite>& writes) {
+  if (writes.empty()) return {};
+  const std::string what = fmt::format("commit {} change{}", writes.size(),
+                                       writes.size() == 1 ? "" : "s");
+  GS_TRY(RequireWritable(what));
+  GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
+  for (const JournalWrite& write : writes) {
+    switch (write.kind) {
+      case JournalWrite::Kind::kUpsertTrial:
+        GS_TRY(WriteUpsert(write.record, write.events,
+                           fmt::format("record trial {}", write.record.number)));
+        break;
+      case JournalWrite::Kind::kFinishTrial:
+        GS_TRY(WriteFinish(write.record, write.results, write.events,
+                           fmt::format("finish trial {}", write.record.number)));
+        break;
+      case JournalWrite::Kind::kAppendResults:
+        GS_TRY(InsertResults(write.results, what));
+        GS_TRY(InsertEvents(write.events, what));
+        break;
+      case JournalWrite::Kind::kAppendEvent:
+        GS_TRY(WriteEvent(write.time, write.event_kind, write.detail, what));
+        break;
+    }
+  }
+  return txn.Commit();
 }
 
 }  // namespace

@@ -82,42 +82,81 @@ bool TrialLoop::HasWork() const {
 }
 
 Status TrialLoop::Run() {
-  GS_TRY(SettleEliminated());  // a run killed between a round's end and this record
+  SettleEliminated();  // a run killed between a round's end and this record
   while ((HasWork() && interrupt_signal_ == 0) || !active_.empty()) {
+    std::vector<PreparedLaunch> launches;
+    int failed_to_start = 0;
     if (interrupt_signal_ == 0) {
-      GS_ASSIGN_OR_RETURN(int launched, LaunchReady());
-      if (active_.empty() && launched == 0)  // PlanRun rules this out; never spin if it did not
-        return Fail(ErrorCode::kResource,
-                    scheduler_ != nullptr
-                        ? fmt::format("trial {} can never get its resources",
-                                      scheduler_->NextJob().trial)
-                        : fmt::format("trial {} can never get its resources", queue_.front()));
+      GS_ASSIGN_OR_RETURN(launches, PrepareReady(failed_to_start));
     }
+    // Group commit: what the last iteration saw (results, ends, pids) and the intent to
+    // launch `launches`, in one transaction, before any of them is spawned.
+    GS_TRY(Commit());
+    for (PreparedLaunch& launch : launches) GS_TRY(Spawn(std::move(launch)));
+    if (interrupt_signal_ == 0 && active_.empty() && launches.empty() && failed_to_start == 0)
+      // PlanRun rules this out; never spin if it did not
+      return Fail(ErrorCode::kResource,
+                  scheduler_ != nullptr
+                      ? fmt::format("trial {} can never get its resources",
+                                    scheduler_->NextJob().trial)
+                      : fmt::format("trial {} can never get its resources", queue_.front()));
     // Even when every launch failed at once, Wait (with no time to sleep) is where
     // pending interrupts are noticed.
     WaitOutcome outcome = services_.processes->Wait(active_.empty() ? 0.0 : WaitTimeout());
     if (outcome.interrupt_signal != 0) BeginInterrupt(outcome.interrupt_signal);
-    GS_TRY(PollMetrics());
-    for (const ProcessEvent& event : outcome.exited) GS_TRY(Reap(event));
+    PollMetrics();
+    for (const ProcessEvent& event : outcome.exited) Reap(event);
     EnforceDeadlines();
     observer_.OnTick(trials_);
   }
-  if (interrupt_signal_ == 0) return SettlePausedTrials();
-  GS_TRY(journal_.AppendEvent(services_.wall_clock(), "interrupted",
-                              Json{{"signal", SignalName(interrupt_signal_)}}));
+  if (interrupt_signal_ == 0) {
+    SettlePausedTrials();
+    return Commit();
+  }
+  JournalWrite interrupted;
+  interrupted.kind = JournalWrite::Kind::kAppendEvent;
+  interrupted.time = services_.wall_clock();
+  interrupted.event_kind = "interrupted";
+  interrupted.detail = Json{{"signal", SignalName(interrupt_signal_)}};
+  pending_.push_back(std::move(interrupted));
+  GS_TRY(Commit());
   return Fail(ErrorCode::kInterrupted,
               fmt::format("interrupted by {}; running trials were stopped and recorded as "
                           "interrupted; run the same command again to resume",
                           SignalName(interrupt_signal_)));
 }
 
-Expected<int> TrialLoop::LaunchReady() {
-  if (scheduler_ != nullptr) return LaunchScheduled();
-  int launched = 0;
+Status TrialLoop::Commit() {
+  GS_TRY(journal_.Apply(pending_));
+  pending_.clear();
+  // The observer hears of a change only once it is durable.
+  std::vector<std::function<void()>> notify = std::move(after_commit_);
+  after_commit_.clear();
+  for (const auto& call : notify) call();
+  return {};
+}
+
+void TrialLoop::Record(JournalWrite::Kind kind, const TrialRecord& record,
+                       std::vector<IntermediateResult> results, Events events) {
+  JournalWrite write;
+  write.kind = kind;
+  write.record = record;
+  write.results = std::move(results);
+  write.events = std::move(events);
+  pending_.push_back(std::move(write));
+}
+
+void TrialLoop::NotifyFinished(const TrialRecord& record) {
+  after_commit_.push_back([this, record] { observer_.OnTrialFinished(record); });
+}
+
+Expected<std::vector<TrialLoop::PreparedLaunch>> TrialLoop::PrepareReady(int& failed_to_start) {
+  if (scheduler_ != nullptr) return PrepareScheduled(failed_to_start);
+  std::vector<PreparedLaunch> launches;
   // Backfill: a trial waiting for more GPUs than are free does not hold back later
   // trials that fit, so GPUs are never idle while work that fits is queued.
   for (auto it = queue_.begin(); it != queue_.end();) {
-    if (static_cast<int>(active_.size()) >= plan_.concurrency) break;
+    if (static_cast<int>(active_.size() + launches.size()) >= plan_.concurrency) break;
     // Nothing is free: scanning the rest of a long queue would find nothing either.
     if (gpu_pool_.free_count() == 0 && cpu_slots_in_use_ >= plan_.cpu_slots) break;
     const int number = *it;
@@ -127,26 +166,28 @@ Expected<int> TrialLoop::LaunchReady() {
       continue;
     }
     it = queue_.erase(it);
-    GS_TRY(Launch(number, std::move(*gpus), std::nullopt));
-    ++launched;
+    std::optional<PreparedLaunch> launch = Prepare(number, std::move(*gpus), std::nullopt);
+    if (launch) launches.push_back(std::move(*launch));
+    else ++failed_to_start;
   }
-  return launched;
+  return launches;
 }
 
 // Jobs run in the scheduler's order (promotions first in ASHA), so a job that does not
 // fit waits for resources instead of being passed by later ones.
-Expected<int> TrialLoop::LaunchScheduled() {
-  int launched = 0;
-  while (static_cast<int>(active_.size()) < plan_.concurrency) {
+Expected<std::vector<TrialLoop::PreparedLaunch>> TrialLoop::PrepareScheduled(int& failed_to_start) {
+  std::vector<PreparedLaunch> launches;
+  while (static_cast<int>(active_.size() + launches.size()) < plan_.concurrency) {
     const Job job = scheduler_->NextJob();
     if (job.kind != Job::Kind::kStart && job.kind != Job::Kind::kPromote) break;
     std::optional<std::vector<int>> gpus = AcquireResources(plan_.gpus_needed.at(job.trial));
     if (!gpus) break;
     scheduler_->JobStarted(job);
-    GS_TRY(Launch(job.trial, std::move(*gpus), job));
-    ++launched;
+    std::optional<PreparedLaunch> launch = Prepare(job.trial, std::move(*gpus), job);
+    if (launch) launches.push_back(std::move(*launch));
+    else ++failed_to_start;
   }
-  return launched;
+  return launches;
 }
 
 std::optional<std::vector<int>> TrialLoop::AcquireResources(int gpus_needed) {
@@ -161,7 +202,8 @@ void TrialLoop::ReleaseResources(const std::vector<int>& gpus) {
   else gpu_pool_.Release(gpus);
 }
 
-Status TrialLoop::Launch(int number, std::vector<int> gpus, const std::optional<Job>& job) {
+std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vector<int> gpus,
+                                                           const std::optional<Job>& job) {
   const TrialRecord* previous = Find(number);
   TrialRecord record;
   record.number = number;
@@ -177,13 +219,15 @@ Status TrialLoop::Launch(int number, std::vector<int> gpus, const std::optional<
                                                  trials_, previous, record.budget);
   if (!planned) {  // PlanRun rendered each trial without history; a sampler using it may differ
     ReleaseResources(gpus);
-    return FailBeforeStart(std::move(record), planned.error().message, job);
+    FailBeforeStart(std::move(record), planned.error().message, job, JobJournaled::kNo);
+    return std::nullopt;
   }
   record.repeat = planned->suggestion.repeat;
   record.params = planned->suggestion.params;
   if (Status written = WriteTrialFiles(planned->rendered, record.params, record.attempt); !written) {
     ReleaseResources(gpus);
-    return FailBeforeStart(std::move(record), written.error().message, job);
+    FailBeforeStart(std::move(record), written.error().message, job, JobJournaled::kNo);
+    return std::nullopt;
   }
   EnvPairs overrides = ProtocolEnv(number, planned->rendered.dir, options_.python_helper_dir,
                                    services_.base_env);
@@ -196,19 +240,30 @@ Status TrialLoop::Launch(int number, std::vector<int> gpus, const std::optional<
     overrides.push_back(std::move(pair));
   SpawnRequest request{planned->rendered.argv, MergeEnv(services_.base_env, overrides),
                        planned->rendered.dir, planned->rendered.dir / "output.log"};
-  Expected<ProcessId> pid = services_.processes->Spawn(request);
+  // The intent: journaled (state running, no pid yet) in the commit before the spawn,
+  // so a gpusweep killed right after the spawn still knows this attempt exists.
+  record.state = TrialState::kRunning;
+  Events events;
+  if (job) events.push_back(JobStartedEvent(*job, record.start_time));
+  Record(JournalWrite::Kind::kUpsertTrial, record, {}, std::move(events));
+  Store(record);
+  return PreparedLaunch{std::move(record), std::move(request), job, planned->rendered.dir};
+}
+
+Status TrialLoop::Spawn(PreparedLaunch launch) {
+  TrialRecord& record = launch.record;
+  Expected<ProcessId> pid = services_.processes->Spawn(launch.request);
   if (!pid) {
-    ReleaseResources(gpus);
-    return FailBeforeStart(std::move(record), pid.error().message, job);
+    ReleaseResources(record.gpus);
+    FailBeforeStart(std::move(record), pid.error().message, launch.job, JobJournaled::kYes);
+    return {};
   }
   record.pid = *pid;
   record.pid_start_ticks = services_.process_start_ticks(*pid).value_or(0);
-  Events events;
-  if (job) events.push_back(JobStartedEvent(*job, record.start_time));
-  GS_TRY(journal_.UpsertTrial(record, events));
+  Record(JournalWrite::Kind::kUpsertTrial, record);  // the pid, in the next commit
   Store(record);
-  Active active{*pid, record, MetricsReader(planned->rendered.dir / "metrics.jsonl"), {}, {}, {},
-                false, {}, job, false};
+  Active active{*pid, record, MetricsReader(launch.dir / "metrics.jsonl"), {}, {}, {},
+                false, {}, launch.job, false};
   if (config_.timeout_seconds)
     active.deadline = services_.monotonic_clock() + *config_.timeout_seconds;
   active_.emplace(*pid, std::move(active));
@@ -216,28 +271,28 @@ Status TrialLoop::Launch(int number, std::vector<int> gpus, const std::optional<
   return {};
 }
 
-Status TrialLoop::FailBeforeStart(TrialRecord record, const std::string& reason,
-                                  const std::optional<Job>& job) {
+void TrialLoop::FailBeforeStart(TrialRecord record, const std::string& reason,
+                                const std::optional<Job>& job, JobJournaled journaled) {
   record.state = TrialState::kFailed;
   record.end_time = services_.wall_clock();
   record.failure_reason = "could not start: " + reason;
   Events events;
   if (job) {  // the scheduler counts it as a failed evaluation (worst value)
-    events.push_back(JobStartedEvent(*job, record.end_time));
+    if (journaled == JobJournaled::kNo) events.push_back(JobStartedEvent(*job, record.end_time));
     const Decision decision = scheduler_->OnJobFinished(*job, std::nullopt);
     events.push_back(JobFinishedEvent(*job, std::nullopt, decision, record.end_time));
   }
-  GS_TRY(journal_.UpsertTrial(record, events));
+  Record(JournalWrite::Kind::kUpsertTrial, record, {}, std::move(events));
   Store(record);
-  observer_.OnTrialFinished(record);
-  return {};
+  NotifyFinished(record);
 }
 
-Status TrialLoop::PollMetrics() {
+void TrialLoop::PollMetrics() {
   std::vector<IntermediateResult> results;
   Events events;
   for (auto& [pid, active] : active_) AbsorbMetrics(active, active.metrics.Poll(), results, events);
-  return journal_.AppendResults(results, events);
+  if (results.empty() && events.empty()) return;
+  Record(JournalWrite::Kind::kAppendResults, {}, std::move(results), std::move(events));
 }
 
 void TrialLoop::AbsorbMetrics(Active& active, MetricsBatch batch,
@@ -281,9 +336,9 @@ void TrialLoop::ConsultScheduler(Active& active, const MetricsLine& line, Proces
   observer_.OnTrialPruned(active.record, decision->reason);
 }
 
-Status TrialLoop::Reap(const ProcessEvent& event) {
+void TrialLoop::Reap(const ProcessEvent& event) {
   auto it = active_.find(event.pid);
-  if (it == active_.end()) return {};
+  if (it == active_.end()) return;
   Active& active = it->second;
   std::vector<IntermediateResult> final_results;
   Events events;
@@ -294,10 +349,10 @@ Status TrialLoop::Reap(const ProcessEvent& event) {
   TrialRecord record = active.record;
   ReleaseResources(record.gpus);
   active_.erase(it);
-  GS_TRY(journal_.FinishTrial(record, final_results, events));
+  Record(JournalWrite::Kind::kFinishTrial, record, std::move(final_results), std::move(events));
   Store(record);
-  observer_.OnTrialFinished(record);
-  return SettleEliminated();
+  NotifyFinished(record);
+  SettleEliminated();
 }
 
 void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
@@ -386,8 +441,8 @@ void TrialLoop::WarnIfNeverJudged(const Active& active) {
       fmt::join(keys, ", "), config_.metric.name));
 }
 
-Status TrialLoop::SettleEliminated() {
-  if (scheduler_ == nullptr) return {};
+void TrialLoop::SettleEliminated() {
+  if (scheduler_ == nullptr) return;
   // Only the new part of the (growing) list: this runs after every finished job.
   const std::vector<Decision>& eliminated = scheduler_->Eliminated();
   for (; eliminations_settled_ < eliminated.size(); ++eliminations_settled_) {
@@ -397,16 +452,15 @@ Status TrialLoop::SettleEliminated() {
     TrialRecord record = *found;
     record.state = TrialState::kPruned;
     record.failure_reason = "pruned: " + decision.reason;
-    GS_TRY(journal_.FinishTrial(
-        record, {}, {TrialEndedEvent(record.number, decision.reason, services_.wall_clock())}));
+    Record(JournalWrite::Kind::kFinishTrial, record, {},
+           {TrialEndedEvent(record.number, decision.reason, services_.wall_clock())});
     Store(record);
-    observer_.OnTrialFinished(record);
+    NotifyFinished(record);
   }
-  return {};
 }
 
-Status TrialLoop::SettlePausedTrials() {
-  if (scheduler_ == nullptr) return {};
+void TrialLoop::SettlePausedTrials() {
+  if (scheduler_ == nullptr) return;
   const double now = services_.wall_clock();
   for (TrialRecord& trial : trials_) {
     if (trial.state != TrialState::kPaused) continue;
@@ -414,11 +468,10 @@ Status TrialLoop::SettlePausedTrials() {
     trial.failure_reason = fmt::format(
         "pruned: not promoted past rung {} ({} {}); {}", trial.rung, config_.scheduler.resource,
         trial.budget ? BudgetJson(*trial.budget).dump() : "-", trial.failure_reason);
-    GS_TRY(journal_.FinishTrial(trial, {}, {TrialEndedEvent(trial.number, trial.failure_reason,
-                                                            now)}));
-    observer_.OnTrialFinished(trial);
+    Record(JournalWrite::Kind::kFinishTrial, trial, {},
+           {TrialEndedEvent(trial.number, trial.failure_reason, now)});
+    NotifyFinished(trial);
   }
-  return {};
 }
 
 void TrialLoop::EnforceDeadlines() {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,24 +47,44 @@ class TrialLoop {
     bool judged = false;                 // a line with the resource and the metric came
   };
   using Events = std::vector<SchedulerEventRecord>;
+  // A trial whose intent is in pending_, to spawn once that is committed.
+  struct PreparedLaunch {
+    TrialRecord record;
+    SpawnRequest request;
+    std::optional<Job> job;
+    std::filesystem::path dir;
+  };
+  // Whether the job's "started" event is already in the journal (in the intent).
+  enum class JobJournaled { kNo, kYes };
   // kExited: lines read after the process ended; a stop decision then comes too late
   // to save anything and the trial keeps the result it finished with.
   enum class Process { kRunning, kExited };
 
   bool HasWork() const;          // something is queued (or the scheduler has a job)
-  Expected<int> LaunchReady();  // how many trials left the queue
-  Expected<int> LaunchScheduled();
+  // Takes ready trials off the queue (or from the scheduler) while resources allow,
+  // writes their files and journals their intent (pending_); a trial that cannot even
+  // be prepared is recorded failed and counted in `failed_to_start`.
+  Expected<std::vector<PreparedLaunch>> PrepareReady(int& failed_to_start);
+  Expected<std::vector<PreparedLaunch>> PrepareScheduled(int& failed_to_start);
   std::optional<std::vector<int>> AcquireResources(int gpus_needed);
   void ReleaseResources(const std::vector<int>& gpus);
-  Status Launch(int number, std::vector<int> gpus, const std::optional<Job>& job);
-  Status FailBeforeStart(TrialRecord record, const std::string& reason,
-                         const std::optional<Job>& job);
-  Status Reap(const ProcessEvent& event);
+  std::optional<PreparedLaunch> Prepare(int number, std::vector<int> gpus,
+                                        const std::optional<Job>& job);
+  Status Spawn(PreparedLaunch launch);  // only after its intent was committed
+  void FailBeforeStart(TrialRecord record, const std::string& reason,
+                       const std::optional<Job>& job, JobJournaled journaled);
+  // One transaction for everything in pending_, then the observer calls that waited
+  // for it (after_commit_).
+  Status Commit();
+  void Record(JournalWrite::Kind kind, const TrialRecord& record,
+              std::vector<IntermediateResult> results = {}, Events events = {});
+  void NotifyFinished(const TrialRecord& record);
+  void Reap(const ProcessEvent& event);
   void Judge(Active& active, const ProcessExit& exit);
   // With a scheduler: tells it how the job ended and sets the trial's state from its
   // decision (after Judge decided completed/failed/interrupted).
   void ConcludeJob(Active& active, Events& events);
-  Status PollMetrics();
+  void PollMetrics();
   void AbsorbMetrics(Active& active, MetricsBatch batch, std::vector<IntermediateResult>& out,
                      Events& events, Process process = Process::kRunning);
   void ConsultScheduler(Active& active, const MetricsLine& line, Process process, Events& events);
@@ -73,9 +94,9 @@ class TrialLoop {
   void WarnIfNeverJudged(const Active& active);
   // Paused trials the scheduler has eliminated for good (a finished round of successive
   // halving) become pruned now, with the scheduler's reason.
-  Status SettleEliminated();
+  void SettleEliminated();
   // The run ended normally: trials the scheduler left paused will never be promoted.
-  Status SettlePausedTrials();
+  void SettlePausedTrials();
   void EnforceDeadlines();
   void BeginInterrupt(int signal);
   double WaitTimeout() const;
@@ -98,6 +119,8 @@ class TrialLoop {
   int interrupt_signal_ = 0;            // first interrupt received, 0 if none
   bool warned_never_judged_ = false;
   std::size_t eliminations_settled_ = 0;  // prefix of scheduler_->Eliminated() handled
+  std::vector<JournalWrite> pending_;   // this iteration's changes, committed together
+  std::vector<std::function<void()>> after_commit_;
 };
 
 }  // namespace gpusweep

@@ -10,22 +10,13 @@
 
 #include "gpusweep/render.h"
 #include "gpusweep/trial.h"
+#include "run/beneath.h"
 
 namespace gpusweep {
 namespace {
 
 Error IoError(const std::filesystem::path& path, std::string_view what, int err) {
   return Error{ErrorCode::kIo, fmt::format("{}: {}: {}", path.string(), what, std::strerror(err))};
-}
-
-// Moves `from` aside to `to` if it exists (previous attempt's output).
-Status KeepPreviousAttempt(const std::filesystem::path& from, const std::filesystem::path& to) {
-  std::error_code ec;
-  if (!std::filesystem::exists(from, ec)) return {};
-  std::filesystem::rename(from, to, ec);
-  if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: cannot rename to {}: {}", from.string(),
-                                                  to.filename().string(), ec.message()));
-  return {};
 }
 
 }  // namespace
@@ -83,22 +74,22 @@ Status WriteFileAtomically(const std::filesystem::path& path, const std::string&
 
 Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int attempt) {
   std::error_code ec;
-  std::filesystem::create_directories(trial.dir, ec);
+  std::filesystem::create_directories(trial.dir.parent_path(), ec);
   if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: cannot create trial directory: {}",
                                                   trial.dir.string(), ec.message()));
-  if (attempt > 1) {
-    const int previous = attempt - 1;
-    GS_TRY(KeepPreviousAttempt(trial.dir / "output.log",
-                               trial.dir / fmt::format("output.attempt{}.log", previous)));
-    GS_TRY(KeepPreviousAttempt(trial.dir / "metrics.jsonl",
-                               trial.dir / fmt::format("metrics.attempt{}.jsonl", previous)));
-  }
-  GS_TRY(WriteFileAtomically(trial.dir / "params.json", params.dump(2) + "\n"));
+  GS_ASSIGN_OR_RETURN(UniqueFd dir, OpenOwnDirectory(trial.dir));
+  // Each attempt starts with its own, empty metrics.jsonl: no line of an earlier copy
+  // can become a result of this one. Files without a journaled attempt (written by a
+  // gpusweep older than the launch intent) are kept as *.unrecorded.*.
+  const std::string kept = attempt > 1 ? fmt::format("attempt{}", attempt - 1) : "unrecorded";
+  GS_TRY(MoveAsideAt(dir.get(), "output.log", fmt::format("output.{}.log", kept), trial.dir));
+  GS_TRY(MoveAsideAt(dir.get(), "metrics.jsonl", fmt::format("metrics.{}.jsonl", kept), trial.dir));
+  GS_TRY(WriteFileAt(dir.get(), "params.json", params.dump(2) + "\n", trial.dir / "params.json"));
   for (const auto& [path, text] : trial.files) {
-    std::filesystem::create_directories(path.parent_path(), ec);
-    if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: cannot create directory: {}",
-                                                    path.parent_path().string(), ec.message()));
-    GS_TRY(WriteFileAtomically(path, text));
+    const std::filesystem::path relative = path.lexically_relative(trial.dir);
+    GS_ASSIGN_OR_RETURN(UniqueFd parent,
+                        MakeDirectoriesBeneath(dir.get(), relative.parent_path(), trial.dir));
+    GS_TRY(WriteFileAt(parent.get(), relative.filename().string(), text, path));
   }
   return {};
 }
