@@ -85,6 +85,31 @@ class ContainmentTest : public ::testing::TestWithParam<ContainmentChoice> {
       EXPECT_TRUE(WaitUntil([&] { return !Alive(pid); }, kGenerous)) << "pid " << pid << " survived";
   }
 
+  // Forks a controller process that makes a runner with `options`, starts an escaping
+  // trial and waits forever; returns once the trial has started.
+  pid_t StartController(const ProcessRunnerOptions& options) {
+    runner_.reset();  // one runner per process: the controller is a child
+    int ready[2];
+    EXPECT_EQ(::pipe(ready), 0);
+    const pid_t controller = ::fork();
+    if (controller == 0) {
+      auto runner = MakePosixProcessRunner(options);
+      if (!runner || !runner->Spawn(ShellRequest(EscapingTrial("exec sleep 300"), dir_.path())))
+        _exit(1);
+      (void)!::write(ready[1], "x", 1);
+      for (;;) runner->Wait(1);
+    }
+    ::close(ready[1]);
+    char byte;
+    EXPECT_EQ(::read(ready[0], &byte, 1), 1);
+    ::close(ready[0]);
+    return controller;
+  }
+  void KillController(pid_t controller) {
+    ::kill(controller, SIGKILL);
+    ::waitpid(controller, nullptr, 0);
+  }
+
   TempDir dir_;
   std::unique_ptr<ProcessRunner> runner_;
 };
@@ -142,55 +167,24 @@ TEST_P(ContainmentTest, TwoTrialsAreKeptApart) {
 // A controller in a child process starts an escaping trial, then dies by SIGKILL
 // without destroying its runner: its guard must end the trial and its escapers.
 TEST_P(ContainmentTest, GuardEndsTrialsOfAKilledController) {
-  runner_.reset();  // one runner per process: the controller is a child
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const pid_t controller = ::fork();
-  if (controller == 0) {
-    ProcessRunnerOptions options;
-    options.containment = GetParam();
-    options.guard_grace_seconds = 1;
-    auto runner = MakePosixProcessRunner(options);
-    if (!runner || !runner->Spawn(ShellRequest(EscapingTrial("exec sleep 300"), dir_.path())))
-      _exit(1);
-    (void)!::write(ready[1], "x", 1);
-    for (;;) runner->Wait(1);
-  }
-  ::close(ready[1]);
-  char byte;
-  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-  ::close(ready[0]);
+  ProcessRunnerOptions options;
+  options.containment = GetParam();
+  options.guard_grace_seconds = 1;
+  const pid_t controller = StartController(options);
   const std::vector<int> escapers = EscaperPids();
-  ::kill(controller, SIGKILL);
-  ::waitpid(controller, nullptr, 0);
+  KillController(controller);
   ExpectAllGone(escapers);
 }
 
 // The guard can itself be killed (a kill -9 of everything): then the next run of the
 // same experiment (same scope) stops what is left before it runs anything.
 TEST_P(ContainmentTest, StopLeftoversEndsADeadRunsTrials) {
-  runner_.reset();
-  const std::string scope = "leftover" + std::to_string(::getpid());
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const pid_t controller = ::fork();
-  if (controller == 0) {
-    ProcessRunnerOptions options{scope, GetParam(), ControllerGuard::kOff, 0};
-    auto runner = MakePosixProcessRunner(options);
-    if (!runner || !runner->Spawn(ShellRequest(EscapingTrial("exec sleep 300"), dir_.path())))
-      _exit(1);
-    (void)!::write(ready[1], "x", 1);
-    for (;;) runner->Wait(1);
-  }
-  ::close(ready[1]);
-  char byte;
-  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-  ::close(ready[0]);
+  const ProcessRunnerOptions options{"leftover" + std::to_string(::getpid()), GetParam(),
+                                     ControllerGuard::kOff, 0};
+  const pid_t controller = StartController(options);
   const std::vector<int> escapers = EscaperPids();
-  ::kill(controller, SIGKILL);
-  ::waitpid(controller, nullptr, 0);
+  KillController(controller);
   for (int pid : escapers) EXPECT_TRUE(Alive(pid));  // no guard: still there
-  ProcessRunnerOptions options{scope, GetParam(), ControllerGuard::kOff, 0};
   auto next = MakePosixProcessRunner(options);
   ASSERT_NE(next, nullptr);
   EXPECT_GE(next->StopLeftovers(kGenerous), 3);
