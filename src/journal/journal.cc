@@ -1,7 +1,12 @@
 // SQLite implementation of gpusweep::Journal (see include/gpusweep/journal.h).
 #include "gpusweep/journal.h"
 
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
 #include <system_error>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -323,6 +328,124 @@ Status SqliteJournal::Apply(const std::vector<JournalWrite>& writes) {
 
 }  // namespace
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// A private copy of a journal and its WAL, for a reader that may not write where the
+// journal is: SQLite must write a -shm file next to a WAL-mode database it reads.
+// Removed when the journal closes.
+class PrivateCopy {
+ public:
+  static Expected<PrivateCopy> Make(const fs::path& db_path) {
+    std::string pattern = (fs::temp_directory_path() / "gpusweep-read.XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      return Fail(ErrorCode::kJournal,
+                  fmt::format("{}: cannot make a private copy to read: {}", db_path.string(),
+                              std::strerror(errno)));
+    PrivateCopy copy{fs::path(pattern)};
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal"}) {
+      fs::path from = db_path;
+      from += suffix;
+      if (!fs::exists(from, ec)) continue;
+      fs::copy_file(from, copy.db_path().string() + suffix, ec);
+      if (ec)
+        return Fail(ErrorCode::kJournal, fmt::format("{}: cannot copy to {}: {}", from.string(),
+                                                     copy.dir_.string(), ec.message()));
+    }
+    return copy;
+  }
+  PrivateCopy(PrivateCopy&& other) noexcept : dir_(std::exchange(other.dir_, {})) {}
+  PrivateCopy& operator=(PrivateCopy&&) = delete;
+  ~PrivateCopy() {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  fs::path db_path() const { return dir_ / kJournalFileName; }
+
+ private:
+  explicit PrivateCopy(fs::path dir) : dir_(std::move(dir)) {}
+  fs::path dir_;
+};
+
+// A read-only journal that keeps its private copy (if any) alive as long as it is open.
+class ReadOnlyJournal final : public Journal {
+ public:
+  ReadOnlyJournal(std::unique_ptr<Journal> inner, std::optional<PrivateCopy> copy)
+      : copy_(std::move(copy)), inner_(std::move(inner)) {}
+  ~ReadOnlyJournal() override { inner_.reset(); }  // close before the copy goes
+
+  Status CreateExperiment(const ExperimentRecord& e) override { return inner_->CreateExperiment(e); }
+  Expected<std::optional<ExperimentRecord>> LoadExperiment() override { return inner_->LoadExperiment(); }
+  Status UpsertTrial(const TrialRecord& r, const std::vector<SchedulerEventRecord>& e) override {
+    return inner_->UpsertTrial(r, e);
+  }
+  Status FinishTrial(const TrialRecord& r, const std::vector<IntermediateResult>& res,
+                     const std::vector<SchedulerEventRecord>& e) override {
+    return inner_->FinishTrial(r, res, e);
+  }
+  Status AppendResults(const std::vector<IntermediateResult>& r,
+                       const std::vector<SchedulerEventRecord>& e) override {
+    return inner_->AppendResults(r, e);
+  }
+  Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(std::optional<int> t) override {
+    return inner_->LoadSchedulerEvents(t);
+  }
+  Expected<std::vector<TrialRecord>> LoadTrials() override { return inner_->LoadTrials(); }
+  Expected<std::optional<TrialRecord>> LoadTrial(int n) override { return inner_->LoadTrial(n); }
+  Expected<std::vector<IntermediateResult>> LoadResults(int t) override { return inner_->LoadResults(t); }
+  Status Apply(const std::vector<JournalWrite>& w) override { return inner_->Apply(w); }
+  Status AppendEvent(double t, std::string_view k, const Json& d) override {
+    return inner_->AppendEvent(t, k, d);
+  }
+
+ private:
+  std::optional<PrivateCopy> copy_;  // declared first: destroyed last
+  std::unique_ptr<Journal> inner_;
+};
+
+Expected<std::unique_ptr<Journal>> OpenWith(const fs::path& db_path, sqlite::OpenMode mode,
+                                           JournalAccess access) {
+  GS_ASSIGN_OR_RETURN(sqlite::Database db, sqlite::Database::Open(db_path, mode));
+  int version = journal::kSchemaVersion;
+  if (access == JournalAccess::kReadOnly) {
+    GS_ASSIGN_OR_RETURN(version, journal::CheckSchema(db));
+  } else {
+    GS_TRY(journal::PrepareForWriting(db));
+  }
+  return std::unique_ptr<Journal>(std::make_unique<SqliteJournal>(std::move(db), access, version));
+}
+
+bool NonEmptyFile(const fs::path& path) {
+  std::error_code ec;
+  return fs::file_size(path, ec) > 0 && !ec;
+}
+
+// For a reader that cannot write the experiment directory (a read-only copy, another
+// user's experiment): SQLite cannot create the -shm file a WAL database needs. Without
+// a WAL file there is nothing beyond the main file to read: open it immutable. With
+// one (a run is live, or was killed), read a private copy of both.
+Expected<std::unique_ptr<Journal>> OpenReadOnlyElsewhere(const fs::path& db_path,
+                                                        const Error& first_error) {
+  fs::path wal = db_path;
+  wal += "-wal";
+  if (!NonEmptyFile(wal)) {
+    auto immutable = OpenWith(db_path, sqlite::OpenMode::kReadOnlyImmutable, JournalAccess::kReadOnly);
+    if (immutable) return immutable;
+    return tl::unexpected(first_error);
+  }
+  GS_ASSIGN_OR_RETURN(PrivateCopy copy, PrivateCopy::Make(db_path));
+  // Read-write on the copy, so SQLite can replay the WAL; the wrapper stays read-only.
+  GS_ASSIGN_OR_RETURN(sqlite::Database db,
+                      sqlite::Database::Open(copy.db_path(), sqlite::OpenMode::kReadWriteCreate));
+  GS_ASSIGN_OR_RETURN(const int version, journal::CheckSchema(db));
+  auto inner = std::make_unique<SqliteJournal>(std::move(db), JournalAccess::kReadOnly, version);
+  return std::unique_ptr<Journal>(std::make_unique<ReadOnlyJournal>(std::move(inner), std::move(copy)));
+}
+
+}  // namespace
+
 Expected<std::unique_ptr<Journal>> OpenJournal(const std::filesystem::path& db_path,
                                                JournalAccess access) {
   if (access == JournalAccess::kReadOnly) {
@@ -333,17 +456,11 @@ Expected<std::unique_ptr<Journal>> OpenJournal(const std::filesystem::path& db_p
       return Fail(ErrorCode::kNotFound, fmt::format("no experiment at {}: {} does not exist",
                                                     dir.string(), db_path.string()));
     }
+    auto journal = OpenWith(db_path, sqlite::OpenMode::kReadOnly, access);
+    if (journal || journal.error().code != ErrorCode::kJournal) return journal;
+    return OpenReadOnlyElsewhere(db_path, journal.error());
   }
-  const auto mode = access == JournalAccess::kReadOnly ? sqlite::OpenMode::kReadOnly
-                                                       : sqlite::OpenMode::kReadWriteCreate;
-  GS_ASSIGN_OR_RETURN(sqlite::Database db, sqlite::Database::Open(db_path, mode));
-  int version = journal::kSchemaVersion;
-  if (access == JournalAccess::kReadOnly) {
-    GS_ASSIGN_OR_RETURN(version, journal::CheckSchema(db));
-  } else {
-    GS_TRY(journal::PrepareForWriting(db));
-  }
-  return std::unique_ptr<Journal>(std::make_unique<SqliteJournal>(std::move(db), access, version));
+  return OpenWith(db_path, sqlite::OpenMode::kReadWriteCreate, access);
 }
 
 }  // namespace gpusweep

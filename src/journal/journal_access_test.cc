@@ -1,4 +1,9 @@
 // Read-only access, concurrent readers and schema-version checks of the journal.
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "gpusweep/journal.h"
@@ -205,6 +210,75 @@ TEST_F(JournalAccessTest, OpeningInMissingDirectoryFails) {
   ASSERT_FALSE(journal);
   EXPECT_EQ(journal.error().code, ErrorCode::kJournal);
   EXPECT_NE(journal.error().message.find("no-such-dir"), std::string::npos);
+}
+
+// A user who may not write the experiment directory (a read-only copy, another user's
+// run): as root the test drops to "nobody" in a child, since root writes anywhere.
+// Returns how many trials the child could load, or -1 on any failure.
+int TrialsSeenByAnotherUser(const std::filesystem::path& db_path) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::geteuid() == 0 &&
+        (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0))
+      _exit(200);
+    auto journal = OpenJournal(db_path, JournalAccess::kReadOnly);
+    if (!journal) {
+      fprintf(stderr, "%s\n", journal.error().message.c_str());
+      _exit(201);
+    }
+    auto trials = (*journal)->LoadTrials();
+    if (!trials) {
+      fprintf(stderr, "%s\n", trials.error().message.c_str());
+      _exit(202);
+    }
+    _exit(static_cast<int>(trials->size()));
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) < 200 ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<std::string> FilesIn(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_F(JournalAccessTest, ReadOnlyCopyIsReadableByAUserWhoCannotWriteIt) {
+  {
+    auto writer = MustOpen(JournalAccess::kReadWrite);
+    ASSERT_NE(writer, nullptr);
+    ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kCompleted)));
+    ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(1, TrialState::kFailed)));
+  }  // closed: SQLite checkpoints and removes the WAL
+  ::chmod(db_path_.c_str(), 0444);
+  ::chmod(dir_.path().c_str(), 0555);
+  const std::vector<std::string> before = FilesIn(dir_.path());
+  EXPECT_EQ(TrialsSeenByAnotherUser(db_path_), 2);
+  EXPECT_EQ(FilesIn(dir_.path()), before);  // nothing written beside it
+  ::chmod(dir_.path().c_str(), 0755);
+}
+
+// A live (or killed) run leaves commits in the WAL: a reader who cannot create the -shm
+// file must still see them, not just the main file.
+TEST_F(JournalAccessTest, ReaderWhoCannotWriteSeesCommitsStillInTheWal) {
+  auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
+  ASSERT_TRUE(raw);
+  auto writer = MustOpen(JournalAccess::kReadWrite);
+  ASSERT_NE(writer, nullptr);
+  // The extra connection keeps the WAL from being checkpointed away on close.
+  ASSERT_TRUE(raw->Exec("PRAGMA wal_autocheckpoint = 0", "no checkpoints"));
+  ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kRunning)));
+  ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(1, TrialState::kRunning)));
+  ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(2, TrialState::kRunning)));
+  std::filesystem::path wal = db_path_;
+  wal += "-wal";
+  ASSERT_GT(std::filesystem::file_size(wal), 0u);
+  ::chmod(dir_.path().c_str(), 0555);
+  EXPECT_EQ(TrialsSeenByAnotherUser(db_path_), 3);
+  ::chmod(dir_.path().c_str(), 0755);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "journal/sqlite.h"
 
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include <fmt/format.h>
@@ -13,11 +15,30 @@ constexpr int kBusyTimeoutMs = 5000;
 
 // --- Database ---------------------------------------------------------------
 
+namespace {
+
+// "file:" URI of `path` with immutable=1; characters URIs reserve are %-escaped.
+std::string ImmutableUri(const std::filesystem::path& path) {
+  std::string uri = "file:";
+  for (unsigned char c : std::filesystem::absolute(path).string()) {
+    if (std::isalnum(c) || std::strchr("/-._~", c) != nullptr) uri += static_cast<char>(c);
+    else uri += fmt::format("%{:02X}", c);
+  }
+  return uri + "?immutable=1";
+}
+
+}  // namespace
+
 Expected<Database> Database::Open(const std::filesystem::path& path, OpenMode mode) {
-  const int flags = mode == OpenMode::kReadOnly ? SQLITE_OPEN_READONLY
-                                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  std::string name = path.string();
+  if (mode == OpenMode::kReadOnly) flags = SQLITE_OPEN_READONLY;
+  if (mode == OpenMode::kReadOnlyImmutable) {
+    flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+    name = ImmutableUri(path);
+  }
   sqlite3* handle = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
+  const int rc = sqlite3_open_v2(name.c_str(), &handle, flags, nullptr);
   // sqlite3_open_v2 allocates a handle even on failure (except out of memory); own it
   // right away so it is closed on every path.
   Database db(handle, path.string());

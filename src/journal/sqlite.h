@@ -24,6 +24,10 @@ namespace gpusweep::sqlite {
 enum class OpenMode {
   kReadWriteCreate,  // creates the file if missing
   kReadOnly,         // fails if the file is missing; every write fails
+  // Read-only for a file nobody may change while it is open (a read-only copy): no
+  // locks, no -shm file (SQLite's immutable=1). Never use it while a WAL file exists:
+  // its commits would be invisible.
+  kReadOnlyImmutable,
 };
 
 class Statement;

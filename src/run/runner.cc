@@ -6,6 +6,7 @@
 
 #include "gpusweep/journal.h"
 #include "run/experiment_setup.h"
+#include "run/experiment_watch.h"
 #include "run/run_plan.h"
 #include "run/scheduler_journal.h"
 #include "run/trial_env.h"
@@ -35,6 +36,8 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
                       OpenExperimentForRun(config, options.experiment_dir,
                                            plan.total_trials(),
                                            services.wall_clock()));
+  GS_ASSIGN_OR_RETURN(ExperimentWatch watch,
+                      ExperimentWatch::Start(options.experiment_dir, kJournalFileName));
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> recorded, experiment.journal->LoadTrials());
   // Before any trial runs again: every process an earlier, dead gpusweep left in this
   // experiment (found by cgroup or tag even when the journal never saw its pid) ends.
@@ -60,7 +63,7 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
                                    abandoned, abandoned == 1 ? "" : "s"));
 
   TrialLoop loop(config, options, services, observer, plan, *experiment.journal,
-                 std::move(recorded));
+                 std::move(recorded), &watch);
   RunInfo info = loop.Info(experiment.resumed);
   observer.OnStart(info);
   Status status = loop.Run();

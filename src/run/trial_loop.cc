@@ -38,8 +38,9 @@ std::string MissingMetricReason(const std::string& metric, const Json& reported)
 
 TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
                      RunServices& services, RunObserver& observer, const RunPlan& plan,
-                     Journal& journal, std::vector<TrialRecord> recorded)
-    : config_(config), options_(options), services_(services), observer_(observer), plan_(plan),
+                     Journal& journal, std::vector<TrialRecord> recorded,
+                     const ExperimentWatch* watch)
+    : watch_(watch), config_(config), options_(options), services_(services), observer_(observer), plan_(plan),
       scheduler_(plan.scheduler.get()), journal_(journal), trials_(std::move(recorded)),
       gpu_pool_(plan.gpus) {
   if (scheduler_ != nullptr) return;  // the scheduler says what runs next
@@ -84,6 +85,7 @@ bool TrialLoop::HasWork() const {
 Status TrialLoop::Run() {
   SettleEliminated();  // a run killed between a round's end and this record
   while ((HasWork() && interrupt_signal_ == 0) || !active_.empty()) {
+    GS_TRY(CheckExperiment());
     std::vector<PreparedLaunch> launches;
     int failed_to_start = 0;
     if (interrupt_signal_ == 0) {
@@ -91,6 +93,7 @@ Status TrialLoop::Run() {
     }
     // Group commit: what the last iteration saw (results, ends, pids) and the intent to
     // launch `launches`, in one transaction, before any of them is spawned.
+    GS_TRY(CheckExperiment());
     GS_TRY(Commit());
     for (PreparedLaunch& launch : launches) GS_TRY(Spawn(std::move(launch)));
     if (interrupt_signal_ == 0 && active_.empty() && launches.empty() && failed_to_start == 0)
@@ -109,6 +112,7 @@ Status TrialLoop::Run() {
     EnforceDeadlines();
     observer_.OnTick(trials_);
   }
+  GS_TRY(CheckExperiment());
   if (interrupt_signal_ == 0) {
     SettlePausedTrials();
     return Commit();
@@ -124,6 +128,23 @@ Status TrialLoop::Run() {
               fmt::format("interrupted by {}; running trials were stopped and recorded as "
                           "interrupted; run the same command again to resume",
                           SignalName(interrupt_signal_)));
+}
+
+Status TrialLoop::CheckExperiment() {
+  if (watch_ == nullptr) return {};
+  Status intact = watch_->Check();
+  if (intact) return {};
+  // Like an interrupt, but nothing more can be recorded: SIGTERM, the grace period,
+  // then SIGKILL (by the process runner when the run ends).
+  for (auto& [pid, active] : active_) services_.processes->SignalGroup(pid, SIGTERM);
+  const double give_up = services_.monotonic_clock() + config_.kill_grace_seconds;
+  while (services_.processes->running() > 0) {
+    const double left = give_up - services_.monotonic_clock();
+    if (left <= 0) break;
+    services_.processes->Wait(std::min(left, kPollInterval));
+  }
+  for (auto& [pid, active] : active_) services_.processes->SignalGroup(pid, SIGKILL);
+  return intact;
 }
 
 Status TrialLoop::Commit() {

@@ -10,6 +10,7 @@
 
 #include "gpusweep/experiment.h"
 #include "gpusweep/journal.h"
+#include "run/experiment_watch.h"
 #include "run/metrics_reader.h"
 #include "run/run_plan.h"
 #include "run/runner.h"
@@ -21,7 +22,7 @@ class TrialLoop {
   // `recorded`: every trial in the journal (none left kRunning), ordered by number.
   TrialLoop(const ExperimentConfig& config, const RunOptions& options, RunServices& services,
             RunObserver& observer, const RunPlan& plan, Journal& journal,
-            std::vector<TrialRecord> recorded);
+            std::vector<TrialRecord> recorded, const ExperimentWatch* watch = nullptr);
 
   RunInfo Info(bool resumed) const;
   // Runs until the queue is empty and every trial has finished. Error{kInterrupted}
@@ -73,6 +74,9 @@ class TrialLoop {
   Status Spawn(PreparedLaunch launch);  // only after its intent was committed
   void FailBeforeStart(TrialRecord record, const std::string& reason,
                        const std::optional<Job>& job, JobJournaled journaled);
+  // The experiment directory and journal are still the ones the run started with;
+  // otherwise stops every trial (SIGTERM, grace, SIGKILL) and returns the error.
+  Status CheckExperiment();
   // One transaction for everything in pending_, then the observer calls that waited
   // for it (after_commit_).
   Status Commit();
@@ -103,6 +107,7 @@ class TrialLoop {
   void Store(const TrialRecord& record);
   const TrialRecord* Find(int number) const;
 
+  const ExperimentWatch* watch_;        // nullptr: not watched (tests)
   const ExperimentConfig& config_;
   const RunOptions& options_;
   RunServices& services_;

@@ -1,0 +1,124 @@
+// End-to-end hardening: the experiment directory changed under a running gpusweep,
+// read commands on an experiment the reader cannot write, symbolic links in a trial
+// directory, and the launch intent journaled before the spawn.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "cli_harness.h"
+#include "gpusweep/journal.h"
+#include "run/test_util.h"
+
+namespace gpusweep {
+namespace {
+
+using testing::LiveTrialProcesses;
+using testing::RunGpusweep;
+using testing::StartGpusweep;
+using testing::WaitExit;
+using testing::WaitUntil;
+
+// Trials that report once and then run long (until stopped).
+constexpr const char* kLongTrials = R"(
+name: e2e
+command: [/bin/sh, -c, 'echo "{\"acc\": {{a}}}" >> "$GPUSWEEP_METRICS"; exec sleep 300']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  a: {type: int, low: 1, high: 4}
+resources: {cpu_slots: 2}
+kill_grace: 1s
+)";
+
+using testing::CommandResult;
+
+class CliHardeningTest : public ::testing::Test {
+ protected:
+  // gpusweep `args` (shell words) as a user who cannot write the experiment: as root,
+  // "nobody" (setpriv); otherwise the current user, for whom chmod a-w suffices.
+  CommandResult RunAsReader(const std::string& args) {
+    const std::string as_reader =
+        ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+    const std::string line = fmt::format("cd / && {}{} {} 2>&1", as_reader, GPUSWEEP_BINARY, args);
+    CommandResult result;
+    FILE* pipe = ::popen(line.c_str(), "r");
+    if (pipe == nullptr) return result;
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) result.out.append(buffer, n);
+    const int status = ::pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+  }
+  void Write(const std::string& yaml) { WriteFile(dir_.path() / "sweep.yaml", yaml); }
+  std::filesystem::path exp() const { return dir_.path() / "runs" / "e2e"; }
+  std::filesystem::path Log() const { return dir_.path() / "run.log"; }
+  // Starts `run` and waits until two trials run.
+  pid_t StartLongRun() {
+    Write(kLongTrials);
+    const pid_t pid = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), Log());
+    EXPECT_TRUE(WaitUntil(20, [&] { return LiveTrialProcesses(exp()).size() >= 2; }))
+        << ReadFile(Log());
+    return pid;
+  }
+  TempDir dir_;
+};
+
+TEST_F(CliHardeningTest, JournalDeletedMidRunStopsWithAnErrorAndRecreatesNothing) {
+  const pid_t run = StartLongRun();
+  std::filesystem::remove(exp() / "gpusweep.db");
+  const int code = WaitExit(run);
+  const std::string out = ReadFile(Log());
+  EXPECT_NE(code, 0) << out;
+  EXPECT_NE(out.find("the journal was deleted or replaced"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Results in"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(exp() / "gpusweep.db"));
+  EXPECT_TRUE(LiveTrialProcesses(exp()).empty());
+}
+
+TEST_F(CliHardeningTest, ExperimentDirRenamedMidRunStopsAndTheOldPathStaysGone) {
+  const pid_t run = StartLongRun();
+  const std::filesystem::path moved = dir_.path() / "moved";
+  std::filesystem::rename(exp(), moved);
+  const int code = WaitExit(run);
+  const std::string out = ReadFile(Log());
+  EXPECT_NE(code, 0) << out;
+  EXPECT_NE(out.find("the experiment directory was moved or deleted"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(exp())) << "the old path was recreated";
+  EXPECT_TRUE(LiveTrialProcesses(moved).empty());
+  // Moved back, it resumes: nothing was lost or half-written.
+  std::filesystem::rename(moved, exp());
+  auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+  ASSERT_TRUE(journal) << journal.error().message;
+  EXPECT_FALSE((*journal)->LoadTrials().value_or(std::vector<TrialRecord>{}).empty());
+}
+
+// Every read command on a copy the reader cannot write (as root: run as "nobody").
+TEST_F(CliHardeningTest, ReadCommandsWorkOnAnExperimentTheUserCannotWrite) {
+  Write(R"(
+name: e2e
+command: [/bin/sh, -c, 'echo "{\"acc\": {{a}}}" >> "$GPUSWEEP_METRICS"']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  a: {type: int, low: 1, high: 3}
+)");
+  ASSERT_EQ(RunGpusweep({"run", "sweep.yaml"}, dir_.path()).exit_code, 0);
+  ASSERT_EQ(std::system(fmt::format("chmod -R a+rX,a-w '{}'", exp().string()).c_str()), 0);
+  for (const char* command : {"status", "best", "export", "show 1"}) {
+    const CommandResult result = RunAsReader(fmt::format("{} '{}'", command, exp().string()));
+    EXPECT_EQ(result.exit_code, 0) << command << ": " << result.out;
+    EXPECT_NE(result.out.find(command == std::string("export") ? "acc" : "2"), std::string::npos)
+        << command << ": " << result.out;
+  }
+  ASSERT_EQ(std::system(fmt::format("chmod -R u+w '{}'", exp().string()).c_str()), 0);
+}
+
+}  // namespace
+}  // namespace gpusweep
