@@ -7,8 +7,16 @@ things are through environment variables (see docs/protocol.md):
     GPUSWEEP_TRIAL_DIR  the trial's directory (also the working directory)
     GPUSWEEP_PARAMS     path of params.json, a JSON object of the trial's params
     GPUSWEEP_METRICS    path of metrics.jsonl, where the trial appends results
+    GPUSWEEP_ATTEMPT    1, then 2, 3, ... when the trial runs again after an
+                        interruption (its directory and checkpoint are kept)
+    GPUSWEEP_METRIC     the experiment's objective metric, e.g. "val_acc"
     GPUSWEEP_BUDGET     with a scheduler that gives budgets: this job's budget
     GPUSWEEP_RUNG       ... and its rung (0, 1, ...)
+    GPUSWEEP_VERDICTS   with an iterative scheduler (asha, hyperband, median):
+                        where gpusweep answers each report (verdicts.jsonl)
+    GPUSWEEP_RESOURCE   ... the report key it judges at (e.g. "epoch")
+    GPUSWEEP_STOP_POINTS ... the resource values at which the trial may be
+                        stopped ("1,3,9"; empty: at any report)
 
 This module is a thin convenience over that protocol; a trial does not need it
 (appending a JSON line to $GPUSWEEP_METRICS from any language is enough).
@@ -22,16 +30,24 @@ Typical use::
         ...
         gpusweep.report(step=epoch, val_acc=acc, val_loss=loss)
 
-Early stopping: a scheduler that prunes a trial sends SIGTERM to its process
-group and SIGKILL after `kill_grace` (default 10 s). To save a checkpoint first::
+Early stopping: at a point where the scheduler may stop the trial (a rung),
+report() waits for its verdict and returns True when the trial should stop,
+like Optuna's should_prune(), so a pruned trial never trains past its rung.
+gpusweep also sends SIGTERM to a stopped trial's process group (SIGKILL after
+`kill_grace`, default 10 s), which ends a trial that does not ask. To save a
+checkpoint and exit cleanly instead::
 
     gpusweep.handle_stop()                 # SIGTERM now only sets a flag
     for epoch in range(start, epochs):
         ...
-        gpusweep.report(epoch=epoch, val_acc=acc)
-        if gpusweep.stop_requested():
-            torch.save(state, gpusweep.trial_dir() / "checkpoint.pt")
+        should_stop = gpusweep.report(epoch=epoch, val_acc=acc)
+        torch.save(state, gpusweep.trial_dir() / "checkpoint.pt")
+        if should_stop:                    # pruned, or asked to stop (Ctrl-C, timeout)
             break
+
+A trial interrupted (Ctrl-C, gpusweep killed) runs again in the same directory
+on the next `gpusweep run`; attempt() > 1 says so. Load the checkpoint there
+and continue from the saved epoch.
 
 Budgeted trials (scheduler successive_halving, or asha/hyperband when the
 command reads {{budget}}) run again in the same directory with a larger
@@ -48,9 +64,11 @@ import math
 import os
 import pathlib
 import signal
+import sys
+import time
 
 __all__ = ["params", "report", "trial_dir", "trial_id", "in_gpusweep", "budget", "rung",
-           "handle_stop", "stop_requested"]
+           "attempt", "handle_stop", "stop_requested", "should_stop"]
 
 ENV_TRIAL_ID = "GPUSWEEP_TRIAL_ID"
 ENV_TRIAL_DIR = "GPUSWEEP_TRIAL_DIR"
@@ -58,8 +76,21 @@ ENV_PARAMS = "GPUSWEEP_PARAMS"
 ENV_METRICS = "GPUSWEEP_METRICS"
 ENV_BUDGET = "GPUSWEEP_BUDGET"
 ENV_RUNG = "GPUSWEEP_RUNG"
+ENV_ATTEMPT = "GPUSWEEP_ATTEMPT"
+ENV_METRIC = "GPUSWEEP_METRIC"
+ENV_VERDICTS = "GPUSWEEP_VERDICTS"
+ENV_RESOURCE = "GPUSWEEP_RESOURCE"
+ENV_STOP_POINTS = "GPUSWEEP_STOP_POINTS"
+
+# How long report() waits for gpusweep's verdict before it carries on as if told
+# to continue (gpusweep answers within a fraction of a second; it may be gone).
+VERDICT_TIMEOUT = 60.0
 
 _stop_signal = None  # the signal number handle_stop() caught, if any
+_stopped_by_verdict = False  # a verdict said "stop"
+_verdicts_read = 0  # bytes of verdicts.jsonl already read
+_verdict_answers = []  # (resource, verdict) pairs read so far
+_passed_points = -math.inf  # resource of the last report that waited
 
 
 def in_gpusweep():
@@ -135,6 +166,18 @@ def rung():
     return int(value) if value else None
 
 
+def attempt():
+    """Returns this run's attempt number: 1, then 2, 3, ... on each rerun.
+
+    A trial that was interrupted (Ctrl-C, gpusweep killed or stopped) runs
+    again on the next `gpusweep run` of the same config under the same number,
+    params and directory; files it saved there (a checkpoint) are still there.
+    1 outside gpusweep.
+    """
+    value = os.environ.get(ENV_ATTEMPT)
+    return int(value) if value else 1
+
+
 def handle_stop(signals=(signal.SIGTERM,)):
     """Makes SIGTERM (gpusweep's stop request) set a flag instead of ending the process.
 
@@ -156,7 +199,12 @@ def stop_requested():
     return _stop_signal is not None
 
 
-def report(metrics=None, /, *, step=None, **kwargs):
+def should_stop():
+    """True once a verdict said "stop" or a handle_stop() signal arrived."""
+    return _stopped_by_verdict or stop_requested()
+
+
+def report(metrics=None, /, *, step=None, wait=None, timeout=None, **kwargs):
     """Reports metrics: appends one JSON object line to $GPUSWEEP_METRICS.
 
     Call it as ``report(step=3, val_acc=0.91)`` or, for keys that are not
@@ -178,8 +226,19 @@ def report(metrics=None, /, *, step=None, **kwargs):
 
     Outside gpusweep (GPUSWEEP_METRICS unset) the line is printed to stdout.
 
+    Waiting for the verdict: with an iterative scheduler (GPUSWEEP_VERDICTS
+    set), a line holding the scheduler's resource and the metric as numbers,
+    at a point where the trial may be stopped (GPUSWEEP_STOP_POINTS), makes
+    report() wait until gpusweep has judged it (a fraction of a second), so
+    a pruned trial does not train another step. ``wait=False`` never waits,
+    ``wait=True`` waits at every judged line; ``timeout`` (seconds, default
+    VERDICT_TIMEOUT) bounds the wait: when gpusweep does not answer in time
+    the trial continues, with a warning on stderr.
+
     Returns:
-        The JSON text of the line written, without the newline.
+        True when the trial should stop: the scheduler's verdict was "stop"
+        (the trial was pruned) or a handle_stop() signal arrived; then save
+        what you need and exit. False otherwise (always outside gpusweep).
 
     Raises:
         ValueError: no metrics given, or a value is NaN or infinite (JSON has
@@ -205,9 +264,83 @@ def report(metrics=None, /, *, step=None, **kwargs):
     path = os.environ.get(ENV_METRICS)
     if not path:
         print(text, flush=True)
-        return text
+        return False
     _append_line(path, text)
-    return text
+    at = _judged_resource(line_obj)
+    if at is not None and _should_wait(at, wait):
+        _await_verdict(at, VERDICT_TIMEOUT if timeout is None else timeout)
+    return should_stop()
+
+
+def _judged_resource(line_obj):
+    """The scheduler's resource value in a line it judges, else None.
+
+    gpusweep judges (and answers) a line only when it holds both the resource
+    key and the metric as numbers.
+    """
+    if not os.environ.get(ENV_VERDICTS):
+        return None
+    resource = line_obj.get(os.environ.get(ENV_RESOURCE, ""))
+    value = line_obj.get(os.environ.get(ENV_METRIC, ""))
+    for number in (resource, value):
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            return None
+    return resource
+
+
+def _should_wait(at, wait):
+    """Whether a judged report at resource `at` waits: at (or past) a stop point."""
+    global _passed_points
+    if wait is not None:
+        return bool(wait)
+    text = os.environ.get(ENV_STOP_POINTS, "").strip()
+    points = [float(p) for p in text.split(",") if p.strip()]
+    # Rungs are reached when at >= rung (up to rounding), as the scheduler decides.
+    crossed = (not points or
+               any(_passed_points < p * (1 - 1e-9) <= at for p in points))
+    _passed_points = max(_passed_points, at)
+    return crossed
+
+
+def _await_verdict(at, timeout):
+    """Polls $GPUSWEEP_VERDICTS until it answers a report at `at` (or says stop)."""
+    global _stopped_by_verdict
+    path = os.environ[ENV_VERDICTS]
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        _read_verdicts(path)
+        if any(verdict == "stop" for _, verdict in _verdict_answers):
+            _stopped_by_verdict = True
+            return
+        if any(resource >= at for resource, _ in _verdict_answers):
+            return
+        if stop_requested() or time.monotonic() >= deadline:
+            break
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+    if not stop_requested():
+        print("gpusweep: no verdict for %s=%r within %gs; continuing"
+              % (os.environ.get(ENV_RESOURCE), at, timeout), file=sys.stderr, flush=True)
+
+
+def _read_verdicts(path):
+    """Adds the complete lines appended to `path` since the last call."""
+    global _verdicts_read
+    try:
+        with open(path, "rb") as f:
+            f.seek(_verdicts_read)
+            data = f.read()
+    except OSError:
+        return
+    end = data.rfind(b"\n") + 1
+    _verdicts_read += end
+    for line in data[:end].splitlines():
+        try:
+            answer = json.loads(line)
+            _verdict_answers.append((float(answer["resource"]), answer["verdict"]))
+        except (ValueError, KeyError, TypeError):
+            continue
 
 
 def _to_json_value(value, where):

@@ -8,6 +8,8 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 from unittest import mock
 
@@ -16,7 +18,8 @@ import gpusweep
 HERE = pathlib.Path(__file__).resolve().parent
 GPUSWEEP_VARS = ("GPUSWEEP_TRIAL_ID", "GPUSWEEP_TRIAL_DIR",
                  "GPUSWEEP_PARAMS", "GPUSWEEP_METRICS", "GPUSWEEP_BUDGET",
-                 "GPUSWEEP_RUNG")
+                 "GPUSWEEP_RUNG", "GPUSWEEP_ATTEMPT", "GPUSWEEP_METRIC",
+                 "GPUSWEEP_VERDICTS", "GPUSWEEP_RESOURCE", "GPUSWEEP_STOP_POINTS")
 
 
 class _Scalar:
@@ -142,17 +145,23 @@ class ReportTest(TrialEnvTestCase):
     def test_outside_gpusweep_prints_to_stdout(self):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            text = gpusweep.report(epoch=3, val_acc=0.5)
-        self.assertEqual(out.getvalue(), text + "\n")
-        self.assertEqual(json.loads(text), {"epoch": 3, "val_acc": 0.5})
+            should_stop = gpusweep.report(epoch=3, val_acc=0.5)
+        self.assertFalse(should_stop)
+        self.assertEqual(json.loads(out.getvalue()), {"epoch": 3, "val_acc": 0.5})
         self.assertFalse(self.metrics_path.exists())
 
 
 class SchedulerHelpersTest(TrialEnvTestCase):
     def test_step_is_written_first(self):
         self.enter_trial({})
-        text = gpusweep.report(val_acc=0.5, step=4)
-        self.assertEqual(text, '{"step":4,"val_acc":0.5}')
+        self.assertFalse(gpusweep.report(val_acc=0.5, step=4))
+        self.assertEqual(self.metrics_path.read_text(encoding="utf-8"),
+                         '{"step":4,"val_acc":0.5}\n')
+
+    def test_attempt(self):
+        self.assertEqual(gpusweep.attempt(), 1)
+        os.environ["GPUSWEEP_ATTEMPT"] = "3"
+        self.assertEqual(gpusweep.attempt(), 3)
 
     def test_budget_and_rung(self):
         self.assertIsNone(gpusweep.budget())
@@ -178,6 +187,69 @@ class SchedulerHelpersTest(TrialEnvTestCase):
                               capture_output=True, text=True, timeout=30)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(done.stdout, "saved checkpoint\n")
+
+
+class VerdictTest(TrialEnvTestCase):
+    """report() waits for gpusweep's answer at a stop point (docs/protocol.md)."""
+
+    def setUp(self):
+        super().setUp()
+        self.enter_trial({})
+        self.verdicts_path = self.dir / "verdicts.jsonl"
+        self.verdicts_path.write_text("", encoding="utf-8")
+        os.environ.update({"GPUSWEEP_VERDICTS": str(self.verdicts_path),
+                           "GPUSWEEP_RESOURCE": "epoch", "GPUSWEEP_METRIC": "acc",
+                           "GPUSWEEP_STOP_POINTS": "1,3"})
+        for name, value in (("_stopped_by_verdict", False), ("_verdicts_read", 0),
+                            ("_verdict_answers", []), ("_passed_points", float("-inf"))):
+            patcher = mock.patch.object(gpusweep, name, value)
+            patcher.start()
+            self.addCleanup(patcher.stop)
+
+    def answer_when_reported(self, answers):
+        """Plays gpusweep: answers the n-th judged line with answers[n] once it appears."""
+        def play():
+            answered = 0
+            deadline = time.monotonic() + 20
+            while answered < len(answers) and time.monotonic() < deadline:
+                lines = (self.metrics_path.read_text(encoding="utf-8").splitlines()
+                         if self.metrics_path.exists() else [])
+                judged = [json.loads(l) for l in lines if '"acc"' in l]
+                while answered < min(len(judged), len(answers)):
+                    line = {"resource": judged[answered]["epoch"],
+                            "verdict": answers[answered]}
+                    with open(self.verdicts_path, "a", encoding="utf-8") as f:
+                        f.write(json.dumps(line) + "\n")
+                    answered += 1
+                time.sleep(0.01)
+        thread = threading.Thread(target=play, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join)
+
+    def test_waits_at_stop_points_and_returns_the_verdict(self):
+        self.answer_when_reported(["continue", "continue", "stop"])
+        self.assertFalse(gpusweep.report(epoch=1, acc=0.5))  # rung 1: waits, continue
+        self.assertFalse(gpusweep.report(epoch=2, acc=0.6))  # between rungs: no wait
+        self.assertFalse(gpusweep.report(loss=0.1))          # not judged: no wait
+        self.assertTrue(gpusweep.report(epoch=3, acc=0.6))   # rung 3: stop
+        self.assertTrue(gpusweep.should_stop())
+
+    def test_no_answer_continues_after_the_timeout(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertFalse(gpusweep.report(epoch=1, acc=0.5, timeout=0.05))
+        self.assertIn("no verdict for epoch=1 within 0.05s; continuing", err.getvalue())
+
+    def test_wait_false_never_waits(self):
+        started = time.monotonic()
+        self.assertFalse(gpusweep.report(epoch=1, acc=0.5, wait=False, timeout=30))
+        self.assertLess(time.monotonic() - started, 25)
+
+    def test_without_stop_points_every_judged_line_waits(self):
+        os.environ["GPUSWEEP_STOP_POINTS"] = ""  # the median rule: any report may stop
+        self.answer_when_reported(["continue", "stop"])
+        self.assertFalse(gpusweep.report(epoch=1, acc=0.5, timeout=20))
+        self.assertTrue(gpusweep.report(epoch=2, acc=0.4, timeout=20))
 
 
 class ChildProcessTest(TrialEnvTestCase):

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "cli_fixture.h"
 #include "cli_harness.h"
 #include "gpusweep/journal.h"
 #include "run/test_util.h"
@@ -21,27 +22,6 @@ using testing::RunGpusweep;
 using testing::StartGpusweep;
 using testing::WaitExit;
 using testing::WaitUntil;
-
-class CliTest : public ::testing::Test {
- protected:
-  std::filesystem::path Write(const std::string& yaml) {
-    auto path = dir_.path() / "sweep.yaml";
-    WriteFile(path, yaml);
-    return path;
-  }
-  std::filesystem::path exp() const { return dir_.path() / "runs" / "e2e"; }
-  std::vector<TrialRecord> Trials() {
-    auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
-    if (!journal) return {};
-    return (*journal)->LoadTrials().value_or(std::vector<TrialRecord>{});
-  }
-  int CountState(TrialState state) {
-    int n = 0;
-    for (const TrialRecord& t : Trials()) n += t.state == state;
-    return n;
-  }
-  TempDir dir_;
-};
 
 TEST_F(CliTest, ConfigErrorExitsTwoWithLocationAndStartsNothing) {
   Write("name: e2e\ncommand: [echo]\nmetric: {name: x, mode: maxx}\n"

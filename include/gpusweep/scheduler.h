@@ -104,6 +104,15 @@ class Scheduler {
   // job counts as not started (NextJob will return it again, before anything else).
   virtual void OnJobInterrupted(const Job& job) = 0;
 
+  // Iterative style: the resource values at which OnReport may stop `trial` (ASHA,
+  // Hyperband: the rungs of its bracket below max_resource, increasing). Empty means
+  // any report may stop it (the median rule). A trial that waits for the verdict of
+  // its report (docs/protocol.md, verdicts.jsonl) needs to wait only at these points.
+  virtual std::vector<double> StopPoints(int trial) const {
+    (void)trial;
+    return {};
+  }
+
   // Trials eliminated for good so far, each with its kStop decision, in the order they
   // were made: successive halving's trials outside the survivors of a finished round
   // (OnJobFinished returned kPause for them: the round was not over yet). Empty for the

@@ -14,6 +14,8 @@
 #include "run/metrics_reader.h"
 #include "run/run_plan.h"
 #include "run/runner.h"
+#include "run/trial_env.h"
+#include "run/verdict_file.h"
 
 namespace gpusweep {
 
@@ -46,6 +48,7 @@ class TrialLoop {
     bool pruned = false;                 // the scheduler stopped it
     bool interrupt_sent = false;         // got SIGTERM because gpusweep was interrupted
     bool judged = false;                 // a line with the resource and the metric came
+    std::optional<VerdictFile> verdicts; // iterative scheduler: answers to its reports
   };
   using Events = std::vector<SchedulerEventRecord>;
   // A trial whose intent is in pending_, to spawn once that is committed.
@@ -92,6 +95,10 @@ class TrialLoop {
   void AbsorbMetrics(Active& active, MetricsBatch batch, std::vector<IntermediateResult>& out,
                      Events& events, Process process = Process::kRunning);
   void ConsultScheduler(Active& active, const MetricsLine& line, Process process, Events& events);
+  // Answers a judged report in verdicts.jsonl (a trial may be waiting for it).
+  void AnswerReport(Active& active, double resource, const std::optional<Decision>& decision);
+  // The scheduler's variables for a trial (budget, rung, verdict file, stop points).
+  EnvPairs SchedulerEnv(const TrialRecord& record, const std::optional<VerdictFile>& verdicts) const;
   // Once per run: a trial never reported the scheduler's resource and the metric on
   // one line, so the scheduler could not judge it (a typo in `resource`, or metrics
   // split over several lines).
@@ -123,6 +130,10 @@ class TrialLoop {
   int cpu_slots_in_use_ = 0;
   int interrupt_signal_ = 0;            // first interrupt received, 0 if none
   bool warned_never_judged_ = false;
+  bool warned_verdict_write_ = false;
+  // How often running trials' metrics are read, in seconds: shorter with an iterative
+  // scheduler, whose trials may be waiting for the verdict of a report.
+  double poll_interval_;
   std::size_t eliminations_settled_ = 0;  // prefix of scheduler_->Eliminated() handled
   std::vector<JournalWrite> pending_;   // this iteration's changes, committed together
   std::vector<std::function<void()>> after_commit_;

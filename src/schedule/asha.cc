@@ -71,6 +71,11 @@ Decision AsyncBrackets::OnJobFinished(const Job& job, std::optional<double> valu
                   fmt::format("reached max_resource ({:g})", bracket.rungs()[last])};
 }
 
+std::vector<double> AsyncBrackets::StopPoints(int trial) const {
+  const std::vector<double>& rungs = BracketOf(trial).rungs();
+  return {rungs.begin(), rungs.end() - 1};  // reaching the last rung ends the trial anyway
+}
+
 void AsyncBrackets::OnJobInterrupted(const Job& job) {
   const bool decided =
       style_ == TrialStyle::kIterative && BracketOf(job.trial).StoppedAt(job.trial).has_value();

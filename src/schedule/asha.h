@@ -29,6 +29,7 @@ class AsyncBrackets final : public Scheduler {
                                    std::optional<double> value) override;
   Decision OnJobFinished(const Job& job, std::optional<double> value) override;
   void OnJobInterrupted(const Job& job) override;
+  std::vector<double> StopPoints(int trial) const override;
 
   // The bracket of a trial (its position in the bracket list).
   const AshaBracket& BracketOf(int trial) const;

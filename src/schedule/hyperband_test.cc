@@ -127,6 +127,10 @@ TEST(HyperbandScheduler, IterativeRungsFollowTheBracket) {
   auto other = hyperband->OnReport(in_bracket3, 1, 0.1);
   ASSERT_TRUE(other.has_value());
   EXPECT_EQ(other->verdict, Verdict::kContinue);
+  // Where a trial may be stopped (what it waits for a verdict at): its bracket's rungs
+  // below max_resource.
+  EXPECT_EQ(hyperband->StopPoints(in_bracket2), (std::vector<double>{3, 9}));
+  EXPECT_EQ(hyperband->StopPoints(in_bracket3), (std::vector<double>{1, 3, 9}));
 }
 
 }  // namespace

@@ -1,0 +1,113 @@
+// End-to-end: what a trial learns from gpusweep (the verdict at a rung, its attempt)
+// and what gpusweep says about it afterwards (where it was stopped, why it failed).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "cli_fixture.h"
+#include "cli_harness.h"
+
+namespace gpusweep {
+namespace {
+
+using testing::RunGpusweep;
+
+// ASHA over 4 epochs (rungs at epochs 1 and 2); trials run one at a time, each worse
+// than the one before, so trials 1-3 are stopped at their first rung. Every trial marks
+// an epoch's file before it trains it: a trial that went on after its report would
+// leave trained-2 behind.
+constexpr const char* kPrunedSweep = R"(
+name: e2e
+command: [/usr/bin/python3, "{{config_dir}}/trial.py"]
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+scheduler: {type: asha, resource: epoch, min_resource: 1, max_resource: 4, reduction_factor: 2}
+search_space:
+  a: {type: choice, values: [4, 3, 2, 1]}
+resources: {cpu_slots: 1}
+kill_grace: 60s
+)";
+
+constexpr const char* kEpochTrial = R"(import pathlib, sys, gpusweep
+a = gpusweep.params()["a"]
+for epoch in range(1, 5):
+    pathlib.Path("trained-%d" % epoch).touch()
+    if gpusweep.report(epoch=epoch, acc=a * epoch):
+        print("told to stop at epoch %d" % epoch, flush=True)
+        sys.exit(0)
+)";
+
+TEST_F(CliTest, PrunedTrialDoesNotTrainPastItsRungAndSaysWhereItStopped) {
+  Write(kPrunedSweep);
+  WriteFile(dir_.path() / "trial.py", kEpochTrial);
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  for (const TrialRecord& t : Trials()) {
+    const auto trial_dir = exp() / "trials" / TrialDirName(t.number);
+    if (t.number == 0) {
+      EXPECT_EQ(t.state, TrialState::kCompleted) << t.failure_reason;
+      EXPECT_TRUE(std::filesystem::exists(trial_dir / "trained-4"));
+      continue;
+    }
+    EXPECT_EQ(t.state, TrialState::kPruned) << t.number << ": " << t.failure_reason;
+    EXPECT_TRUE(std::filesystem::exists(trial_dir / "trained-1"));
+    EXPECT_FALSE(std::filesystem::exists(trial_dir / "trained-2"))
+        << "trial " << t.number << " trained past the rung where it was stopped";
+    EXPECT_NE(ReadFile(trial_dir / "verdicts.jsonl").find("\"verdict\":\"stop\""),
+              std::string::npos);
+  }
+  auto show = RunGpusweep({"show", "1"}, dir_.path());
+  EXPECT_NE(show.out.find("Stopped    at epoch 1 by asha: rank 2 of 2 at rung 0 (epoch 1)"),
+            std::string::npos)
+      << show.out;
+  EXPECT_EQ(show.out.find("exit code"), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find("Budget     epoch 4\n"), std::string::npos) << show.out;
+  auto status = RunGpusweep({"status"}, dir_.path());
+  EXPECT_NE(status.out.find("rank 3 of 3 at rung 0 (epoch 1)"), std::string::npos) << status.out;
+}
+
+TEST_F(CliTest, FailedTrialLineCarriesItsLastOutputLine) {
+  Write(R"y(
+name: e2e
+command: [/usr/bin/python3, -c, "print('loading'); raise ValueError('lr must be positive, got {{lr}}')"]
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  lr: {type: choice, values: [-1]}
+)y");
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_NE(run.out.find("trial 0 failed after"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("exit code 1: ValueError: lr must be positive, got -1 (gpusweep show 0)"),
+            std::string::npos)
+      << run.out;
+  auto status = RunGpusweep({"status"}, dir_.path());
+  EXPECT_NE(status.out.find("exit code 1: ValueError: lr must be"), std::string::npos)
+      << status.out;
+}
+
+// A trial interrupted mid-run is rerun in the same directory and knows it.
+TEST_F(CliTest, RerunSeesItsAttemptAndItsCheckpoint) {
+  Write(R"(
+name: e2e
+command: [/bin/sh, -c, 'echo "attempt $GPUSWEEP_ATTEMPT" >> attempts; if [ -f checkpoint ]; then echo "{\"epoch\": 2, \"acc\": 1}" >> "$GPUSWEEP_METRICS"; else touch checkpoint; sleep 300; fi']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1]}
+kill_grace: 1s
+)");
+  pid_t first = testing::StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "1.log");
+  ASSERT_TRUE(testing::WaitUntil(60, [&] {
+    return std::filesystem::exists(exp() / "trials" / "0000" / "checkpoint");
+  })) << ReadFile(dir_.path() / "1.log");
+  ASSERT_EQ(kill(first, SIGINT), 0);
+  EXPECT_EQ(testing::WaitExit(first), 130) << ReadFile(dir_.path() / "1.log");
+  auto second = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(second.exit_code, 0) << second.out;
+  EXPECT_EQ(ReadFile(exp() / "trials" / "0000" / "attempts"), "attempt 1\nattempt 2\n");
+  ASSERT_EQ(Trials().size(), 1u);
+  EXPECT_EQ(Trials()[0].state, TrialState::kCompleted);
+  EXPECT_EQ(Trials()[0].attempt, 2);
+}
+
+}  // namespace
+}  // namespace gpusweep
