@@ -20,7 +20,9 @@
 // (printf "%.6g"); exports keep full precision.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -77,19 +79,63 @@ std::string FormatEarlyStopping(const std::vector<TrialRecord>& trials, const Re
 std::vector<const TrialRecord*> RankTrials(const std::vector<TrialRecord>& trials,
                                            const MetricSpec& metric);
 
+// The order of `gpusweep status` rows.
+enum class StatusSort {
+  kNumber,     // trial number (the default)
+  kObjective,  // best first by the metric's mode; trials without a value last
+  kDuration,   // longest first
+  kParam,      // by StatusOptions::sort_param, ascending (numbers by value, then text)
+};
+
+struct StatusOptions {
+  StatusSort sort = StatusSort::kNumber;
+  std::string sort_param;           // kParam: a flattened param name ("net.depth")
+  int top = 0;                      // > 0: only the first `top` rows after sorting
+  std::optional<TrialState> state;  // only trials in this state
+  // Running trials: the step of the report their `objective` (the metric's last value
+  // so far) came from. A running trial without an entry shows no objective: a value
+  // is never shown without the step it was reported at.
+  std::map<int, std::int64_t> running_steps;
+};
+
 // `gpusweep status`: a header (experiment name, directory, counts of completed /
-// running / failed / interrupted / queued = max(0, total - recorded), best so far) and a
-// table, one row per trial in trial-number order: trial, state, gpus ("0,1" or "cpu"),
-// duration (running trials: ctx.now - start), objective ("-" if none), params
-// ("k=v, …" with nested params flattened to dotted names).
-std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportContext& ctx);
+// running / failed / interrupted / queued = max(0, total - recorded), best so far, the
+// params that are the same in every trial as "Constants"; "Showing" when options
+// filter or cut rows) and a table, one row per trial (StatusOptions: order, filter,
+// count): trial, state, gpus ("0,1" or "cpu"), duration (running trials: ctx.now -
+// start), the scheduler's resource reached, objective ("-" if none; running: "0.83
+// (step 3)" without a scheduler), note (why it was pruned or failed), params
+// ("k=v, …" nested params flattened to dotted names, constants left out, floats with
+// as many digits as it takes to tell the trials' values apart).
+std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
+                         const StatusOptions& options = {});
+
+// How `best` and `status --group` treat trials that ran the same params (grid
+// repeats, or a seed parameter). Trials whose params are equal apart from the
+// `ignored` top-level names (the repeat index is never a param) form one group.
+// Ranking (docs/config.md, "Repeats and seeds"): groups that completed as many runs as
+// the most complete group first, then by the mean objective.
+struct GroupingOptions {
+  std::vector<std::string> ignored{"seed"};
+  bool single = false;  // `best --single`: the best single trial, no grouping
+};
 
 // `gpusweep best`: the best trial's number, objective with metric name and mode, params
 // (one per line, top-level names, structured values as compact JSON, numbers at full
-// precision) and its directory. nullopt when no trial is completed with an objective;
-// the caller then prints FormatNoBest() and exits 1.
+// precision) and its directory. When some params ran more than once (see
+// GroupingOptions, unless `single`): the best group instead, its mean ± sample standard
+// deviation and count, each run's value, the group's params and the directory of its
+// best run. nullopt when no trial is completed with an objective; the caller then
+// prints FormatNoBest() and exits 1.
 std::optional<std::string> FormatBest(const std::vector<TrialRecord>& trials,
-                                      const ReportContext& ctx);
+                                      const ReportContext& ctx,
+                                      const GroupingOptions& grouping = {});
+
+// `gpusweep status --group`: the status header, then one row per group of trials with
+// the same params (GroupingOptions), ranked: rank, runs, completed, mean ± std (n),
+// min, max, the trial numbers, the params that differ between groups.
+std::string FormatGroups(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
+                         const GroupingOptions& grouping = {});
 
 // One sentence for `gpusweep best` when FormatBest returned nullopt, e.g.
 // "No completed trial with val_acc in fmnist-cnn yet (2 failed, 1 running).\n".
@@ -113,11 +159,13 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
                         const std::vector<std::string>& decisions = {});
 
 // Exports: one row per trial in the given order. Columns: trial, state, attempt,
-// objective, start_time, end_time, duration_s, gpus, exit_code, term_signal,
-// failure_reason (for pruned trials: why they were stopped), budget, rung, bracket
-// (with a scheduler: the last job's; else empty), then "param.<flattened name>" for the
-// union of params (order of first appearance), then "metric.<key>" for the union of last_metrics keys. Times are Unix
-// seconds; end_time and duration_s are empty/null while a trial runs.
+// objective, start_time, end_time (Unix seconds), start_time_iso, end_time_iso (ISO 8601
+// UTC, "2026-12-01T02:48:55.120Z"), duration_s, gpus, exit_code, term_signal,
+// failure_reason (for pruned trials: why they were stopped), budget (an integer when
+// whole), rung, bracket (with a scheduler: the last job's; else empty), then
+// "param.<flattened name>" for the union of params (order of first appearance), then
+// "metric.<key>" for the union of last_metrics keys. end_time, end_time_iso and
+// duration_s are empty/null while a trial runs.
 // CSV (RFC 4180, "\r\n" line ends): a header row; a field is quoted when it holds a
 // comma, quote, CR or LF, quotes doubled; missing values are empty; gpus is "0,1"
 // (empty for CPU); lists/maps are compact JSON text; strings are raw.
@@ -126,6 +174,42 @@ std::string ExportCsv(const std::vector<TrialRecord>& trials);
 // same order; numbers stay numbers, lists stay lists, gpus is an array of ints, missing
 // values are null.
 std::string ExportJson(const std::vector<TrialRecord>& trials);
+
+// `export --steps`: the learning curves, one row per reported line (trial, attempt,
+// step) in the given order (the journal's: by trial, then as read). Columns: trial,
+// attempt, step, time (Unix seconds when gpusweep read the line), time_iso, then
+// "metric.<key>" for the union of reported keys (order of first appearance; a key a
+// line lacks is empty/null).
+std::string ExportStepsCsv(const std::vector<IntermediateResult>& results);
+std::string ExportStepsJson(const std::vector<IntermediateResult>& results);
+
+// Each search-space parameter's distribution, for tools that rebuild the space
+// (Optuna): from the journal's config identity `search_space` ({"lr": {"type":
+// "loguniform", "low": ..., "high": ...}, ...}) to
+//   choice      {"type": "categorical", "choices": [...]}
+//   uniform     {"type": "float", "low": l, "high": h, "log": false}
+//   loguniform  {"type": "float", "low": l, "high": h, "log": true}
+//   int         {"type": "int", "low": a, "high": b, "step": s}
+//   constant    {"type": "constant", "value": v}
+// in the order given. An unknown type is kept as {"type": "<its name>"}.
+Json ParamDistributions(const Json& search_space);
+
+// `export --format optuna`: one JSON object a ten-line loader turns into an Optuna
+// study (docs/config.md, "Loading results into Optuna"):
+//   {"study_name", "direction": "maximize"|"minimize", "metric", "distributions":
+//    ParamDistributions minus constants, "constants": {name: value},
+//    "trials": [{"number", "state": "COMPLETE"|"PRUNED"|"FAIL", "value",
+//                "params", "intermediate_values": {"<step>": value},
+//                "user_attrs": {"gpusweep_state", "start_time_iso", "end_time_iso",
+//                               "failure_reason"?, "repeat"?}}]}
+// Trials that are running, interrupted or paused are left out (Optuna adds only
+// finished trials). A categorical whose choices are not all null, bool, number or
+// string (lists, maps) is written with each choice as its compact JSON text, and the
+// trials' values the same way. intermediate_values: the metric by step over the
+// trial's last attempt. `results` may hold any trials' lines.
+std::string ExportOptuna(const std::vector<TrialRecord>& trials,
+                         const std::vector<IntermediateResult>& results,
+                         const Json& search_space, const ReportContext& ctx);
 
 // Flattens a params object depth-first in key order: nested objects become dotted
 // names, everything else (lists included) is a leaf. An empty nested object is kept as

@@ -20,11 +20,26 @@ struct RunCommandArgs {
 // Error{kInterrupted} (exit 130) after Ctrl-C / SIGTERM.
 Expected<int> RunCommand(const RunCommandArgs& args);
 
-Expected<int> StatusCommand(const std::optional<std::string>& dir);
-Expected<int> BestCommand(const std::optional<std::string>& dir);
-enum class ExportFormat { kCsv, kJson };
+struct StatusCommandArgs {
+  std::optional<std::string> dir;
+  std::optional<std::string> sort;   // --sort number|duration|objective|<metric>|<param>
+  int top = 0;                       // --top N (sorts by objective unless --sort says)
+  std::optional<std::string> state;  // --state completed|pruned|...
+  bool group = false;                // --group: one row per group of the same params
+  std::vector<std::string> ignore{"seed"};  // --ignore NAME: params left out of grouping
+};
+// Error{kInvalidArgument} naming the choices for an unknown --sort key or --state.
+Expected<int> StatusCommand(const StatusCommandArgs& args);
+struct BestCommandArgs {
+  std::optional<std::string> dir;
+  bool single = false;                      // --single: the best single trial
+  std::vector<std::string> ignore{"seed"};  // --ignore NAME: params left out of grouping
+};
+Expected<int> BestCommand(const BestCommandArgs& args);
+enum class ExportFormat { kCsv, kJson, kOptuna };
+enum class ExportRows { kTrials, kSteps };  // --steps: one row per reported line
 Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat format,
-                            const std::optional<std::string>& output_path);
+                            ExportRows rows, const std::optional<std::string>& output_path);
 Expected<int> ShowCommand(const std::string& trial_id, const std::optional<std::string>& dir);
 
 }  // namespace gpusweep

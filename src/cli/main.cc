@@ -56,18 +56,46 @@ int main(int argc, char** argv) {
                 "when resuming, run failed trials again (e.g. after fixing the script)");
 
   std::optional<std::string> dir;
+  StatusCommandArgs status_args;
   auto* status = app.add_subcommand("status", "table of the experiment's trials");
-  status->add_option("experiment_dir", dir, "experiment directory (default: newest in ./runs)");
+  status->add_option("experiment_dir", status_args.dir,
+                     "experiment directory (default: newest in ./runs)");
+  status->add_option("--sort", status_args.sort,
+                     "order rows by: number, duration, objective (or the metric's name), or a "
+                     "param's name");
+  status->add_option("--top", status_args.top,
+                     "only the first N rows (best first unless --sort says otherwise)")
+      ->check(CLI::PositiveNumber);
+  status->add_option("--state", status_args.state,
+                     "only trials in this state: completed, pruned, failed, running, ...");
+  status->add_flag("--group", status_args.group,
+                   "one row per group of trials with the same params (repeats, seeds): "
+                   "mean ± std, ranked");
+  status->add_option("--ignore", status_args.ignore,
+                     "params that do not tell groups apart (default: seed)")
+      ->capture_default_str();
+  BestCommandArgs best_args;
   auto* best = app.add_subcommand("best", "the best trial: params, metric, trial directory");
-  best->add_option("experiment_dir", dir, "experiment directory (default: newest in ./runs)");
+  best->add_option("experiment_dir", best_args.dir,
+                   "experiment directory (default: newest in ./runs)");
+  best->add_flag("--single", best_args.single,
+                 "the best single trial even when params ran several times (repeats, seeds)");
+  best->add_option("--ignore", best_args.ignore,
+                   "params that do not tell groups apart (default: seed)")
+      ->capture_default_str();
 
   std::string format = "csv";
   std::optional<std::string> output;
+  bool steps = false;
   auto* exporter = app.add_subcommand("export", "one row per trial, params flattened");
   exporter->add_option("experiment_dir", dir, "experiment directory (default: newest in ./runs)");
-  exporter->add_option("--format", format, "csv or json")
-      ->check(CLI::IsMember({"csv", "json"}))
+  exporter->add_option("--format", format,
+                       "csv, json, or optuna (a study with each param's distribution; "
+                       "docs/config.md has the loader)")
+      ->check(CLI::IsMember({"csv", "json", "optuna"}))
       ->capture_default_str();
+  exporter->add_flag("--steps", steps,
+                     "one row per trial, attempt and reported step (learning curves)");
   exporter->add_option("-o,--output", output, "write to this file instead of stdout");
 
   std::string trial_id;
@@ -83,10 +111,13 @@ int main(int argc, char** argv) {
   }
 
   if (*run) return Report(RunCommand(run_args));
-  if (*status) return Report(StatusCommand(dir));
-  if (*best) return Report(BestCommand(dir));
+  if (*status) return Report(StatusCommand(status_args));
+  if (*best) return Report(BestCommand(best_args));
   if (*exporter)
-    return Report(ExportCommand(dir, format == "json" ? ExportFormat::kJson : ExportFormat::kCsv,
-                                output));
+    return Report(ExportCommand(dir,
+                                format == "json"     ? ExportFormat::kJson
+                                : format == "optuna" ? ExportFormat::kOptuna
+                                                     : ExportFormat::kCsv,
+                                steps ? ExportRows::kSteps : ExportRows::kTrials, output));
   return Report(ShowCommand(trial_id, dir));
 }

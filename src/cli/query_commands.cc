@@ -8,11 +8,13 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "cli/decision_lines.h"
 #include "cli/experiment_locator.h"
 #include "cli/terminal.h"
+#include "common/did_you_mean.h"
 #include "gpusweep/journal.h"
 #include "gpusweep/report.h"
 #include "run/experiment_meta.h"
@@ -85,9 +87,11 @@ Status WriteOutput(const std::string& text, const std::optional<std::string>& ou
 }
 
 // A running trial's objective is only recorded when it ends; show the value it last
-// reported so far, so `status` during a sweep tells how each trial is doing.
+// reported so far, so `status` during a sweep tells how each trial is doing. The rest
+// of that report line (the step, the scheduler's resource) comes with it, so a row
+// never pairs a value with another report's step.
 Status FillRunningObjectives(Journal& journal, const std::string& metric,
-                             std::vector<TrialRecord>& trials) {
+                             std::vector<TrialRecord>& trials, StatusOptions& options) {
   for (TrialRecord& trial : trials) {
     if (trial.state != TrialState::kRunning) continue;
     GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, journal.LoadResults(trial.number));
@@ -95,6 +99,8 @@ Status FillRunningObjectives(Journal& journal, const std::string& metric,
       auto value = it->values.find(metric);
       if (it->attempt == trial.attempt && value != it->values.end() && value->is_number()) {
         trial.objective = value->get<double>();
+        trial.last_metrics = it->values;
+        options.running_steps[trial.number] = it->step;
         break;
       }
     }
@@ -102,13 +108,67 @@ Status FillRunningObjectives(Journal& journal, const std::string& metric,
   return {};
 }
 
+// --sort, --top and --state as StatusOptions; the names a trial's params may be sorted
+// by come from the recorded trials.
+Expected<StatusOptions> ParseStatusOptions(const StatusCommandArgs& args,
+                                           const std::vector<TrialRecord>& trials,
+                                           const MetricSpec& metric) {
+  StatusOptions options;
+  options.top = args.top;
+  if (args.top > 0) options.sort = StatusSort::kObjective;
+  if (args.state) {
+    options.state = TrialStateFromString(*args.state);
+    if (!options.state)
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--state '{}' is not a trial state; use completed, pruned, failed, "
+                              "running, interrupted or paused",
+                              *args.state));
+  }
+  if (!args.sort) return options;
+  const std::string& key = *args.sort;
+  if (key == "number" || key == "trial") options.sort = StatusSort::kNumber;
+  else if (key == "duration") options.sort = StatusSort::kDuration;
+  else if (key == "objective" || key == "metric" || key == metric.name)
+    options.sort = StatusSort::kObjective;
+  else {
+    std::vector<std::string> names;
+    for (const TrialRecord& t : trials)
+      for (const auto& [name, unused] : FlattenParams(t.params))
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    if (std::find(names.begin(), names.end(), key) == names.end()) {
+      std::vector<std::string_view> choices{"number", "duration", "objective", metric.name};
+      choices.insert(choices.end(), names.begin(), names.end());
+      const auto close = ClosestMatch(key, choices);
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("--sort '{}' is neither the metric nor a param; use number, "
+                              "duration, objective ({}) or a param ({}){}",
+                              key, metric.name, fmt::join(names, ", "),
+                              close ? fmt::format("; did you mean '{}'?", *close) : ""));
+    }
+    options.sort = StatusSort::kParam;
+    options.sort_param = key;
+  }
+  return options;
+}
+
 }  // namespace
 
-Expected<int> StatusCommand(const std::optional<std::string>& dir) {
-  GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
+Expected<int> StatusCommand(const StatusCommandArgs& args) {
+  GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
-  GS_TRY(FillRunningObjectives(*opened.journal, opened.meta.metric.name, trials));
-  std::fputs(FormatStatus(trials, opened.context).c_str(), stdout);
+  GS_ASSIGN_OR_RETURN(StatusOptions options,
+                      ParseStatusOptions(args, trials, opened.meta.metric));
+  GS_TRY(FillRunningObjectives(*opened.journal, opened.meta.metric.name, trials, options));
+  if (args.group) {
+    if (args.sort || args.top > 0 || args.state)
+      return Fail(ErrorCode::kInvalidArgument,
+                  "--group ranks groups by their mean; it does not go with --sort, --top or "
+                  "--state");
+    std::fputs(FormatGroups(trials, opened.context, GroupingOptions{args.ignore, false}).c_str(),
+               stdout);
+  } else {
+    std::fputs(FormatStatus(trials, opened.context, options).c_str(), stdout);
+  }
   const auto running = std::count_if(trials.begin(), trials.end(), [](const TrialRecord& t) {
     return t.state == TrialState::kRunning;
   });
@@ -121,10 +181,11 @@ Expected<int> StatusCommand(const std::optional<std::string>& dir) {
   return 0;
 }
 
-Expected<int> BestCommand(const std::optional<std::string>& dir) {
-  GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
+Expected<int> BestCommand(const BestCommandArgs& args) {
+  GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
-  std::optional<std::string> best = FormatBest(trials, opened.context);
+  std::optional<std::string> best =
+      FormatBest(trials, opened.context, GroupingOptions{args.ignore, args.single});
   if (!best) {
     std::fputs(FormatNoBest(trials, opened.context).c_str(), stderr);
     return 1;
@@ -134,10 +195,32 @@ Expected<int> BestCommand(const std::optional<std::string>& dir) {
 }
 
 Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat format,
-                            const std::optional<std::string>& output_path) {
+                            ExportRows rows, const std::optional<std::string>& output_path) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
-  std::string text = format == ExportFormat::kCsv ? ExportCsv(trials) : ExportJson(trials);
+  if (format == ExportFormat::kOptuna && rows == ExportRows::kSteps)
+    return Fail(ErrorCode::kInvalidArgument,
+                "--steps goes with --format csv or json; --format optuna already holds each "
+                "trial's intermediate values");
+  std::vector<IntermediateResult> results;
+  if (rows == ExportRows::kSteps || format == ExportFormat::kOptuna)
+    for (const TrialRecord& t : trials) {
+      GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> lines, opened.journal->LoadResults(t.number));
+      results.insert(results.end(), std::make_move_iterator(lines.begin()),
+                     std::make_move_iterator(lines.end()));
+    }
+  std::string text;
+  if (format == ExportFormat::kOptuna) {
+    GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> experiment,
+                        opened.journal->LoadExperiment());
+    const Json space = experiment ? experiment->identity.value("search_space", Json::object())
+                                  : Json::object();
+    text = ExportOptuna(trials, results, space, opened.context);
+  } else if (rows == ExportRows::kSteps) {
+    text = format == ExportFormat::kCsv ? ExportStepsCsv(results) : ExportStepsJson(results);
+  } else {
+    text = format == ExportFormat::kCsv ? ExportCsv(trials) : ExportJson(trials);
+  }
   GS_TRY(WriteOutput(text, output_path));
   return 0;
 }

@@ -1,16 +1,22 @@
 // CSV and JSON exports with flattened params.
 #include <algorithm>
+#include <cmath>
+#include <ctime>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "gpusweep/report.h"
+#include "report/export_rows.h"
 #include "report/text.h"
 
 namespace gpusweep {
 namespace {
 
 const std::vector<std::string> kFixedColumns = {
-    "trial",   "state", "attempt",   "objective",   "start_time",    "end_time",
-    "duration_s", "gpus", "exit_code", "term_signal", "failure_reason", "budget", "rung",
+    "trial",          "state",        "attempt",    "objective", "start_time",
+    "end_time",       "start_time_iso", "end_time_iso", "duration_s", "gpus",
+    "exit_code",      "term_signal",  "failure_reason", "budget", "rung",
     "bracket"};
 
 void FlattenInto(const std::string& prefix, const Json& object,
@@ -41,13 +47,16 @@ Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_column
   row["start_time"] = t.start_time > 0 ? Json(t.start_time) : Json(nullptr);
   const bool ended = t.state != TrialState::kRunning && t.end_time > 0;
   row["end_time"] = ended ? Json(t.end_time) : Json(nullptr);
+  row["start_time_iso"] = t.start_time > 0 ? Json(report::IsoUtcTime(t.start_time)) : Json(nullptr);
+  row["end_time_iso"] = ended ? Json(report::IsoUtcTime(t.end_time)) : Json(nullptr);
   row["duration_s"] =
       ended && t.start_time > 0 ? Json(t.end_time - t.start_time) : Json(nullptr);
   row["gpus"] = t.gpus;
   row["exit_code"] = OrNull(t.exit_code);
   row["term_signal"] = OrNull(t.term_signal);
   row["failure_reason"] = t.failure_reason.empty() ? Json(nullptr) : Json(t.failure_reason);
-  row["budget"] = OrNull(t.budget);  // with a scheduler: the last job's budget and rung
+  // With a scheduler: the last job's budget (an integer when whole: epochs) and rung.
+  row["budget"] = t.budget ? report::WholeAsInteger(*t.budget) : Json(nullptr);
   row["rung"] = t.budget ? Json(t.rung) : Json(nullptr);
   row["bracket"] = t.budget ? Json(t.bracket) : Json(nullptr);
 
@@ -112,12 +121,21 @@ std::vector<std::pair<std::string, Json>> FlattenParams(const Json& params) {
 }
 
 std::string ExportCsv(const std::vector<TrialRecord>& trials) {
-  const std::vector<Json> rows = Rows(trials);
-  std::vector<std::string> header = kFixedColumns;
-  if (!rows.empty()) {
-    header.clear();
-    for (const auto& [key, value] : rows.front().items()) header.push_back(key);
-  }
+  return report::RowsToCsv(Rows(trials), kFixedColumns);
+}
+
+std::string ExportJson(const std::vector<TrialRecord>& trials) {
+  return report::RowsToJson(Rows(trials));
+}
+
+namespace report {
+
+std::string RowsToCsv(const std::vector<Json>& rows, const std::vector<std::string>& empty_header) {
+  // Rows hold the same keys, except that later rows may add keys (a metric first
+  // reported later): the header is the union in order of first appearance.
+  std::vector<std::string> header = rows.empty() ? empty_header : std::vector<std::string>{};
+  for (const Json& row : rows)
+    for (const auto& [key, value] : row.items()) AddUnique(header, key);
   std::string out;
   auto append_record = [&](const std::vector<std::string>& fields) {
     for (size_t i = 0; i < fields.size(); ++i) {
@@ -129,16 +147,37 @@ std::string ExportCsv(const std::vector<TrialRecord>& trials) {
   append_record(header);
   for (const Json& row : rows) {
     std::vector<std::string> fields;
-    for (const std::string& column : header) fields.push_back(CsvText(column, row.at(column)));
+    for (const std::string& column : header)
+      fields.push_back(CsvText(column, row.contains(column) ? row.at(column) : Json(nullptr)));
     append_record(fields);
   }
   return out;
 }
 
-std::string ExportJson(const std::vector<TrialRecord>& trials) {
+std::string RowsToJson(std::vector<Json> rows) {
   Json array = Json::array();
-  for (Json& row : Rows(trials)) array.push_back(std::move(row));
+  for (Json& row : rows) array.push_back(std::move(row));
   return array.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
+
+Json WholeAsInteger(double value) {
+  if (std::nearbyint(value) == value && std::fabs(value) < 9.0e15)
+    return static_cast<std::int64_t>(value);
+  return value;
+}
+
+std::string IsoUtcTime(double unix_seconds) {
+  if (!(unix_seconds > 0) || !std::isfinite(unix_seconds)) return "";
+  const double floor = std::floor(unix_seconds);
+  const std::time_t t = static_cast<std::time_t>(floor);
+  std::tm utc{};
+  if (gmtime_r(&t, &utc) == nullptr) return "";
+  char buf[32];
+  if (std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc) == 0) return "";
+  const int millis = std::min(999, static_cast<int>(std::lround((unix_seconds - floor) * 1000)));
+  return fmt::format("{}.{:03d}Z", buf, millis);
+}
+
+}  // namespace report
 
 }  // namespace gpusweep

@@ -1,11 +1,14 @@
 // `gpusweep status`, `gpusweep best` and the end-of-run summary.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "gpusweep/report.h"
+#include "report/param_text.h"
+#include "report/status_header.h"
 #include "report/table.h"
 #include "report/text.h"
 
@@ -72,38 +75,118 @@ std::string ResourceText(const TrialRecord& t, const std::string& resource) {
   return report::FormatNumber(it->get<double>());
 }
 
+// The NOTE column's widest cell; `show` has the whole reason.
+constexpr int kNoteWidth = 48;
+
+// A running trial's value so far comes with the step it was reported at, so that a
+// row never shows a value without saying how far the trial was; with a scheduler the
+// resource column says it.
+std::string RowObjective(const TrialRecord& t, const ReportContext& ctx,
+                         const StatusOptions& options) {
+  if (t.state != TrialState::kRunning) return report::ObjectiveText(t.objective);
+  const auto step = options.running_steps.find(t.number);
+  if (!t.objective || step == options.running_steps.end()) return "-";
+  if (ctx.scheduler) return report::ObjectiveText(t.objective);
+  return fmt::format("{} (step {})", report::ObjectiveText(t.objective), step->second);
+}
+
+// Orders a param's values: numbers by value before everything else (missing last),
+// then by JSON text.
+bool ParamBefore(const TrialRecord& a, const TrialRecord& b, const std::string& name) {
+  auto value_of = [&](const TrialRecord& t) -> std::optional<Json> {
+    for (auto& [key, value] : FlattenParams(t.params))
+      if (key == name) return value;
+    return std::nullopt;
+  };
+  const std::optional<Json> x = value_of(a), y = value_of(b);
+  if (!x || !y) return x.has_value() && !y.has_value();
+  if (x->is_number() && y->is_number()) return x->get<double>() < y->get<double>();
+  if (x->is_number() != y->is_number()) return x->is_number();
+  return x->dump() < y->dump();
+}
+
+std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trials,
+                                           const MetricSpec& metric, double now,
+                                           const StatusOptions& options) {
+  std::vector<const TrialRecord*> rows;
+  for (const TrialRecord& t : trials)
+    if (!options.state || t.state == *options.state) rows.push_back(&t);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto* a, const auto* b) { return a->number < b->number; });
+  auto has_value = [](const TrialRecord* t) { return t->objective && !std::isnan(*t->objective); };
+  switch (options.sort) {
+    case StatusSort::kNumber: break;
+    case StatusSort::kObjective:
+      std::stable_sort(rows.begin(), rows.end(), [&](const auto* a, const auto* b) {
+        if (has_value(a) != has_value(b)) return has_value(a);
+        if (!has_value(a)) return false;
+        return metric.mode == Mode::kMax ? *a->objective > *b->objective
+                                         : *a->objective < *b->objective;
+      });
+      break;
+    case StatusSort::kDuration:
+      std::stable_sort(rows.begin(), rows.end(), [now](const auto* a, const auto* b) {
+        return report::TrialDuration(*a, now).value_or(-1) >
+               report::TrialDuration(*b, now).value_or(-1);
+      });
+      break;
+    case StatusSort::kParam:
+      std::stable_sort(rows.begin(), rows.end(), [&](const auto* a, const auto* b) {
+        return ParamBefore(*a, *b, options.sort_param);
+      });
+      break;
+  }
+  if (options.top > 0 && rows.size() > static_cast<size_t>(options.top))
+    rows.resize(static_cast<size_t>(options.top));
+  return rows;
+}
+
 std::filesystem::path TrialDir(const ReportContext& ctx, int number) {
   return ctx.experiment_dir / "trials" / TrialDirName(number);
 }
 
 }  // namespace
 
-std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportContext& ctx) {
-  const Counts counts = CountStates(trials, ctx.total_trials);
-  std::string out;
-  // "Label      value", the value wrapped under itself when the terminal is narrow.
-  auto header = [&](std::string_view label, const std::string& value) {
-    constexpr int kLabelWidth = 11;
-    const int value_width = ctx.width > 0 ? std::max(1, ctx.width - kLabelWidth) : 0;
-    std::string_view prefix = label;
-    for (const std::string& line : report::WrapWords(value, value_width, ", ")) {
-      report::AppendLine(out, fmt::format("{:<{}}{}", prefix, kLabelWidth, line), ctx.width,
-                         ctx.color);
-      prefix = "";
-    }
-  };
-  header("Experiment", ctx.experiment_name);
-  header("Directory", ctx.experiment_dir.string());
-  header("Trials", CountsText(counts, ctx.total_trials));
-  header("Best", BestText(trials, ctx.metric));
-  if (const std::string stopped = FormatEarlyStopping(trials, ctx); !stopped.empty())
-    header("Stopped", stopped);
-  out += '\n';
+namespace report {
 
-  std::vector<const TrialRecord*> ordered;
-  for (const TrialRecord& t : trials) ordered.push_back(&t);
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [](const auto* a, const auto* b) { return a->number < b->number; });
+void AppendHeaderLine(std::string& out, std::string_view label, const std::string& value,
+                      const ReportContext& ctx) {
+  constexpr int kLabelWidth = 11;
+  const int value_width = ctx.width > 0 ? std::max(1, ctx.width - kLabelWidth) : 0;
+  std::string_view prefix = label;
+  for (const std::string& line : WrapWords(value, value_width, ", ")) {
+    AppendLine(out, fmt::format("{:<{}}{}", prefix, kLabelWidth, line), ctx.width, ctx.color);
+    prefix = "";
+  }
+}
+
+void AppendStatusHeader(std::string& out, const std::vector<TrialRecord>& trials,
+                        const ReportContext& ctx, const ParamText& params) {
+  const Counts counts = CountStates(trials, ctx.total_trials);
+  AppendHeaderLine(out, "Experiment", ctx.experiment_name, ctx);
+  AppendHeaderLine(out, "Directory", ctx.experiment_dir.string(), ctx);
+  AppendHeaderLine(out, "Trials", CountsText(counts, ctx.total_trials), ctx);
+  AppendHeaderLine(out, "Best", BestText(trials, ctx.metric), ctx);
+  if (const std::string stopped = FormatEarlyStopping(trials, ctx); !stopped.empty())
+    AppendHeaderLine(out, "Stopped", stopped, ctx);
+  if (const std::string constants = params.Constants(); !constants.empty())
+    AppendHeaderLine(out, "Constants", constants, ctx);
+}
+
+}  // namespace report
+
+std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
+                         const StatusOptions& options) {
+  const report::ParamText params(trials);
+  std::string out;
+  report::AppendStatusHeader(out, trials, ctx, params);
+  auto header = [&](std::string_view label, const std::string& value) {
+    report::AppendHeaderLine(out, label, value, ctx);
+  };
+  const std::vector<const TrialRecord*> rows = SelectRows(trials, ctx.metric, ctx.now, options);
+  if (rows.size() != trials.size())
+    header("Showing", fmt::format("{} of {} recorded trials", rows.size(), trials.size()));
+  out += '\n';
 
   // With a scheduler, how far each trial got (its last reported resource) tells why
   // it stopped where it did.
@@ -111,18 +194,26 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
                                       {"STATE"},
                                       {"GPUS", Align::kLeft, /*drop_order=*/2},
                                       {"DURATION", Align::kRight, /*drop_order=*/1}};
+  const bool repeats = std::any_of(trials.begin(), trials.end(),
+                                   [](const TrialRecord& t) { return t.repeat > 0; });
+  if (repeats) columns.push_back({"REPEAT", Align::kRight});
   if (ctx.scheduler) columns.push_back({ResourceHeader(*ctx.scheduler), Align::kRight});
   columns.push_back({"OBJECTIVE", Align::kRight});
+  const bool any_note = std::any_of(rows.begin(), rows.end(),
+                                    [](const TrialRecord* t) { return !report::NoteText(*t).empty(); });
+  if (any_note) columns.push_back({"NOTE", Align::kLeft, /*drop_order=*/3});
   columns.push_back({"PARAMS"});
   report::Table table(std::move(columns));
-  for (const TrialRecord* t : ordered) {
+  for (const TrialRecord* t : rows) {
     std::vector<report::Segment> row{{std::to_string(t->number)},
                                      {std::string(ToString(t->state)), report::StateColor(t->state)},
                                      {report::GpusText(t->gpus)},
                                      {DurationText(*t, ctx.now)}};
+    if (repeats) row.push_back({std::to_string(t->repeat)});
     if (ctx.scheduler) row.push_back({ResourceText(*t, ctx.scheduler->resource)});
-    row.push_back({report::ObjectiveText(t->objective)});
-    row.push_back({report::ParamsSummary(t->params)});
+    row.push_back({RowObjective(*t, ctx, options)});
+    if (any_note) row.push_back({report::Elide(report::NoteText(*t), kNoteWidth)});
+    row.push_back({params.Varying(t->params)});
     table.AddRow(std::move(row));
   }
   report::AppendTable(out, table, ctx.width, ctx.color);
@@ -130,9 +221,11 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
 }
 
 std::optional<std::string> FormatBest(const std::vector<TrialRecord>& trials,
-                                      const ReportContext& ctx) {
+                                      const ReportContext& ctx, const GroupingOptions& grouping) {
   const auto ranked = RankTrials(trials, ctx.metric);
   if (ranked.empty()) return std::nullopt;
+  if (!grouping.single)
+    if (auto grouped = report::FormatBestGroup(trials, ctx, grouping)) return grouped;
   const TrialRecord& best = *ranked.front();
 
   std::string out = fmt::format("Best trial #{} of {} ({} completed)\n", best.number,

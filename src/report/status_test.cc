@@ -20,12 +20,19 @@ std::vector<TrialRecord> SampleTrials() {
   const Json long_params = Json::parse(
       R"({"lr":0.0031622776601683794,"optimizer":"adamw-with-a-long-name",
           "net":{"bn":true,"activation":["relu","gelu"],"widths":[64,128,256,512]}})");
+  // Only the optimizer is the same in every trial (a constant, listed once).
+  auto params = [&](int k) {
+    Json p = long_params;
+    if (k != 4) p["lr"] = 0.001 * (k + 1);
+    p["net"]["widths"].push_back(k);
+    return p;
+  };
   std::vector<TrialRecord> trials = {
-      MakeTrial(0, TrialState::kCompleted, 0.8712, long_params),
-      MakeTrial(1, TrialState::kFailed, std::nullopt, long_params),
-      MakeTrial(2, TrialState::kRunning, std::nullopt, long_params),
-      MakeTrial(3, TrialState::kInterrupted, std::nullopt, long_params),
-      MakeTrial(4, TrialState::kCompleted, 0.91, long_params),
+      MakeTrial(0, TrialState::kCompleted, 0.8712, params(0)),
+      MakeTrial(1, TrialState::kFailed, std::nullopt, params(1)),
+      MakeTrial(2, TrialState::kRunning, std::nullopt, params(2)),
+      MakeTrial(3, TrialState::kInterrupted, std::nullopt, params(3)),
+      MakeTrial(4, TrialState::kCompleted, 0.91, params(4)),
   };
   trials[0].gpus = {0, 1};
   trials[2].gpus = {3};
@@ -81,6 +88,80 @@ TEST(ReportStatusTest, EveryLineFitsWidth) {
       EXPECT_THAT(out, HasSubstr("11 queued"));
     }
   }
+}
+
+std::vector<TrialRecord> VaryingTrials() {
+  std::vector<TrialRecord> trials;
+  const double values[] = {0.7, 0.9, 0.8};
+  for (int k = 0; k < 3; ++k) {
+    trials.push_back(MakeTrial(k, TrialState::kCompleted, values[k],
+                               Json{{"lr", 0.1 * (3 - k)}, {"epochs", 4}}));
+    trials.back().end_time = trials.back().start_time + 10 * (k + 1);
+  }
+  TrialRecord pruned = MakeTrial(3, TrialState::kPruned, 0.2, Json{{"lr", 0.5}, {"epochs", 4}});
+  pruned.failure_reason = "pruned: rank 2 of 2 at rung 0 (epoch 1): only the top 1 continue";
+  trials.push_back(pruned);
+  TrialRecord failed = MakeTrial(4, TrialState::kFailed, std::nullopt, Json{{"lr", 0.6}, {"epochs", 4}});
+  failed.failure_reason = "exit code 1: ValueError: lr too large";
+  trials.push_back(failed);
+  return trials;
+}
+
+// The table's rows (after the blank line under the header), trial numbers in order.
+std::vector<int> RowTrials(const std::string& out) {
+  std::vector<int> numbers;
+  const auto lines = SplitLines(out);
+  auto it = std::find(lines.begin(), lines.end(), "");
+  for (it += 2; it < lines.end(); ++it) numbers.push_back(std::stoi(*it));
+  return numbers;
+}
+
+TEST(ReportStatusTest, ConstantsOnceAboveTheTableAndNotesSayWhy) {
+  const std::string out = FormatStatus(VaryingTrials(), MakeContext(200));
+  EXPECT_THAT(out, HasSubstr("Constants  epochs=4\n"));
+  EXPECT_THAT(out, Not(HasSubstr("epochs=4,")));
+  const auto lines = SplitLines(out);
+  const auto row3 = std::find_if(lines.begin(), lines.end(),
+                                 [](const std::string& l) { return l.rfind("    3  ", 0) == 0; });
+  ASSERT_NE(row3, lines.end()) << out;
+  EXPECT_THAT(*row3, HasSubstr("rank 2 of 2 at rung 0 (epoch 1)"));
+  EXPECT_THAT(*row3, HasSubstr("lr=0.5"));
+  EXPECT_THAT(out, Not(HasSubstr("only the top 1")));  // `show` has the whole reason
+  EXPECT_THAT(out, HasSubstr("exit code 1: ValueError: lr too large"));
+}
+
+TEST(ReportStatusTest, SortTopAndStateChooseTheRows) {
+  const ReportContext ctx = MakeContext(200);
+  EXPECT_EQ(RowTrials(FormatStatus(VaryingTrials(), ctx)), (std::vector<int>{0, 1, 2, 3, 4}));
+  StatusOptions by_objective;
+  by_objective.sort = StatusSort::kObjective;
+  EXPECT_EQ(RowTrials(FormatStatus(VaryingTrials(), ctx, by_objective)),
+            (std::vector<int>{1, 2, 0, 3, 4}));  // the failed trial has no value: last
+  by_objective.top = 2;
+  const std::string top = FormatStatus(VaryingTrials(), ctx, by_objective);
+  EXPECT_EQ(RowTrials(top), (std::vector<int>{1, 2}));
+  EXPECT_THAT(top, HasSubstr("Showing    2 of 5 recorded trials"));
+  StatusOptions by_lr;
+  by_lr.sort = StatusSort::kParam;
+  by_lr.sort_param = "lr";
+  EXPECT_EQ(RowTrials(FormatStatus(VaryingTrials(), ctx, by_lr)),
+            (std::vector<int>{2, 1, 0, 3, 4}));
+  StatusOptions longest;
+  longest.sort = StatusSort::kDuration;
+  EXPECT_EQ(RowTrials(FormatStatus(VaryingTrials(), ctx, longest)).front(), 3);  // 83 s
+  StatusOptions pruned_only;
+  pruned_only.state = TrialState::kPruned;
+  EXPECT_EQ(RowTrials(FormatStatus(VaryingTrials(), ctx, pruned_only)), (std::vector<int>{3}));
+}
+
+TEST(ReportStatusTest, RunningValueComesWithItsStep) {
+  std::vector<TrialRecord> trials = {MakeTrial(0, TrialState::kRunning, 0.42),
+                                     MakeTrial(1, TrialState::kRunning, 0.43)};
+  StatusOptions options;
+  options.running_steps[0] = 3;  // trial 1's value has no step: not shown
+  const std::string out = FormatStatus(trials, MakeContext(200), options);
+  EXPECT_THAT(out, HasSubstr("0.42 (step 3)"));
+  EXPECT_THAT(out, Not(HasSubstr("0.43")));
 }
 
 TEST(ReportStatusTest, ColourOnlyWhenAsked) {

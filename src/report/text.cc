@@ -176,4 +176,29 @@ std::string ObjectiveText(const std::optional<double>& objective) {
   return objective ? FormatNumber(*objective) : "-";
 }
 
+std::optional<double> ReachedResource(const TrialRecord& trial, const std::string& resource) {
+  const auto it = trial.last_metrics.find(resource);
+  if (it == trial.last_metrics.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string StopReason(const TrialRecord& trial) {
+  constexpr std::string_view kPrefix = "pruned: ";
+  std::string_view reason = trial.failure_reason;
+  if (reason.substr(0, kPrefix.size()) == kPrefix) reason.remove_prefix(kPrefix.size());
+  return std::string(reason);
+}
+
+std::string NoteText(const TrialRecord& trial) {
+  switch (trial.state) {
+    case TrialState::kPruned: {
+      const std::string reason = StopReason(trial);
+      return reason.substr(0, reason.find(": "));
+    }
+    case TrialState::kFailed:
+    case TrialState::kInterrupted: return trial.failure_reason;
+    default: return "";
+  }
+}
+
 }  // namespace gpusweep::report

@@ -84,4 +84,16 @@ std::optional<double> TrialDuration(const TrialRecord& trial, double now);
 // Display text of an optional objective: FormatNumber or "-".
 std::string ObjectiveText(const std::optional<double>& objective);
 
+// How far the trial got in the scheduler's resource: its last reported `resource` value.
+std::optional<double> ReachedResource(const TrialRecord& trial, const std::string& resource);
+
+// Why the scheduler stopped a pruned trial: its failure_reason without "pruned: ",
+// e.g. "rank 4 of 9 at rung 1 (epoch 3): only the top 3 continue".
+std::string StopReason(const TrialRecord& trial);
+
+// The short why of a row in `status`: a pruned trial's stop reason up to its first
+// ": " ("rank 4 of 9 at rung 1 (epoch 3)"), a failed or interrupted trial's
+// failure_reason; "" for the others.
+std::string NoteText(const TrialRecord& trial);
+
 }  // namespace gpusweep::report

@@ -111,9 +111,13 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
   state.Add(std::string(ToString(trial.state)), report::StateColor(trial.state));
   report::AppendLine(out, state, /*width=*/0, ctx.color);
   field("Attempt", std::to_string(trial.attempt));
+  const std::string resource = ctx.scheduler ? ctx.scheduler->resource : "budget";
+  const std::optional<double> reached = report::ReachedResource(trial, resource);
+  const bool stopped_short = trial.state == TrialState::kPruned && reached && trial.budget &&
+                             *reached < *trial.budget;
   if (trial.budget)
-    field("Budget", fmt::format("{} {}{}{}", ctx.scheduler ? ctx.scheduler->resource : "budget",
-                                report::FormatNumber(*trial.budget),
+    field("Budget", fmt::format("{} {}{}{}{}", resource, report::FormatNumber(*trial.budget),
+                                stopped_short ? " planned" : "",
                                 trial.rung > 0 ? fmt::format(" (rung {})", trial.rung) : "",
                                 trial.bracket > 0 ? fmt::format(" (bracket {})", trial.bracket)
                                                   : ""));
@@ -123,8 +127,19 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
   field("Ended", trial.end_time > 0 ? IsoLocalTime(trial.end_time) : "-");
   const auto duration = report::TrialDuration(trial, ctx.now);
   field("Duration", duration ? FormatDuration(*duration) : "-");
-  if (const std::string outcome = OutcomeText(trial); !outcome.empty()) field("Outcome", outcome);
-  if (!trial.failure_reason.empty()) field("Reason", trial.failure_reason);
+  if (trial.state == TrialState::kPruned) {
+    // Its exit status only says how it took the stop request; where it was stopped
+    // is what matters.
+    field("Stopped", fmt::format("{}by {}: {}",
+                                 reached ? fmt::format("at {} {} ", resource,
+                                                       report::FormatNumber(*reached))
+                                         : "",
+                                 ctx.scheduler ? ctx.scheduler->type : "the scheduler",
+                                 report::StopReason(trial)));
+  } else {
+    if (const std::string outcome = OutcomeText(trial); !outcome.empty()) field("Outcome", outcome);
+    if (!trial.failure_reason.empty()) field("Reason", trial.failure_reason);
+  }
   field("Objective", fmt::format("{} = {}", ctx.metric.name, report::ObjectiveText(trial.objective)));
   field("Directory", (ctx.experiment_dir / "trials" / TrialDirName(trial.number)).string());
   out += "Params:\n";

@@ -45,6 +45,22 @@ IntermediateResult Result(std::int64_t step, Json values, int attempt = 1) {
   return r;
 }
 
+TEST_F(ReportTrialTest, PrunedTrialSaysWhereItWasStoppedNotItsExitCode) {
+  TrialRecord t = MakeTrial(7, TrialState::kPruned, 0.61);
+  t.exit_code = 0;  // it handled SIGTERM and exited cleanly
+  t.budget = 27;    // iterative: the planned max_resource
+  t.last_metrics = {{"epoch", 3}, {"val_acc", 0.61}};
+  t.failure_reason = "pruned: rank 4 of 9 at rung 1 (epoch 3): only the top 3 continue";
+  ReportContext ctx = MakeContext();
+  ctx.scheduler = SchedulerSummary{"asha", "epoch", 27};
+  const std::string out = FormatTrial(t, {}, "", ctx);
+  EXPECT_THAT(out, HasSubstr("Stopped    at epoch 3 by asha: rank 4 of 9 at rung 1 (epoch 3): "
+                             "only the top 3 continue\n"));
+  EXPECT_THAT(out, HasSubstr("Budget     epoch 27 planned\n"));
+  EXPECT_THAT(out, Not(HasSubstr("exit code")));
+  EXPECT_THAT(out, Not(HasSubstr("Reason")));
+}
+
 TEST_F(ReportTrialTest, KilledTrialShowsSignalReasonAndLogTail) {
   TrialRecord t = MakeTrial(7, TrialState::kFailed, std::nullopt,
                             Json::parse(R"({"lr":0.1,"net":{"depth":3}})"));

@@ -1,0 +1,148 @@
+// `export --steps` (learning curves) and `export --format optuna` (a study's worth of
+// trials with their parameters' distributions).
+#include <map>
+#include <string>
+
+#include "gpusweep/report.h"
+#include "report/export_rows.h"
+#include "report/text.h"
+
+namespace gpusweep {
+namespace {
+
+const std::vector<std::string> kStepColumns = {"trial", "attempt", "step", "time", "time_iso"};
+
+std::vector<Json> StepRows(const std::vector<IntermediateResult>& results) {
+  std::vector<Json> rows;
+  std::vector<std::string> keys;  // union of reported keys, order of first appearance
+  for (const IntermediateResult& r : results)
+    if (r.values.is_object())
+      for (const auto& [key, value] : r.values.items())
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  for (const IntermediateResult& r : results) {
+    Json row = Json::object();
+    row["trial"] = r.trial;
+    row["attempt"] = r.attempt;
+    row["step"] = r.step;
+    row["time"] = r.time;
+    row["time_iso"] = report::IsoUtcTime(r.time);
+    for (const std::string& key : keys) {
+      const bool has = r.values.is_object() && r.values.contains(key);
+      row["metric." + key] = has ? r.values.at(key) : Json(nullptr);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+Json Distribution(const Json& spec) {
+  const std::string type = spec.value("type", "");
+  if (type == "choice") return Json{{"type", "categorical"}, {"choices", spec.value("values", Json::array())}};
+  if (type == "uniform" || type == "loguniform")
+    return Json{{"type", "float"}, {"low", spec.at("low")}, {"high", spec.at("high")},
+                {"log", type == "loguniform"}};
+  if (type == "int")
+    return Json{{"type", "int"}, {"low", spec.at("low")}, {"high", spec.at("high")},
+                {"step", spec.value("step", 1)}};
+  if (type == "constant") return Json{{"type", "constant"}, {"value", spec.value("value", Json())}};
+  return Json{{"type", type}};
+}
+
+bool Scalar(const Json& value) { return value.is_primitive(); }
+
+// Optuna's CategoricalDistribution holds None, bool, int, float and str only.
+bool NeedsTextChoices(const Json& distribution) {
+  if (distribution.value("type", "") != "categorical") return false;
+  for (const Json& choice : distribution.at("choices"))
+    if (!Scalar(choice)) return true;
+  return false;
+}
+
+const char* OptunaState(TrialState state) {
+  switch (state) {
+    case TrialState::kCompleted: return "COMPLETE";
+    case TrialState::kPruned: return "PRUNED";
+    case TrialState::kFailed: return "FAIL";
+    default: return nullptr;  // not finished: Optuna's add_trial refuses it
+  }
+}
+
+// The metric by step over the trial's last attempt ({"1": 0.8, "2": 0.85}).
+Json IntermediateValues(const TrialRecord& t, const std::vector<IntermediateResult>& results,
+                        const std::string& metric) {
+  Json values = Json::object();
+  for (const IntermediateResult& r : results) {
+    if (r.trial != t.number || r.attempt != t.attempt || !r.values.is_object()) continue;
+    const auto value = r.values.find(metric);
+    if (value != r.values.end() && value->is_number()) values[std::to_string(r.step)] = *value;
+  }
+  return values;
+}
+
+}  // namespace
+
+std::string ExportStepsCsv(const std::vector<IntermediateResult>& results) {
+  return report::RowsToCsv(StepRows(results), kStepColumns);
+}
+
+std::string ExportStepsJson(const std::vector<IntermediateResult>& results) {
+  return report::RowsToJson(StepRows(results));
+}
+
+Json ParamDistributions(const Json& search_space) {
+  Json out = Json::object();
+  if (!search_space.is_object()) return out;
+  for (const auto& [name, spec] : search_space.items()) out[name] = Distribution(spec);
+  return out;
+}
+
+std::string ExportOptuna(const std::vector<TrialRecord>& trials,
+                         const std::vector<IntermediateResult>& results,
+                         const Json& search_space, const ReportContext& ctx) {
+  Json distributions = Json::object(), constants = Json::object();
+  std::map<std::string, bool> as_text;  // categorical params written as JSON text
+  Json all = ParamDistributions(search_space);
+  for (auto& [name, distribution] : all.items()) {
+    if (distribution.value("type", "") == "constant") {
+      constants[name] = distribution.at("value");
+      continue;
+    }
+    if (NeedsTextChoices(distribution)) {
+      as_text[name] = true;
+      for (Json& choice : distribution["choices"]) choice = report::DumpCompact(choice);
+    }
+    distributions[name] = distribution;
+  }
+  Json rows = Json::array();
+  for (const TrialRecord& t : trials) {
+    const char* state = OptunaState(t.state);
+    if (state == nullptr) continue;
+    Json params = Json::object();
+    for (const auto& [name, unused] : distributions.items()) {
+      if (!t.params.contains(name)) continue;
+      const Json& value = t.params.at(name);
+      params[name] = as_text.count(name) != 0 ? Json(report::DumpCompact(value)) : value;
+    }
+    Json attrs{{"gpusweep_state", ToString(t.state)},
+               {"start_time_iso", report::IsoUtcTime(t.start_time)},
+               {"end_time_iso", report::IsoUtcTime(t.end_time)}};
+    if (!t.failure_reason.empty()) attrs["failure_reason"] = t.failure_reason;
+    if (t.repeat > 0) attrs["repeat"] = t.repeat;
+    const bool complete = t.state == TrialState::kCompleted && t.objective;
+    rows.push_back(Json{{"number", t.number},
+                        {"state", complete || t.state != TrialState::kCompleted ? state : "FAIL"},
+                        {"value", complete ? Json(*t.objective) : Json(nullptr)},
+                        {"params", std::move(params)},
+                        {"intermediate_values", IntermediateValues(t, results, ctx.metric.name)},
+                        {"user_attrs", std::move(attrs)}});
+  }
+  Json study{{"study_name", ctx.experiment_name},
+             {"direction", ctx.metric.mode == Mode::kMax ? "maximize" : "minimize"},
+             {"metric", ctx.metric.name},
+             {"distributions", std::move(distributions)},
+             {"constants", std::move(constants)},
+             {"trials", std::move(rows)}};
+  return study.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace gpusweep

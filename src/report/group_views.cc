@@ -1,0 +1,119 @@
+// `best` and `status --group` over trials that ran the same params (repeats, seeds).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpusweep/report.h"
+#include "report/groups.h"
+#include "report/status_header.h"
+#include "report/table.h"
+
+namespace gpusweep {
+namespace {
+
+using report::Align;
+
+std::string TrialList(const std::vector<const TrialRecord*>& trials) {
+  std::vector<std::string> numbers;
+  for (const TrialRecord* t : trials) numbers.push_back("#" + std::to_string(t->number));
+  return fmt::format("{}", fmt::join(numbers, " "));
+}
+
+std::string IgnoredText(const GroupingOptions& grouping, const std::vector<TrialRecord>& trials) {
+  std::vector<std::string> present;
+  for (const std::string& name : grouping.ignored)
+    for (const TrialRecord& t : trials)
+      if (t.params.is_object() && t.params.contains(name)) {
+        present.push_back(name);
+        break;
+      }
+  return present.empty() ? "the repeat index"
+                         : fmt::format("the repeat index and {}", fmt::join(present, ", "));
+}
+
+// The params of the groups as table text: what differs between groups.
+std::vector<TrialRecord> GroupKeys(const std::vector<report::ParamGroup>& groups) {
+  std::vector<TrialRecord> keys;
+  for (const report::ParamGroup& group : groups) {
+    TrialRecord key;
+    key.params = group.params;
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+}  // namespace
+
+namespace report {
+
+std::optional<std::string> FormatBestGroup(const std::vector<TrialRecord>& trials,
+                                           const ReportContext& ctx,
+                                           const GroupingOptions& grouping) {
+  const std::vector<ParamGroup> groups = GroupTrials(trials, ctx.metric, grouping.ignored);
+  if (!HasRepeats(groups) || groups.empty() || !groups.front().mean) return std::nullopt;
+  const ParamGroup& best = groups.front();
+  const TrialRecord* best_run = *std::max_element(
+      best.completed.begin(), best.completed.end(),
+      [&](const TrialRecord* a, const TrialRecord* b) {
+        return ctx.metric.mode == Mode::kMax ? *a->objective < *b->objective
+                                             : *a->objective > *b->objective;
+      });
+  std::string out = fmt::format(
+      "Best params of {} ({} groups of trials with the same params, ignoring {})\n",
+      ctx.experiment_name, groups.size(), IgnoredText(grouping, trials));
+  out += fmt::format("Objective  {} = {} ({}), mean ± std over completed runs\n", ctx.metric.name,
+                     MeanText(best), ctx.metric.mode == Mode::kMax ? "max" : "min");
+  std::vector<std::string> runs;
+  for (const TrialRecord* t : best.trials)
+    runs.push_back(fmt::format("#{} {}", t->number,
+                               t->objective && t->state == TrialState::kCompleted
+                                   ? FormatNumber(*t->objective)
+                                   : std::string(ToString(t->state))));
+  out += fmt::format("Runs       {}\n", fmt::join(runs, ", "));
+  out += "Params\n";
+  for (const auto& [name, value] : best.params.items())
+    out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));
+  out += fmt::format("Trial dir  {} (its best run, #{}; `gpusweep best --single` ranks "
+                     "single runs)\n",
+                     (ctx.experiment_dir / "trials" / TrialDirName(best_run->number)).string(),
+                     best_run->number);
+  return out;
+}
+
+}  // namespace report
+
+std::string FormatGroups(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
+                         const GroupingOptions& grouping) {
+  const std::vector<report::ParamGroup> groups =
+      report::GroupTrials(trials, ctx.metric, grouping.ignored);
+  const std::vector<TrialRecord> keys = GroupKeys(groups);
+  const report::ParamText params(keys);
+  std::string out;
+  report::AppendStatusHeader(out, trials, ctx, report::ParamText(trials));
+  report::AppendHeaderLine(out, "Groups",
+                           fmt::format("{} groups of trials with the same params, ignoring {}; "
+                                       "ranked by mean, groups with fewer completed runs last",
+                                       groups.size(), IgnoredText(grouping, trials)),
+                           ctx);
+  out += '\n';
+  report::Table table({{"RANK", Align::kRight},
+                       {"RUNS", Align::kRight},
+                       {"MEAN ± STD (N)", Align::kRight},
+                       {"MIN", Align::kRight, /*drop_order=*/2},
+                       {"MAX", Align::kRight, /*drop_order=*/2},
+                       {"TRIALS", Align::kLeft, /*drop_order=*/1},
+                       {"PARAMS"}});
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const report::ParamGroup& group = groups[i];
+    table.AddRow({{std::to_string(i + 1)},
+                  {std::to_string(group.trials.size())},
+                  {report::MeanText(group)},
+                  {report::ObjectiveText(group.min)},
+                  {report::ObjectiveText(group.max)},
+                  {TrialList(group.trials)},
+                  {params.Varying(group.params)}});
+  }
+  report::AppendTable(out, table, ctx.width, ctx.color);
+  return out;
+}
+
+}  // namespace gpusweep

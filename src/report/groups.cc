@@ -1,0 +1,87 @@
+#include "report/groups.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "report/text.h"
+
+namespace gpusweep::report {
+namespace {
+
+Json WithoutIgnored(const Json& params, const std::vector<std::string>& ignored) {
+  Json key = params;
+  if (key.is_object())
+    for (const std::string& name : ignored) key.erase(name);
+  return key;
+}
+
+void Summarize(ParamGroup& group) {
+  const auto n = static_cast<double>(group.completed.size());
+  if (group.completed.empty()) return;
+  double sum = 0, lo = INFINITY, hi = -INFINITY;
+  for (const TrialRecord* t : group.completed) {
+    sum += *t->objective;
+    lo = std::min(lo, *t->objective);
+    hi = std::max(hi, *t->objective);
+  }
+  const double mean = sum / n;
+  double squares = 0;
+  for (const TrialRecord* t : group.completed) squares += (*t->objective - mean) * (*t->objective - mean);
+  group.mean = mean;
+  group.stddev = n > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
+  group.min = lo;
+  group.max = hi;
+}
+
+}  // namespace
+
+std::vector<ParamGroup> GroupTrials(const std::vector<TrialRecord>& trials,
+                                    const MetricSpec& metric,
+                                    const std::vector<std::string>& ignored) {
+  std::vector<const TrialRecord*> ordered;
+  for (const TrialRecord& t : trials) ordered.push_back(&t);
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto* a, const auto* b) { return a->number < b->number; });
+  std::vector<ParamGroup> groups;
+  std::map<std::string, size_t> index;  // compact JSON of the key -> position in groups
+  for (const TrialRecord* t : ordered) {
+    Json key = WithoutIgnored(t->params, ignored);
+    auto [it, inserted] = index.try_emplace(key.dump(), groups.size());
+    if (inserted) groups.push_back(ParamGroup{std::move(key), {}, {}, {}, {}, {}, {}});
+    ParamGroup& group = groups[it->second];
+    group.trials.push_back(t);
+    if (t->state == TrialState::kCompleted && t->objective && !std::isnan(*t->objective))
+      group.completed.push_back(t);
+  }
+  size_t most = 0;
+  for (ParamGroup& group : groups) {
+    Summarize(group);
+    most = std::max(most, group.completed.size());
+  }
+  std::stable_sort(groups.begin(), groups.end(), [&](const ParamGroup& a, const ParamGroup& b) {
+    if (a.mean.has_value() != b.mean.has_value()) return a.mean.has_value();
+    if (!a.mean) return false;
+    const bool a_full = a.completed.size() == most, b_full = b.completed.size() == most;
+    if (a_full != b_full) return a_full;
+    if (*a.mean != *b.mean) return metric.mode == Mode::kMax ? *a.mean > *b.mean : *a.mean < *b.mean;
+    return false;  // stable: the earlier first trial stays first
+  });
+  return groups;
+}
+
+bool HasRepeats(const std::vector<ParamGroup>& groups) {
+  return std::any_of(groups.begin(), groups.end(),
+                     [](const ParamGroup& g) { return g.trials.size() > 1; });
+}
+
+std::string MeanText(const ParamGroup& group) {
+  if (!group.mean) return "-";
+  if (group.completed.size() == 1) return fmt::format("{} (n=1)", FormatNumber(*group.mean));
+  return fmt::format("{} ± {} (n={})", FormatNumber(*group.mean), FormatNumber(*group.stddev),
+                     group.completed.size());
+}
+
+}  // namespace gpusweep::report

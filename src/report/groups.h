@@ -1,0 +1,45 @@
+// groups.h — trials that ran the same params (repeats, seeds) taken together.
+//
+// A sweep that repeats each configuration (sampler.repeats, or a `seed` parameter) asks
+// "which params are best on average", not "which run was luckiest". Trials are grouped
+// by their params minus the ignored names (the repeat index is never a param); each
+// group gets the mean, sample standard deviation (n - 1; 0 for n = 1), min and max of
+// its completed trials' objectives.
+//
+// Ranking rule (`best`, `status --group`): groups whose completed count equals the most
+// any group has come first, so that a configuration with one lucky surviving run
+// cannot beat one measured on every seed; within that, by mean (the metric's mode),
+// ties to the group whose first trial has the lower number. Groups without a
+// completed trial come last.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusweep/config.h"
+#include "gpusweep/json.h"
+#include "gpusweep/trial.h"
+
+namespace gpusweep::report {
+
+struct ParamGroup {
+  Json params;                               // the first trial's params minus the ignored names
+  std::vector<const TrialRecord*> trials;    // in trial-number order
+  std::vector<const TrialRecord*> completed; // those with an objective
+  std::optional<double> mean, stddev, min, max;
+};
+
+// Groups `trials` (pointers into it) and ranks the groups as above. `ignored`: top-level
+// param names left out of the comparison.
+std::vector<ParamGroup> GroupTrials(const std::vector<TrialRecord>& trials,
+                                    const MetricSpec& metric,
+                                    const std::vector<std::string>& ignored);
+
+// Whether grouping changes anything: some group holds more than one trial.
+bool HasRepeats(const std::vector<ParamGroup>& groups);
+
+// "0.8712 ± 0.0041 (n=3)"; "0.8712 (n=1)"; "-" without completed trials.
+std::string MeanText(const ParamGroup& group);
+
+}  // namespace gpusweep::report
