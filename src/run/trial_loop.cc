@@ -8,14 +8,17 @@
 
 #include "common/did_you_mean.h"
 #include "gpusweep/render.h"
+#include "run/output_tail.h"
 #include "run/scheduler_journal.h"
 #include "run/trial_env.h"
 
 namespace gpusweep {
 namespace {
 
-// How often running trials' metrics files are read, in seconds.
+// How often running trials' metrics files are read, in seconds. A trial waiting for
+// the verdict of a report waits about half the shorter interval on average.
 constexpr double kPollInterval = 0.5;
+constexpr double kVerdictPollInterval = 0.1;
 
 // Why a trial that exited 0 has no objective, with what it did report, so a typo in
 // the metric name or a string value is obvious.
@@ -42,7 +45,10 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
                      const ExperimentWatch* watch)
     : watch_(watch), config_(config), options_(options), services_(services), observer_(observer), plan_(plan),
       scheduler_(plan.scheduler.get()), journal_(journal), trials_(std::move(recorded)),
-      gpu_pool_(plan.gpus) {
+      gpu_pool_(plan.gpus),
+      poll_interval_(scheduler_ != nullptr && plan.style == TrialStyle::kIterative
+                         ? kVerdictPollInterval
+                         : kPollInterval) {
   if (scheduler_ != nullptr) return;  // the scheduler says what runs next
   const bool retry_failed = options_.failed_trials == FailedTrials::kRetry;
   for (int number = 0; number < plan_.total_trials(); ++number) {
@@ -250,12 +256,21 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
     FailBeforeStart(std::move(record), written.error().message, job, JobJournaled::kNo);
     return std::nullopt;
   }
+  std::optional<VerdictFile> verdicts;
+  if (scheduler_ != nullptr && plan_.style == TrialStyle::kIterative) {
+    Expected<VerdictFile> created = VerdictFile::Create(planned->rendered.dir / "verdicts.jsonl");
+    if (!created) {
+      ReleaseResources(gpus);
+      FailBeforeStart(std::move(record), created.error().message, job, JobJournaled::kNo);
+      return std::nullopt;
+    }
+    verdicts = std::move(*created);
+  }
   EnvPairs overrides = ProtocolEnv(number, planned->rendered.dir, options_.python_helper_dir,
                                    services_.base_env);
-  if (record.budget) {
-    overrides.emplace_back("GPUSWEEP_BUDGET", BudgetJson(*record.budget).dump());
-    overrides.emplace_back("GPUSWEEP_RUNG", std::to_string(record.rung));
-  }
+  overrides.emplace_back("GPUSWEEP_ATTEMPT", std::to_string(record.attempt));
+  overrides.emplace_back("GPUSWEEP_METRIC", config_.metric.name);
+  for (auto& pair : SchedulerEnv(record, verdicts)) overrides.push_back(std::move(pair));
   auto parent_getenv = [this](const std::string& key) { return LookupEnv(services_.base_env, key); };
   for (auto& pair : TrialResourceEnv(gpus, services_.usable_cores, plan_.cpu_slots, parent_getenv))
     overrides.push_back(std::move(pair));
@@ -268,7 +283,8 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
   if (job) events.push_back(JobStartedEvent(*job, record.start_time));
   Record(JournalWrite::Kind::kUpsertTrial, record, {}, std::move(events));
   Store(record);
-  return PreparedLaunch{std::move(record), std::move(request), job, planned->rendered.dir};
+  return PreparedLaunch{std::move(record), std::move(request), job, planned->rendered.dir,
+                        std::move(verdicts)};
 }
 
 Status TrialLoop::Spawn(PreparedLaunch launch) {
@@ -284,12 +300,28 @@ Status TrialLoop::Spawn(PreparedLaunch launch) {
   Record(JournalWrite::Kind::kUpsertTrial, record);  // the pid, in the next commit
   Store(record);
   Active active{*pid, record, MetricsReader(launch.dir / "metrics.jsonl"), {}, {}, {},
-                false, {}, launch.job, false};
+                false, {}, launch.job, false, false, false, std::move(launch.verdicts)};
   if (config_.timeout_seconds)
     active.deadline = services_.monotonic_clock() + *config_.timeout_seconds;
   active_.emplace(*pid, std::move(active));
   observer_.OnTrialStarted(record);
   return {};
+}
+
+EnvPairs TrialLoop::SchedulerEnv(const TrialRecord& record,
+                                 const std::optional<VerdictFile>& verdicts) const {
+  EnvPairs env;
+  if (record.budget) {
+    env.emplace_back("GPUSWEEP_BUDGET", BudgetJson(*record.budget).dump());
+    env.emplace_back("GPUSWEEP_RUNG", std::to_string(record.rung));
+  }
+  if (!verdicts) return env;
+  std::vector<std::string> points;
+  for (double point : scheduler_->StopPoints(record.number)) points.push_back(BudgetJson(point).dump());
+  env.emplace_back("GPUSWEEP_VERDICTS", verdicts->path().string());
+  env.emplace_back("GPUSWEEP_RESOURCE", config_.scheduler.resource);
+  env.emplace_back("GPUSWEEP_STOP_POINTS", fmt::format("{}", fmt::join(points, ",")));
+  return env;
 }
 
 void TrialLoop::FailBeforeStart(TrialRecord record, const std::string& reason,
@@ -345,6 +377,7 @@ void TrialLoop::ConsultScheduler(Active& active, const MetricsLine& line, Proces
   const double value = metric->get<double>();
   const std::optional<Decision> decision = scheduler_->OnReport(active.record.number, at, value);
   events.push_back(ReportEvent(active.record.number, at, value, decision, services_.wall_clock()));
+  if (process == Process::kRunning) AnswerReport(active, at, decision);
   if (!decision || decision->verdict != Verdict::kStop || active.pruned || active.kill_at ||
       process == Process::kExited)
     return;
@@ -355,6 +388,22 @@ void TrialLoop::ConsultScheduler(Active& active, const MetricsLine& line, Proces
   services_.processes->SignalGroup(active.pid, SIGTERM);
   active.kill_at = services_.monotonic_clock() + config_.kill_grace_seconds;
   observer_.OnTrialPruned(active.record, decision->reason);
+}
+
+void TrialLoop::AnswerReport(Active& active, double resource,
+                             const std::optional<Decision>& decision) {
+  if (!active.verdicts) return;
+  std::optional<Decision> answer = decision;
+  if (active.pruned && !answer) {  // reports after the stop keep getting "stop"
+    answer = Decision{};
+    answer->verdict = Verdict::kStop;
+    answer->reason = active.stop_reason;
+  }
+  if (Status written = active.verdicts->Append(resource, answer); !written && !warned_verdict_write_) {
+    // The trial's wait times out and it continues, as if it never asked.
+    warned_verdict_write_ = true;
+    observer_.OnWarning(fmt::format("trial {}: {}", active.record.number, written.error().message));
+  }
 }
 
 void TrialLoop::Reap(const ProcessEvent& event) {
@@ -413,6 +462,12 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
     record.failure_reason = fmt::format("exit code {}", exit.exit_code);
   else
     record.failure_reason = MissingMetricReason(config_.metric.name, record.last_metrics);
+  // The trial's own last words (a Python exception, a shell's complaint) say why.
+  if (active.stop_reason.empty() && (exit.signaled || exit.exit_code != 0)) {
+    const std::string said =
+        LastOutputLine(active.metrics.path().parent_path() / "output.log");
+    if (!said.empty()) record.failure_reason += ": " + said;
+  }
 }
 
 void TrialLoop::ConcludeJob(Active& active, Events& events) {
@@ -534,7 +589,7 @@ void TrialLoop::BeginInterrupt(int signal) {
 
 double TrialLoop::WaitTimeout() const {
   const double now = services_.monotonic_clock();
-  double timeout = kPollInterval;
+  double timeout = poll_interval_;
   for (const auto& [pid, active] : active_) {
     if (active.deadline && !active.kill_at) timeout = std::min(timeout, *active.deadline - now);
     if (active.kill_at && !active.killed) timeout = std::min(timeout, *active.kill_at - now);

@@ -57,6 +57,7 @@ class TrialLoop {
     SpawnRequest request;
     std::optional<Job> job;
     std::filesystem::path dir;
+    std::optional<VerdictFile> verdicts;
   };
   // Whether the job's "started" event is already in the journal (in the intent).
   enum class JobJournaled { kNo, kYes };
