@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package gpusweep needs to build, test and run its examples.
 # Idempotent: does nothing (and needs no network) when all packages are present.
-# Usage: scripts/install-deps.sh [--examples] [--bench]
-#   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna (side-by-side benchmarks)
+# Usage: scripts/install-deps.sh [--examples] [--bench] [--tests]
+#   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna (side-by-side benchmarks);
+#   --tests adds what optional tests use (Optuna, to load `export --format optuna`)
 set -euo pipefail
 
 packages=(
@@ -15,7 +16,8 @@ for flag in "$@"; do
   case "$flag" in
     --examples) packages+=(python3-torch python3-numpy dataset-fashion-mnist) ;;
     --bench) packages+=(python3-optuna python3-numpy bc liblbfgsb0 python3-decorator) ;;
-    *) echo "install-deps: unknown option $flag (use --examples and/or --bench)" >&2; exit 2 ;;
+    --tests) packages+=(python3-optuna) ;;
+    *) echo "install-deps: unknown option $flag (use --examples, --bench, --tests)" >&2; exit 2 ;;
   esac
 done
 

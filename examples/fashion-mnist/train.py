@@ -3,12 +3,15 @@
 
 One gpusweep trial: hyperparameters come as command-line flags (the sweep.yaml
 command fills them in from the trial's params); after every epoch the script
-reports {"epoch", "train_loss", "val_loss", "val_acc"} through gpusweep.report.
-When gpusweep's scheduler prunes it (SIGTERM), it abandons the current epoch
-and exits at once (well within kill_grace). With --checkpoint it saves model, optimizer and generator state after
-every epoch and resumes from that file when it exists, so a budgeted scheduler
-(successive_halving: --epochs {{budget}}) continues a promoted trial instead of
-retraining it. Run standalone, it prints those lines to stdout instead:
+reports {"epoch", "train_loss", "val_loss", "val_acc"} through gpusweep.report,
+which at a rung waits for the scheduler's verdict: a pruned trial stops there
+without training another epoch. A SIGTERM (timeout, Ctrl-C) makes it abandon
+the current epoch and exit at once (well within kill_grace). With --checkpoint
+it saves model, optimizer and generator state after every epoch and resumes
+from that file when it exists, so a budgeted scheduler (successive_halving:
+--epochs {{budget}}) continues a promoted trial instead of retraining it, and
+a trial interrupted mid-run (Ctrl-C, gpusweep killed) continues from its last
+epoch when `gpusweep run` runs it again (gpusweep.attempt() > 1). Run standalone, it prints those lines to stdout instead:
 
     OMP_NUM_THREADS=1 /usr/bin/python3 train.py --lr 0.002 --epochs 4
 
@@ -220,8 +223,8 @@ def main(argv=None):
     generator = torch.Generator().manual_seed(args.seed)
     done, last_report = load_checkpoint(args.checkpoint, model, optimizer, generator)
     if done:
-        print("resumed from %s after epoch %d" % (args.checkpoint, done),
-              file=sys.stderr, flush=True)
+        print("resumed from %s after epoch %d (attempt %d)"
+              % (args.checkpoint, done, gpusweep.attempt()), file=sys.stderr, flush=True)
     if done >= args.epochs and last_report:
         # Run again at a budget the checkpoint already covers (the earlier run was cut
         # short after saving): each run must report its result, so report it again.
@@ -240,10 +243,14 @@ def main(argv=None):
             return 1
         report = {"epoch": epoch, "train_loss": round(train_loss, 5),
                   "val_loss": round(val_loss, 5), "val_acc": round(val_acc, 5)}
-        gpusweep.report(report)
+        should_stop = gpusweep.report(report)  # at a rung: waits for the verdict
         save_checkpoint(args.checkpoint, model, optimizer, generator, epoch, report)
         print("epoch %d done at %.1fs" % (epoch, time.monotonic() - started),
               file=sys.stderr, flush=True)
+        if should_stop:
+            print("stopped after epoch %d (pruned, or asked to stop)" % epoch,
+                  file=sys.stderr, flush=True)
+            break
     return 0
 
 

@@ -267,6 +267,9 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
     report::AppendLine(out, fmt::format("Top {} of {} by {} ({}):", shown, ranked.size(),
                                         ctx.metric.name, ModeName(ctx.metric.mode)),
                        ctx.width, ctx.color);
+    const report::ParamText params(trials);
+    if (const std::string constants = params.Constants(); !constants.empty())
+      report::AppendLine(out, "Same in every trial: " + constants, ctx.width, ctx.color);
     report::Table table({{"RANK", Align::kRight},
                          {"TRIAL", Align::kRight},
                          {"OBJECTIVE", Align::kRight},
@@ -278,7 +281,7 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
                     {std::to_string(t.number)},
                     {report::ObjectiveText(t.objective)},
                     {DurationText(t, ctx.now)},
-                    {report::ParamsSummary(t.params)}});
+                    {params.Varying(t.params)}});
     }
     report::AppendTable(out, table, ctx.width, ctx.color);
   }
