@@ -1,5 +1,7 @@
 // End-to-end: what a trial learns from gpusweep (the verdict at a rung, its attempt)
 // and what gpusweep says about it afterwards (where it was stopped, why it failed).
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -107,6 +109,38 @@ kill_grace: 1s
   ASSERT_EQ(Trials().size(), 1u);
   EXPECT_EQ(Trials()[0].state, TrialState::kCompleted);
   EXPECT_EQ(Trials()[0].attempt, 2);
+}
+
+TEST_F(CliTest, StatusOptionsGroupsAndStepExportFromTheCommandLine) {
+  Write(R"y(
+name: e2e
+command: [/bin/sh, -c, 'for e in 1 2; do echo "{\"epoch\": $e, \"acc\": $(({{a}} * e + {{seed}}))}" >> "$GPUSWEEP_METRICS"; done']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  a: {type: choice, values: [1, 2]}
+  seed: {type: choice, values: [0, 3]}
+  epochs: 2
+)y");
+  ASSERT_EQ(RunGpusweep({"run", "sweep.yaml"}, dir_.path()).exit_code, 0);
+  auto top = RunGpusweep({"status", "--sort", "acc", "--top", "1"}, dir_.path());
+  EXPECT_NE(top.out.find("Showing    1 of 4 recorded trials"), std::string::npos) << top.out;
+  EXPECT_NE(top.out.find("Constants  epochs=2"), std::string::npos) << top.out;
+  EXPECT_NE(top.out.find("    3  completed"), std::string::npos) << top.out;  // a=2, seed=3: 7
+  auto typo = RunGpusweep({"status", "--sort", "sed"}, dir_.path());
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.out.find("did you mean 'seed'?"), std::string::npos) << typo.out;
+  auto groups = RunGpusweep({"status", "--group"}, dir_.path());
+  EXPECT_NE(groups.out.find("5.5 ± 2.12132 (n=2)"), std::string::npos) << groups.out;
+  auto best = RunGpusweep({"best"}, dir_.path());
+  EXPECT_NE(best.out.find("acc = 5.5 ± 2.12132 (n=2) (max)"), std::string::npos) << best.out;
+  auto steps = RunGpusweep({"export", "--steps"}, dir_.path());
+  ASSERT_EQ(steps.exit_code, 0) << steps.out;
+  EXPECT_EQ(std::count(steps.out.begin(), steps.out.end(), '\n'), 1 + 4 * 2) << steps.out;
+  EXPECT_EQ(steps.out.rfind("trial,attempt,step,time,time_iso,metric.epoch,metric.acc\r\n", 0), 0u)
+      << steps.out;
+  const Json rows = Json::parse(RunGpusweep({"export", "--format", "json"}, dir_.path()).out);
+  EXPECT_EQ(rows[0]["start_time_iso"].get<std::string>().back(), 'Z');
 }
 
 }  // namespace
