@@ -67,6 +67,24 @@ TEST_F(CliTest, PrunedTrialDoesNotTrainPastItsRungAndSaysWhereItStopped) {
   EXPECT_NE(status.out.find("rank 3 of 3 at rung 0 (epoch 1)"), std::string::npos) << status.out;
 }
 
+// A trial that only appends lines (no helper, never reads verdicts.jsonl) is still
+// stopped by SIGTERM and recorded with where it was stopped.
+TEST_F(CliTest, TrialThatOnlyAppendsLinesIsStillPrunedBySignal) {
+  std::string yaml = kPrunedSweep;
+  yaml.replace(yaml.find("command:"), yaml.find('\n', yaml.find("command:")) - yaml.find("command:"),
+               R"(command: [/bin/sh, -c, 'for e in 1 2 3 4; do echo "{\"epoch\": $e, \"acc\": $(({{a}} * e))}" >> "$GPUSWEEP_METRICS"; sleep 0.5; done'])");
+  yaml.replace(yaml.find("values: [4, 3, 2, 1]"), 20, "values: [4, 3]");
+  Write(yaml);
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto trials = Trials();
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[1].state, TrialState::kPruned) << trials[1].failure_reason;
+  EXPECT_NE(trials[1].failure_reason.find("rank 2 of 2 at rung 0 (epoch 1)"), std::string::npos)
+      << trials[1].failure_reason;
+  EXPECT_TRUE(trials[1].term_signal.has_value());  // the shell was ended by SIGTERM
+}
+
 TEST_F(CliTest, FailedTrialLineCarriesItsLastOutputLine) {
   Write(R"y(
 name: e2e
