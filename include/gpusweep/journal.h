@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,11 @@ struct SchedulerEventRecord {
 };
 
 enum class JournalAccess { kReadWrite, kReadOnly };
+
+// When a group commit must be on disk: kNow (fsync before Apply returns, as every
+// single call does) or kAtSync (written to the WAL, so a kill -9 of gpusweep loses
+// nothing; on disk, safe from a power cut, only after the next Sync()).
+enum class Durability { kNow, kAtSync };
 
 // One state change of a group commit (Journal::Apply); the fields each kind uses are
 // those of the method of the same name.
@@ -102,7 +108,15 @@ class Journal {
   // Group commit: every write, in order, in ONE transaction (one fsync), with the same
   // meaning as the single calls; all of them or none are durable. Empty: does nothing.
   // Errors as the single calls; on error nothing is written.
-  virtual Status Apply(const std::vector<JournalWrite>& writes) = 0;
+  virtual Status Apply(const std::vector<JournalWrite>& writes,
+                       Durability durability = Durability::kNow) = 0;
+  // Makes every kAtSync commit so far durable (fdatasync of the WAL: what
+  // synchronous=FULL does at commit). No-op when there is none.
+  virtual Status Sync() = 0;
+  // The same, as a call that may run on another thread while this journal goes on
+  // (it syncs a duplicate of the WAL's descriptor); the commits it covers are those
+  // made before SyncLater returned.
+  virtual Expected<std::function<Status()>> SyncLater() = 0;
 
   // Appends a free-form event (kind e.g. "resumed", "interrupted"; time in Unix
   // seconds; detail any JSON) to the experiment's log.

@@ -1,15 +1,19 @@
 // SQLite implementation of gpusweep::Journal (see include/gpusweep/journal.h).
 #include "gpusweep/journal.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <system_error>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "common/unique_fd.h"
 #include "journal/records.h"
 #include "journal/schema.h"
 #include "journal/sqlite.h"
@@ -39,15 +43,20 @@ class SqliteJournal final : public Journal {
   Expected<std::optional<TrialRecord>> LoadTrial(int number) override;
   Expected<std::vector<IntermediateResult>> LoadResults(int trial) override;
   Status AppendEvent(double time, std::string_view kind, const Json& detail) override;
-  Status Apply(const std::vector<JournalWrite>& writes) override;
+  Status Apply(const std::vector<JournalWrite>& writes, Durability durability) override;
+  Status Sync() override;
+  Expected<std::function<Status()>> SyncLater() override;
 
  private:
+  bool unsynced_ = false;  // a kAtSync commit is not yet fsync'ed
+  UniqueFd wal_;           // the WAL, opened at the first Sync
   // The statements of each write, inside the caller's transaction.
   Status WriteUpsert(const TrialRecord& record, const std::vector<SchedulerEventRecord>& events,
                      std::string_view what);
   Status WriteFinish(const TrialRecord& record, const std::vector<IntermediateResult>& results,
                      const std::vector<SchedulerEventRecord>& events, std::string_view what);
   Status WriteEvent(double time, std::string_view kind, const Json& detail, std::string_view what);
+  Status ApplyInTransaction(const std::vector<JournalWrite>& writes, const std::string& what);
   // SQLite refuses writes on a read-only connection anyway; this names the cause.
   Status RequireWritable(std::string_view what) const {
     if (access_ == JournalAccess::kReadWrite) return {};
@@ -298,11 +307,50 @@ Status SqliteJournal::WriteEvent(double time, std::string_view kind, const Json&
   return insert.Run();
 }
 
-Status SqliteJournal::Apply(const std::vector<JournalWrite>& writes) {
+Status SqliteJournal::Apply(const std::vector<JournalWrite>& writes, Durability durability) {
   if (writes.empty()) return {};
   const std::string what = fmt::format("commit {} change{}", writes.size(),
                                        writes.size() == 1 ? "" : "s");
   GS_TRY(RequireWritable(what));
+  if (durability == Durability::kAtSync) {
+    // In WAL mode, synchronous=NORMAL writes the commit to the WAL without fsync; Sync
+    // then fsyncs the WAL, which is all synchronous=FULL would have done at commit.
+    GS_TRY(db_.Exec("PRAGMA synchronous = NORMAL", "defer fsync"));
+    unsynced_ = true;
+  }
+  Status committed = ApplyInTransaction(writes, what);
+  if (durability == Durability::kAtSync)
+    GS_TRY(db_.Exec("PRAGMA synchronous = FULL", "restore synchronous=FULL"));
+  return committed;
+}
+
+Status SqliteJournal::Sync() {
+  GS_ASSIGN_OR_RETURN(std::function<Status()> sync, SyncLater());
+  return sync();
+}
+
+Expected<std::function<Status()>> SqliteJournal::SyncLater() {
+  if (!unsynced_) return std::function<Status()>([] { return Status(); });
+  if (!wal_.valid()) {
+    wal_ = UniqueFd(::open((db_.path() + "-wal").c_str(), O_RDONLY | O_CLOEXEC));
+    if (!wal_.valid())
+      return tl::unexpected(db_.MakeError(
+          ErrorCode::kJournal, fmt::format("open the WAL to sync it: {}", std::strerror(errno))));
+  }
+  auto fd = std::make_shared<UniqueFd>(::fcntl(wal_.get(), F_DUPFD_CLOEXEC, 0));
+  if (!fd->valid())
+    return tl::unexpected(db_.MakeError(
+        ErrorCode::kJournal, fmt::format("duplicate the WAL's fd: {}", std::strerror(errno))));
+  unsynced_ = false;
+  return std::function<Status()>([fd, path = db_.path()]() -> Status {
+    if (::fdatasync(fd->get()) != 0)
+      return Fail(ErrorCode::kJournal, fmt::format("{}: sync the WAL: {}", path, std::strerror(errno)));
+    return {};
+  });
+}
+
+Status SqliteJournal::ApplyInTransaction(const std::vector<JournalWrite>& writes,
+                                         const std::string& what) {
   GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
   for (const JournalWrite& write : writes) {
     switch (write.kind) {
@@ -395,7 +443,11 @@ class ReadOnlyJournal final : public Journal {
   Expected<std::vector<TrialRecord>> LoadTrials() override { return inner_->LoadTrials(); }
   Expected<std::optional<TrialRecord>> LoadTrial(int n) override { return inner_->LoadTrial(n); }
   Expected<std::vector<IntermediateResult>> LoadResults(int t) override { return inner_->LoadResults(t); }
-  Status Apply(const std::vector<JournalWrite>& w) override { return inner_->Apply(w); }
+  Status Apply(const std::vector<JournalWrite>& w, Durability d) override {
+    return inner_->Apply(w, d);
+  }
+  Status Sync() override { return inner_->Sync(); }
+  Expected<std::function<Status()>> SyncLater() override { return inner_->SyncLater(); }
   Status AppendEvent(double t, std::string_view k, const Json& d) override {
     return inner_->AppendEvent(t, k, d);
   }

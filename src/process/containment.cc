@@ -54,7 +54,7 @@ Expected<TrialPlacement> Containment::Prepare(int serial) {
   TrialPlacement placement;
   placement.tag_entry = fmt::format("{}={}", kProcessTagVariable, TagPrefix(serial));
   if (cgroup_) {
-    GS_ASSIGN_OR_RETURN(placement.cgroup_procs, cgroup_->PrepareTrial(serial));
+    GS_ASSIGN_OR_RETURN(placement.cgroup_dir, cgroup_->PrepareTrial(serial));
   }
   return placement;
 }

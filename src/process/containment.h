@@ -23,7 +23,7 @@ namespace gpusweep {
 // What Spawn needs to place one trial.
 struct TrialPlacement {
   std::string tag_entry;   // "GPUSWEEP_PROCESS_TAG=<scope>:<run>:<serial>"
-  UniqueFd cgroup_procs;   // the child writes "0" here before exec; invalid: no cgroup
+  UniqueFd cgroup_dir;     // the trial's cgroup (O_DIRECTORY); invalid: no cgroup
 };
 
 class Containment {

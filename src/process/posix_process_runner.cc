@@ -131,7 +131,7 @@ Expected<ProcessId> PosixProcessRunner::Spawn(const SpawnRequest& request) {
   GS_ASSIGN_OR_RETURN(TrialPlacement placement, containment_.Prepare(serial));
   // SIGTERM, not SIGKILL: a trial whose controller died gets the same chance to save
   // its work as on Ctrl-C; the guard SIGKILLs it after the grace period.
-  SpawnPlacement where{placement.tag_entry, placement.cgroup_procs.get(), SIGTERM};
+  SpawnPlacement where{placement.tag_entry, placement.cgroup_dir.get(), SIGTERM};
   Expected<int> pid = SpawnInNewProcessGroup(request, where);
   if (!pid) {
     containment_.Release(serial);

@@ -3,13 +3,17 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <linux/sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -78,11 +82,20 @@ struct ChildSetup {
   char* const* envp;
   const char* cwd;
   int log_fd;
-  int cgroup_procs_fd;       // -1: none
+  int cgroup_dir_fd;         // -1: none
+  bool in_cgroup_already;    // started by clone3 into cgroup_dir_fd
   int parent_death_signal;   // 0: none
   pid_t parent;
+  int report_fd = -1;        // forked (not vfork'ed) child: where it reports a failure
   int error = 0;             // written by the child before it gives up
   const char* failed_step = "";
+};
+
+// What a forked child writes to report_fd when it cannot exec (same binary, so the
+// step's address means the same string in the parent).
+struct ChildFailure {
+  int error;
+  const char* step;
 };
 
 // Runs in the vfork child. Order matters: the child leaves gpusweep's process group
@@ -91,6 +104,10 @@ struct ChildSetup {
   const auto fail = [setup](const char* step) {
     setup->error = errno;
     setup->failed_step = step;
+    if (setup->report_fd >= 0) {
+      const ChildFailure failure{setup->error, step};
+      (void)!::write(setup->report_fd, &failure, sizeof failure);
+    }
     _exit(127);
   };
   struct sigaction default_action = {};
@@ -101,8 +118,10 @@ struct ChildSetup {
     if (::prctl(PR_SET_PDEATHSIG, setup->parent_death_signal, 0, 0, 0) != 0) fail("prctl");
     if (::getppid() != setup->parent) _exit(127);  // gpusweep already died
   }
-  if (setup->cgroup_procs_fd >= 0 && ::write(setup->cgroup_procs_fd, "0", 1) != 1)
-    fail("join cgroup");
+  if (setup->cgroup_dir_fd >= 0 && !setup->in_cgroup_already) {
+    const int procs = ::openat(setup->cgroup_dir_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+    if (procs < 0 || ::write(procs, "0", 1) != 1) fail("join cgroup");
+  }
   const int null_fd = ::open("/dev/null", O_RDONLY);
   if (null_fd < 0 || ::dup2(null_fd, 0) < 0) fail("open /dev/null");
   if (::dup2(setup->log_fd, 1) < 0 || ::dup2(setup->log_fd, 2) < 0) fail("dup2");
@@ -116,6 +135,43 @@ struct ChildSetup {
   ::execve(setup->executable, setup->argv, setup->envp);
   fail("exec");
   _exit(127);
+}
+
+// clone3(CLONE_INTO_CGROUP), fork-like (own copy of memory): the child starts in the
+// trial's cgroup. Returns the pid, 0 in the child, -1 with errno (ENOSYS, E2BIG on
+// kernels before 5.7: the caller falls back to vfork).
+pid_t CloneIntoCgroup(int cgroup_dir_fd) {
+  clone_args args = {};
+  args.flags = CLONE_INTO_CGROUP;
+  args.exit_signal = SIGCHLD;
+  args.cgroup = static_cast<std::uint64_t>(cgroup_dir_fd);
+  return static_cast<pid_t>(::syscall(SYS_clone3, &args, sizeof args));
+}
+
+// Starts the child of `setup` by clone3 into its cgroup; reports an exec failure
+// through a close-on-exec pipe. nullopt if clone3 is unavailable here.
+std::optional<pid_t> StartInCgroup(ChildSetup& setup) {
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) return std::nullopt;
+  UniqueFd read_end(report[0]);
+  UniqueFd write_end(report[1]);
+  setup.report_fd = write_end.get();
+  setup.in_cgroup_already = true;
+  const pid_t pid = CloneIntoCgroup(setup.cgroup_dir_fd);
+  if (pid == 0) RunChild(&setup);
+  setup.report_fd = -1;
+  setup.in_cgroup_already = false;
+  if (pid < 0) return std::nullopt;
+  write_end = UniqueFd();
+  ChildFailure failure{};
+  ssize_t n;
+  while ((n = ::read(read_end.get(), &failure, sizeof failure)) < 0 && errno == EINTR) {
+  }
+  if (n == static_cast<ssize_t>(sizeof failure)) {
+    setup.error = failure.error;
+    setup.failed_step = failure.step;
+  }
+  return pid;
 }
 
 std::vector<char*> NullTerminated(const std::vector<std::string>& strings) {
@@ -173,14 +229,16 @@ Expected<int> SpawnInNewProcessGroup(const SpawnRequest& request, const SpawnPla
   std::vector<char*> argv = NullTerminated(request.argv);
   std::vector<char*> envp = NullTerminated(environment);
   ChildSetup setup{executable.c_str(), argv.data(), envp.data(), cwd.c_str(), log_fd.get(),
-                   placement.cgroup_procs_fd, placement.parent_death_signal, ::getpid()};
-  // No handler of gpusweep may run in the child while it shares gpusweep's memory.
+                   placement.cgroup_dir_fd, false, placement.parent_death_signal, ::getpid()};
+  // No handler of gpusweep may run in the child before it resets them.
   sigset_t all, previous;
   sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &previous);
-  // vfork returns when the child exec'd or exited, so on success the new process group
-  // (and cgroup membership) already exists, and a failure is known here.
-  const pid_t pid = ::vfork();
+  // Both ways return when the child exec'd or exited, so on success the new process
+  // group (and cgroup membership) already exists, and a failure is known here.
+  std::optional<pid_t> cloned;
+  if (setup.cgroup_dir_fd >= 0) cloned = StartInCgroup(setup);
+  const pid_t pid = cloned ? *cloned : ::vfork();
   if (pid == 0) RunChild(&setup);
   const int vfork_error = errno;
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);

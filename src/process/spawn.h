@@ -22,14 +22,16 @@ Expected<std::filesystem::path> ResolveExecutable(const std::string& command,
 // Where a trial's leader goes, set up by the child itself between fork and exec.
 struct SpawnPlacement {
   std::string extra_env;        // one more "KEY=VALUE" (the process tag), "" for none
-  int cgroup_procs_fd = -1;     // a cgroup.procs the child writes "0" to; -1 for none
+  int cgroup_dir_fd = -1;       // the cgroup the leader starts in (O_DIRECTORY); -1: none
   int parent_death_signal = 0;  // PR_SET_PDEATHSIG for the leader; 0 for none
 };
 
 // Starts `request` as the leader of a new process group (see ProcessRunner::Spawn for
 // the child's setup) and returns its pid. Does not wait for or track the child.
-// vfork+exec rather than posix_spawn: the child must set PR_SET_PDEATHSIG and join its
-// cgroup itself, before exec, so that no process of the trial is ever outside it.
+// Not posix_spawn: the child must set PR_SET_PDEATHSIG, and be in its cgroup before
+// exec so that no process of the trial is ever outside it. With a cgroup: clone3 with
+// CLONE_INTO_CGROUP (Linux 5.7+; the child starts inside, no costly migration), else
+// vfork, the child then moving itself in through cgroup.procs.
 Expected<int> SpawnInNewProcessGroup(const SpawnRequest& request,
                                      const SpawnPlacement& placement = {});
 

@@ -171,11 +171,14 @@ Expected<UniqueFd> CgroupTree::PrepareTrial(int serial) const {
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
     return Fail(ErrorCode::kProcess,
                 fmt::format("cannot create cgroup {}: {}", dir.string(), std::strerror(errno)));
+  // Opening cgroup.procs for writing checks the right to move a process in (write
+  // access to it and to the common ancestor's), which CLONE_INTO_CGROUP needs too.
   UniqueFd procs(::open((dir / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
-  if (!procs.valid())
+  UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!procs.valid() || !dir_fd.valid())
     return Fail(ErrorCode::kProcess, fmt::format("cannot open {}/cgroup.procs: {}", dir.string(),
                                                  std::strerror(errno)));
-  return procs;
+  return dir_fd;
 }
 
 void CgroupTree::SignalTrial(int serial, int sig) const { SignalTree(TrialDir(serial), sig); }

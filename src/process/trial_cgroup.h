@@ -27,8 +27,8 @@ class CgroupTree {
   // falls back to process groups). `run_name` is "run-<pid>-<ticks>".
   static std::optional<CgroupTree> Create(const std::string& scope, const std::string& run_name);
 
-  // Makes trial-<serial>/ and returns an O_WRONLY fd on its cgroup.procs: a child that
-  // writes "0" to it before exec moves itself (and so all it will ever fork) in.
+  // Makes trial-<serial>/ and returns an O_DIRECTORY fd on it, for clone3's
+  // CLONE_INTO_CGROUP (or for a child that writes "0" to its cgroup.procs before exec).
   Expected<UniqueFd> PrepareTrial(int serial) const;
   // Sends `sig` to every process in trial-<serial>. SIGKILL uses cgroup.kill when the
   // kernel has it (atomic against forks), else signals cgroup.procs until it is empty.

@@ -1,6 +1,7 @@
 #include "run/trial_loop.h"
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 
 #include <fmt/format.h>
@@ -98,10 +99,14 @@ Status TrialLoop::Run() {
       GS_ASSIGN_OR_RETURN(launches, PrepareReady(failed_to_start));
     }
     // Group commit: what the last iteration saw (results, ends, pids) and the intent to
-    // launch `launches`, in one transaction, before any of them is spawned.
+    // launch `launches`, in one transaction, written before any of them is spawned
+    // (a kill -9 of gpusweep cannot lose it). The fsync that makes it safe from a power
+    // cut runs while the new trials start; the observer hears of it after.
     GS_TRY(CheckExperiment());
-    GS_TRY(Commit());
+    const bool changed = !pending_.empty() || !after_commit_.empty();
+    GS_TRY(Commit(Durability::kAtSync));
     for (PreparedLaunch& launch : launches) GS_TRY(Spawn(std::move(launch)));
+    if (changed) GS_TRY(StartSync());
     if (interrupt_signal_ == 0 && active_.empty() && launches.empty() && failed_to_start == 0)
       // PlanRun rules this out; never spin if it did not
       return Fail(ErrorCode::kResource,
@@ -112,6 +117,7 @@ Status TrialLoop::Run() {
     // Even when every launch failed at once, Wait (with no time to sleep) is where
     // pending interrupts are noticed.
     WaitOutcome outcome = services_.processes->Wait(active_.empty() ? 0.0 : WaitTimeout());
+    GS_TRY(FinishSyncs(SyncWait::kDone));
     if (outcome.interrupt_signal != 0) BeginInterrupt(outcome.interrupt_signal);
     PollMetrics();
     for (const ProcessEvent& event : outcome.exited) Reap(event);
@@ -119,6 +125,7 @@ Status TrialLoop::Run() {
     observer_.OnTick(trials_);
   }
   GS_TRY(CheckExperiment());
+  GS_TRY(FinishSyncs(SyncWait::kAll));
   if (interrupt_signal_ == 0) {
     SettlePausedTrials();
     return Commit();
@@ -153,14 +160,42 @@ Status TrialLoop::CheckExperiment() {
   return intact;
 }
 
-Status TrialLoop::Commit() {
-  GS_TRY(journal_.Apply(pending_));
+Status TrialLoop::Commit(Durability durability) {
+  GS_TRY(journal_.Apply(pending_, durability));
   pending_.clear();
-  // The observer hears of a change only once it is durable.
-  std::vector<std::function<void()>> notify = std::move(after_commit_);
-  after_commit_.clear();
-  for (const auto& call : notify) call();
+  if (durability == Durability::kNow) {
+    GS_TRY(FinishSyncs(SyncWait::kAll));  // earlier notifications first
+    Notify(std::move(after_commit_));
+    after_commit_.clear();
+  }
   return {};
+}
+
+// The fsync runs on another thread while the loop goes on (trials start, the loop
+// sleeps); the observer hears of the changes it covers once it is done.
+Status TrialLoop::StartSync() {
+  GS_ASSIGN_OR_RETURN(std::function<Status()> sync, journal_.SyncLater());
+  syncs_.push_back(InFlightSync{std::async(std::launch::async, std::move(sync)),
+                                std::move(after_commit_)});
+  after_commit_.clear();
+  return {};
+}
+
+Status TrialLoop::FinishSyncs(SyncWait wait) {
+  while (!syncs_.empty()) {
+    InFlightSync& front = syncs_.front();
+    if (wait == SyncWait::kDone &&
+        front.done.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+      return {};
+    GS_TRY(front.done.get());
+    Notify(std::move(front.notify));
+    syncs_.pop_front();
+  }
+  return {};
+}
+
+void TrialLoop::Notify(std::vector<std::function<void()>> calls) {
+  for (const auto& call : calls) call();  // the observer hears only of durable changes
 }
 
 void TrialLoop::Record(JournalWrite::Kind kind, const TrialRecord& record,

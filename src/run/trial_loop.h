@@ -3,6 +3,7 @@
 
 #include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <optional>
 #include <string>
@@ -81,9 +82,15 @@ class TrialLoop {
   // The experiment directory and journal are still the ones the run started with;
   // otherwise stops every trial (SIGTERM, grace, SIGKILL) and returns the error.
   Status CheckExperiment();
-  // One transaction for everything in pending_, then the observer calls that waited
-  // for it (after_commit_).
-  Status Commit();
+  // One transaction for everything in pending_; with kNow also the observer calls that
+  // waited for it (after_commit_), else those wait for the StartSync that follows.
+  Status Commit(Durability durability = Durability::kNow);
+  // Starts the fsync of the last kAtSync commit on another thread; its observer calls
+  // are made by FinishSyncs once it is done (kDone: those done now; kAll: waits).
+  Status StartSync();
+  enum class SyncWait { kDone, kAll };
+  Status FinishSyncs(SyncWait wait);
+  void Notify(std::vector<std::function<void()>> calls);
   void Record(JournalWrite::Kind kind, const TrialRecord& record,
               std::vector<IntermediateResult> results = {}, Events events = {});
   void NotifyFinished(const TrialRecord& record);
@@ -138,6 +145,11 @@ class TrialLoop {
   std::size_t eliminations_settled_ = 0;  // prefix of scheduler_->Eliminated() handled
   std::vector<JournalWrite> pending_;   // this iteration's changes, committed together
   std::vector<std::function<void()>> after_commit_;
+  struct InFlightSync {
+    std::future<Status> done;
+    std::vector<std::function<void()>> notify;  // waits for `done`
+  };
+  std::deque<InFlightSync> syncs_;  // in commit order
 };
 
 }  // namespace gpusweep
