@@ -202,7 +202,7 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
   const bool any_note = std::any_of(rows.begin(), rows.end(),
                                     [](const TrialRecord* t) { return !report::NoteText(*t).empty(); });
   if (any_note) columns.push_back({"NOTE", Align::kLeft, /*drop_order=*/3});
-  columns.push_back({"PARAMS"});
+  columns.push_back({"PARAMS", Align::kLeft, 0, report::Overflow::kWrap});
   report::Table table(std::move(columns));
   for (const TrialRecord* t : rows) {
     std::vector<report::Segment> row{{std::to_string(t->number)},

@@ -69,8 +69,30 @@ std::vector<StyledLine> Table::Lines(int width) const {
   std::vector<Segment> header;
   for (const Column& column : columns_) header.push_back({column.header});
   std::vector<StyledLine> lines{RenderRow(header, widths, visible)};
-  for (const auto& row : rows_) lines.push_back(RenderRow(row, widths, visible));
+  for (const auto& row : rows_) AddRowLines(lines, row, widths, visible, width);
   return lines;
+}
+
+void Table::AddRowLines(std::vector<StyledLine>& lines, const std::vector<Segment>& cells,
+                        const std::vector<int>& widths, const std::vector<bool>& visible,
+                        int width) const {
+  if (width <= 0 || columns_.empty() || columns_.back().overflow != Overflow::kWrap) {
+    lines.push_back(RenderRow(cells, widths, visible));
+    return;
+  }
+  int indent = 0;  // where the last column starts
+  for (size_t i = 0; i + 1 < columns_.size(); ++i)
+    if (visible[i]) indent += widths[i] + kSeparatorWidth;
+  const std::vector<std::string> pieces =
+      WrapWords(cells.back().text, std::max(1, width - indent), ", ");
+  std::vector<Segment> first = cells;
+  first.back().text = pieces.empty() ? "" : pieces.front();
+  lines.push_back(RenderRow(first, widths, visible));
+  for (size_t k = 1; k < pieces.size(); ++k) {
+    StyledLine continuation(std::string(static_cast<size_t>(indent), ' '));
+    continuation.Add(pieces[k], cells.back().color);
+    lines.push_back(std::move(continuation));
+  }
 }
 
 void AppendTable(std::string& out, const Table& table, int width, ColorMode mode) {

@@ -2,6 +2,9 @@
 //
 // The last column is never padded, so putting the longest, least important column
 // (params) last makes cutting a row to the terminal width elide exactly that column.
+// A last column marked Overflow::kWrap is wrapped instead (at ", " between items, the
+// continuation lines indented under it), so that two rows whose texts differ only
+// near the end never look alike.
 // On a narrow terminal, columns with a drop_order are hidden first (highest first) so
 // that the last column keeps at least kMinLastColumnWidth columns.
 #pragma once
@@ -14,6 +17,7 @@
 namespace gpusweep::report {
 
 enum class Align { kLeft, kRight };
+enum class Overflow { kCut, kWrap };  // kWrap: only for the last column
 
 inline constexpr int kMinLastColumnWidth = 10;
 
@@ -21,6 +25,7 @@ struct Column {
   std::string header;
   Align align = Align::kLeft;
   int drop_order = 0;  // 0: always shown; otherwise hidden on narrow terminals, highest first
+  Overflow overflow = Overflow::kCut;
 };
 
 class Table {
@@ -38,6 +43,10 @@ class Table {
   std::vector<bool> VisibleColumns(const std::vector<int>& widths, int width) const;
   StyledLine RenderRow(const std::vector<Segment>& cells, const std::vector<int>& widths,
                        const std::vector<bool>& visible) const;
+  // A row, its last cell wrapped to `width` when the last column wraps.
+  void AddRowLines(std::vector<StyledLine>& lines, const std::vector<Segment>& cells,
+                   const std::vector<int>& widths, const std::vector<bool>& visible,
+                   int width) const;
 
   std::vector<Column> columns_;
   std::vector<std::vector<Segment>> rows_;
