@@ -158,7 +158,7 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
                         const std::string& log_tail, const ReportContext& ctx,
                         const std::vector<std::string>& decisions = {});
 
-// Exports: one row per trial in the given order. Columns: trial, state, attempt,
+// Exports: one row per trial in the given order. Columns: trial, state, attempt, repeat,
 // objective, start_time, end_time (Unix seconds), start_time_iso, end_time_iso (ISO 8601
 // UTC, "2026-12-01T02:48:55.120Z"), duration_s, gpus, exit_code, term_signal,
 // failure_reason (for pruned trials: why they were stopped), budget (an integer when

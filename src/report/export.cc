@@ -14,7 +14,7 @@ namespace gpusweep {
 namespace {
 
 const std::vector<std::string> kFixedColumns = {
-    "trial",          "state",        "attempt",    "objective", "start_time",
+    "trial",          "state",        "attempt",    "repeat",    "objective", "start_time",
     "end_time",       "start_time_iso", "end_time_iso", "duration_s", "gpus",
     "exit_code",      "term_signal",  "failure_reason", "budget", "rung",
     "bracket"};
@@ -43,6 +43,7 @@ Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_column
   row["trial"] = t.number;
   row["state"] = std::string(ToString(t.state));
   row["attempt"] = t.attempt;
+  row["repeat"] = t.repeat;  // grid repeat index: trials differing only by it ran the same params
   row["objective"] = OrNull(t.objective);
   row["start_time"] = t.start_time > 0 ? Json(t.start_time) : Json(nullptr);
   const bool ended = t.state != TrialState::kRunning && t.end_time > 0;

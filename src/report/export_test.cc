@@ -71,7 +71,7 @@ TEST(ReportCsvTest, HeaderIsTheUnionInOrderOfFirstAppearance) {
   const auto records = ParseCsv(ExportCsv(ExportTrials()));
   ASSERT_EQ(records.size(), 4u);
   EXPECT_THAT(records[0],
-              ElementsAre("trial", "state", "attempt", "objective", "start_time", "end_time",
+              ElementsAre("trial", "state", "attempt", "repeat", "objective", "start_time", "end_time",
                           "start_time_iso", "end_time_iso", "duration_s", "gpus", "exit_code", "term_signal", "failure_reason",
                           "budget", "rung", "bracket", "param.lr", "param.net.bn", "param.net.act", "param.note",
                           "param.seed", "metric.loss", "metric.val_acc", "metric.epoch"));
@@ -90,26 +90,26 @@ TEST(ReportCsvTest, ValuesAndQuoting) {
   ASSERT_EQ(records.size(), 4u);
   const auto& a = records[1];
   // Times both as Unix seconds and as ISO 8601 (UTC).
-  EXPECT_THAT(std::vector<std::string>(a.begin(), a.begin() + 10),
-              ElementsAre("0", "completed", "1", "0.875", "1000.0", "1083.0",
+  EXPECT_THAT(std::vector<std::string>(a.begin(), a.begin() + 11),
+              ElementsAre("0", "completed", "1", "0", "0.875", "1000.0", "1083.0",
                           "1970-01-01T00:16:40.000Z", "1970-01-01T00:18:03.000Z", "83.0", "0,1"));
-  EXPECT_EQ(a[13], "");  // no scheduler: no budget, rung, bracket
-  EXPECT_EQ(a[15], "");
-  EXPECT_EQ(a[17], "true");
-  EXPECT_EQ(a[18], R"(["relu",1])");
-  EXPECT_EQ(a[19], "");  // no note param
+  EXPECT_EQ(a[14], "");  // no scheduler: no budget, rung, bracket
+  EXPECT_EQ(a[16], "");
+  EXPECT_EQ(a[18], "true");
+  EXPECT_EQ(a[19], R"(["relu",1])");
+  EXPECT_EQ(a[20], "");  // no note param
   const auto& b = records[2];
-  EXPECT_EQ(b[3], "");  // no objective
-  EXPECT_EQ(b[11], "9");
-  EXPECT_EQ(b[12], "timeout, killed");
-  EXPECT_EQ(b[19], "a, \"quoted\"\nline");
+  EXPECT_EQ(b[4], "");  // no objective
+  EXPECT_EQ(b[12], "9");
+  EXPECT_EQ(b[13], "timeout, killed");
+  EXPECT_EQ(b[20], "a, \"quoted\"\nline");
   const auto& c = records[3];
   EXPECT_EQ(c[1], "running");
-  EXPECT_EQ(c[5], "");  // no end time while running
-  EXPECT_EQ(c[6], "1970-01-01T00:17:00.000Z");
-  EXPECT_EQ(c[7], "");
+  EXPECT_EQ(c[6], "");  // no end time while running
+  EXPECT_EQ(c[7], "1970-01-01T00:17:00.000Z");
   EXPECT_EQ(c[8], "");
-  EXPECT_EQ(c[9], "");  // CPU trial
+  EXPECT_EQ(c[9], "");
+  EXPECT_EQ(c[10], "");  // CPU trial
 }
 
 TEST(ReportCsvTest, NoTrialsStillHasHeader) {
@@ -139,7 +139,7 @@ TEST(ReportJsonTest, ParsesBackWithTypedValues) {
   for (const auto& [k, v] : rows[0].items()) keys0.push_back(k);
   for (const auto& [k, v] : rows[2].items()) keys2.push_back(k);
   EXPECT_EQ(keys0, keys2);
-  EXPECT_EQ(keys0.size(), 24u);
+  EXPECT_EQ(keys0.size(), 25u);
   EXPECT_TRUE(rows[0]["budget"].is_null());
 }
 
