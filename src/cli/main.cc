@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
                    "one row per group of trials with the same params (repeats, seeds): "
                    "mean ± std, ranked");
   status->add_option("--ignore", status_args.ignore,
-                     "params that do not tell groups apart (default: seed)")
+                     "params that do not tell groups apart, e.g. seed,init (default: seed)")
+      ->delimiter(',')
       ->capture_default_str();
   BestCommandArgs best_args;
   auto* best = app.add_subcommand("best", "the best trial: params, metric, trial directory");
@@ -81,7 +82,8 @@ int main(int argc, char** argv) {
   best->add_flag("--single", best_args.single,
                  "the best single trial even when params ran several times (repeats, seeds)");
   best->add_option("--ignore", best_args.ignore,
-                   "params that do not tell groups apart (default: seed)")
+                   "params that do not tell groups apart, e.g. seed,init (default: seed)")
+      ->delimiter(',')
       ->capture_default_str();
 
   std::string format = "csv";

@@ -58,8 +58,9 @@ std::optional<std::string> FormatBestGroup(const std::vector<TrialRecord>& trial
                                              : *a->objective > *b->objective;
       });
   std::string out = fmt::format(
-      "Best params of {} ({} groups of trials with the same params, ignoring {})\n",
-      ctx.experiment_name, groups.size(), IgnoredText(grouping, trials));
+      "Best params of {} ({} group{} of trials with the same params, ignoring {})\n",
+      ctx.experiment_name, groups.size(), groups.size() == 1 ? "" : "s",
+      IgnoredText(grouping, trials));
   out += fmt::format("Objective  {} = {} ({}), mean ± std over completed runs\n", ctx.metric.name,
                      MeanText(best), ctx.metric.mode == Mode::kMax ? "max" : "min");
   std::vector<std::string> runs;
@@ -90,9 +91,10 @@ std::string FormatGroups(const std::vector<TrialRecord>& trials, const ReportCon
   std::string out;
   report::AppendStatusHeader(out, trials, ctx, report::ParamText(trials));
   report::AppendHeaderLine(out, "Groups",
-                           fmt::format("{} groups of trials with the same params, ignoring {}; "
+                           fmt::format("{} group{} of trials with the same params, ignoring {}; "
                                        "ranked by mean, groups with fewer completed runs last",
-                                       groups.size(), IgnoredText(grouping, trials)),
+                                       groups.size(), groups.size() == 1 ? "" : "s",
+                                       IgnoredText(grouping, trials)),
                            ctx);
   out += '\n';
   report::Table table({{"RANK", Align::kRight},
