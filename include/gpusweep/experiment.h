@@ -32,6 +32,9 @@ struct RunOptions {
   std::optional<std::vector<int>> cli_gpus;    // --gpus narrowing; nullopt = not given
   std::filesystem::path python_helper_dir;     // prepended to the trials' PYTHONPATH
   FailedTrials failed_trials = FailedTrials::kKeep;
+  // Testing only: every journal write and fsync is delayed this long (a slow disk;
+  // the CLI reads GPUSWEEP_TEST_SLOW_DISK_MS).
+  double slow_disk_seconds = 0;
 };
 
 // What a run is about to do; given to the observer once before the first launch.

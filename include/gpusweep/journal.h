@@ -133,6 +133,10 @@ class Journal {
 Expected<std::unique_ptr<Journal>> OpenJournal(const std::filesystem::path& db_path,
                                                JournalAccess access);
 
+// For torture tests: `journal` with every write and fsync delayed by `seconds`, as on
+// a slow disk, so that a kill lands mid-commit more often. seconds <= 0: unchanged.
+std::unique_ptr<Journal> WithSlowDisk(std::unique_ptr<Journal> journal, double seconds);
+
 // Exclusive lock on an experiment directory, held while a sweep runs it:
 // flock(LOCK_EX|LOCK_NB) on <dir>/gpusweep.lock, whose content is the holder's pid.
 // The fd is O_CLOEXEC, so trial processes never inherit it, and the kernel releases

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -46,6 +47,8 @@ Expected<int> RunCommand(const RunCommandArgs& args) {
   }
   options.python_helper_dir = PythonHelperDir();
   options.failed_trials = args.retry_failed ? FailedTrials::kRetry : FailedTrials::kKeep;
+  if (const char* slow = std::getenv("GPUSWEEP_TEST_SLOW_DISK_MS"))  // torture tests only
+    options.slow_disk_seconds = std::atof(slow) / 1000.0;
 
   TerminalInfo terminal = InspectTerminal(stdout);
   ReportContext context;

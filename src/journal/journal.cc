@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "common/unique_fd.h"
+#include "journal/forwarding_journal.h"
 #include "journal/records.h"
 #include "journal/schema.h"
 #include "journal/sqlite.h"
@@ -418,43 +419,14 @@ class PrivateCopy {
 };
 
 // A read-only journal that keeps its private copy (if any) alive as long as it is open.
-class ReadOnlyJournal final : public Journal {
+class ReadOnlyJournal final : public ForwardingJournal {
  public:
   ReadOnlyJournal(std::unique_ptr<Journal> inner, std::optional<PrivateCopy> copy)
-      : copy_(std::move(copy)), inner_(std::move(inner)) {}
-  ~ReadOnlyJournal() override { inner_.reset(); }  // close before the copy goes
-
-  Status CreateExperiment(const ExperimentRecord& e) override { return inner_->CreateExperiment(e); }
-  Expected<std::optional<ExperimentRecord>> LoadExperiment() override { return inner_->LoadExperiment(); }
-  Status UpsertTrial(const TrialRecord& r, const std::vector<SchedulerEventRecord>& e) override {
-    return inner_->UpsertTrial(r, e);
-  }
-  Status FinishTrial(const TrialRecord& r, const std::vector<IntermediateResult>& res,
-                     const std::vector<SchedulerEventRecord>& e) override {
-    return inner_->FinishTrial(r, res, e);
-  }
-  Status AppendResults(const std::vector<IntermediateResult>& r,
-                       const std::vector<SchedulerEventRecord>& e) override {
-    return inner_->AppendResults(r, e);
-  }
-  Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(std::optional<int> t) override {
-    return inner_->LoadSchedulerEvents(t);
-  }
-  Expected<std::vector<TrialRecord>> LoadTrials() override { return inner_->LoadTrials(); }
-  Expected<std::optional<TrialRecord>> LoadTrial(int n) override { return inner_->LoadTrial(n); }
-  Expected<std::vector<IntermediateResult>> LoadResults(int t) override { return inner_->LoadResults(t); }
-  Status Apply(const std::vector<JournalWrite>& w, Durability d) override {
-    return inner_->Apply(w, d);
-  }
-  Status Sync() override { return inner_->Sync(); }
-  Expected<std::function<Status()>> SyncLater() override { return inner_->SyncLater(); }
-  Status AppendEvent(double t, std::string_view k, const Json& d) override {
-    return inner_->AppendEvent(t, k, d);
-  }
+      : ForwardingJournal(std::move(inner)), copy_(std::move(copy)) {}
+  ~ReadOnlyJournal() override { Close(); }  // close the database before the copy goes
 
  private:
-  std::optional<PrivateCopy> copy_;  // declared first: destroyed last
-  std::unique_ptr<Journal> inner_;
+  std::optional<PrivateCopy> copy_;
 };
 
 Expected<std::unique_ptr<Journal>> OpenWith(const fs::path& db_path, sqlite::OpenMode mode,

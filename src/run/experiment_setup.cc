@@ -80,13 +80,15 @@ std::string DescribeChange(const Json& before, const Json& after, const std::str
 
 Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
                                                 const std::filesystem::path& dir,
-                                                int total_trials, double now) {
+                                                int total_trials, double now,
+                                                double slow_disk_seconds) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: cannot create experiment directory: {}",
                                                   dir.string(), ec.message()));
   GS_ASSIGN_OR_RETURN(ExperimentLock lock, ExperimentLock::Acquire(dir));
   GS_ASSIGN_OR_RETURN(auto journal, OpenJournal(dir / "gpusweep.db", JournalAccess::kReadWrite));
+  journal = WithSlowDisk(std::move(journal), slow_disk_seconds);
   GS_ASSIGN_OR_RETURN(auto existing, journal->LoadExperiment());
   const Json identity = ConfigIdentity(config);
   const ExperimentMeta meta{config.name, config.metric, total_trials, config.config_path.string(),

@@ -24,7 +24,8 @@ struct OpenedExperiment {
 // experiment.json (see experiment_meta.h) for the read-only commands.
 Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
                                                 const std::filesystem::path& dir,
-                                                int total_trials, double now);
+                                                int total_trials, double now,
+                                                double slow_disk_seconds = 0);
 
 using KillStaleGroupFn = std::function<bool(int pid, std::uint64_t start_ticks, double grace)>;
 

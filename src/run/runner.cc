@@ -35,7 +35,7 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
   GS_ASSIGN_OR_RETURN(OpenedExperiment experiment,
                       OpenExperimentForRun(config, options.experiment_dir,
                                            plan.total_trials(),
-                                           services.wall_clock()));
+                                           services.wall_clock(), options.slow_disk_seconds));
   GS_ASSIGN_OR_RETURN(ExperimentWatch watch,
                       ExperimentWatch::Start(options.experiment_dir, kJournalFileName));
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> recorded, experiment.journal->LoadTrials());

@@ -1,0 +1,55 @@
+// forwarding_journal.h — module-internal: a Journal that passes every call to another,
+// the base of decorators that change one or two calls (read-only copies, slow disk).
+#pragma once
+
+#include <memory>
+#include <utility>
+
+#include "gpusweep/journal.h"
+
+namespace gpusweep {
+
+class ForwardingJournal : public Journal {
+ public:
+  explicit ForwardingJournal(std::unique_ptr<Journal> inner) : inner_(std::move(inner)) {}
+
+  Status CreateExperiment(const ExperimentRecord& e) override { return inner_->CreateExperiment(e); }
+  Expected<std::optional<ExperimentRecord>> LoadExperiment() override {
+    return inner_->LoadExperiment();
+  }
+  Status UpsertTrial(const TrialRecord& r, const std::vector<SchedulerEventRecord>& e) override {
+    return inner_->UpsertTrial(r, e);
+  }
+  Status FinishTrial(const TrialRecord& r, const std::vector<IntermediateResult>& res,
+                     const std::vector<SchedulerEventRecord>& e) override {
+    return inner_->FinishTrial(r, res, e);
+  }
+  Status AppendResults(const std::vector<IntermediateResult>& r,
+                       const std::vector<SchedulerEventRecord>& e) override {
+    return inner_->AppendResults(r, e);
+  }
+  Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(std::optional<int> t) override {
+    return inner_->LoadSchedulerEvents(t);
+  }
+  Expected<std::vector<TrialRecord>> LoadTrials() override { return inner_->LoadTrials(); }
+  Expected<std::optional<TrialRecord>> LoadTrial(int n) override { return inner_->LoadTrial(n); }
+  Expected<std::vector<IntermediateResult>> LoadResults(int t) override {
+    return inner_->LoadResults(t);
+  }
+  Status Apply(const std::vector<JournalWrite>& w, Durability d) override {
+    return inner_->Apply(w, d);
+  }
+  Status Sync() override { return inner_->Sync(); }
+  Expected<std::function<Status()>> SyncLater() override { return inner_->SyncLater(); }
+  Status AppendEvent(double t, std::string_view k, const Json& d) override {
+    return inner_->AppendEvent(t, k, d);
+  }
+
+ protected:
+  void Close() { inner_.reset(); }
+
+ private:
+  std::unique_ptr<Journal> inner_;
+};
+
+}  // namespace gpusweep
