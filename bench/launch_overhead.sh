@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Scheduling overhead of gpusweep: N tiny trials (each reports one metric line and
 # exits) on 2 slots, against a reference that runs the same N commands with
-# `xargs -P 2` and no bookkeeping at all. Reports both wall times, their ratio, and
-# the idle gap between one trial's end and the next trial's start, from the journal.
-# Usage: bench/launch_overhead.sh [N]   (default 400; needs build/gpusweep)
+# `xargs -P 2` and no bookkeeping at all. Runs R rounds, each the reference then
+# gpusweep back to back (so both see the same machine load), and reports each round's
+# ratio and their median, the load average, and the idle gap between one trial's end
+# and the next trial's start (last round, from the journal).
+# Usage: bench/launch_overhead.sh [N] [R]   (default 400 trials, 3 rounds; needs build/gpusweep)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-400}
+rounds=${2:-3}
 binary=$PWD/build/gpusweep
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -23,20 +26,25 @@ resources: {gpus: none, cpu_slots: 2}
 YAML
 
 now() { date +%s.%N; }
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+times=()
+for round in $(seq "$rounds"); do
+  # Reference: the same processes, same environment variable shape, no journal.
+  rm -rf "$work/ref" "$work/runs" && mkdir -p "$work/ref"
+  start=$(now)
+  seq "$n" | xargs -P 2 -I{} env GPUSWEEP_METRICS="$work/ref/{}.jsonl" /bin/sh -c "$trial_cmd"
+  ref=$(echo "$(now) - $start" | bc)
+  start=$(now)
+  (cd "$work" && "$binary" run sweep.yaml > "$work/run.log")
+  sweep=$(echo "$(now) - $start" | bc)
+  times+=("$ref:$sweep")
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# Reference: the same processes, same environment variable shape, no journal.
-mkdir -p "$work/ref"
-start=$(now)
-seq "$n" | xargs -P 2 -I{} env GPUSWEEP_METRICS="$work/ref/{}.jsonl" /bin/sh -c "$trial_cmd"
-ref=$(echo "$(now) - $start" | bc)
-
-start=$(now)
-(cd "$work" && "$binary" run sweep.yaml > "$work/run.log")
-sweep=$(echo "$(now) - $start" | bc)
-
-/usr/bin/python3 - "$work/runs/overhead/gpusweep.db" "$n" "$ref" "$sweep" <<'PY'
+/usr/bin/python3 - "$work/runs/overhead/gpusweep.db" "$n" "$load_before" "$load_after" "${times[@]}" <<'PY'
 import sqlite3, statistics, sys
-db, n, ref, sweep = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+db, n, load_before, load_after = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+rounds = [tuple(map(float, t.split(":"))) for t in sys.argv[5:]]
 rows = sqlite3.connect(db).execute(
     "select start_time, end_time, state from trials order by start_time").fetchall()
 assert len(rows) == n and all(r[2] == "completed" for r in rows), "not every trial completed"
@@ -48,11 +56,15 @@ for start, _, _ in rows[2:]:
     before = [e for e in ends if e <= start]
     if before:
         gaps.append(start - before[-1])
-print(f"trials                 {n}")
-print(f"reference (xargs -P2)  {ref:.2f} s  ({n / ref:.0f} trials/s)")
-print(f"gpusweep               {sweep:.2f} s  ({n / sweep:.0f} trials/s)")
-print(f"ratio gpusweep/ref     {sweep / ref:.2f}")
-print(f"per-trial overhead     {(sweep - ref) / n * 1000:.1f} ms")
+print(f"trials                 {n} per round, {len(rounds)} rounds")
+print(f"load average           {load_before} before, {load_after} after")
+for i, (ref, sweep) in enumerate(rounds, 1):
+    print(f"round {i}: reference (xargs -P2) {ref:.2f} s, gpusweep {sweep:.2f} s, "
+          f"ratio {sweep / ref:.2f}")
+ratios = [sweep / ref for ref, sweep in rounds]
+ref, sweep = statistics.median(r for r, _ in rounds), statistics.median(s for _, s in rounds)
+print(f"median ratio           {statistics.median(ratios):.2f}")
+print(f"per-trial overhead     {(sweep - ref) / n * 1000:.1f} ms (medians)")
 print(f"slot idle gap          median {statistics.median(gaps) * 1000:.2f} ms, "
       f"p95 {sorted(gaps)[int(0.95 * len(gaps))] * 1000:.2f} ms")
 PY
