@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package gpusweep needs to build, test and run its examples.
 # Idempotent: does nothing (and needs no network) when all packages are present.
-# Usage: scripts/install-deps.sh [--examples] [--bench] [--tests]
+# Usage: scripts/install-deps.sh [--examples] [--cpp-sdk] [--bench] [--tests]
 #   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna (side-by-side benchmarks);
-#   --tests adds what optional tests use (Optuna, to load `export --format optuna`)
+#   --cpp-sdk adds LibTorch, zlib and Fashion-MNIST for the C++ SDK's optional `fit`
+#   component and examples/cpp-fashion-mnist;
+#   --tests adds what optional tests use (Optuna, to load `export --format optuna`;
+#   everything of --cpp-sdk, whose tests build and sweep the C++ example)
 set -euo pipefail
 
 packages=(
@@ -16,8 +19,9 @@ for flag in "$@"; do
   case "$flag" in
     --examples) packages+=(python3-torch python3-numpy dataset-fashion-mnist) ;;
     --bench) packages+=(python3-optuna python3-numpy bc liblbfgsb0 python3-decorator) ;;
-    --tests) packages+=(python3-optuna) ;;
-    *) echo "install-deps: unknown option $flag (use --examples, --bench, --tests)" >&2; exit 2 ;;
+    --cpp-sdk) packages+=(libtorch-dev zlib1g-dev dataset-fashion-mnist) ;;
+    --tests) packages+=(python3-optuna libtorch-dev zlib1g-dev dataset-fashion-mnist) ;;
+    *) echo "install-deps: unknown option $flag (use --examples, --cpp-sdk, --bench, --tests)" >&2; exit 2 ;;
   esac
 done
 

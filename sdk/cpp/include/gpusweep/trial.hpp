@@ -1,0 +1,365 @@
+// gpusweep/trial.hpp: the trial side of gpusweep's protocol, for C++ trials.
+//
+// Contract: this header speaks docs/protocol.md and nothing else. It reads the
+// GPUSWEEP_* environment variables and params.json that gpusweep gives a trial, and
+// appends JSON lines to $GPUSWEEP_METRICS. It links nothing of the controller: it
+// needs only the C++20 standard library, POSIX and nlohmann-json (header-only).
+// Outside gpusweep (GPUSWEEP_METRICS unset) it works standalone, like the Python
+// helper: params() is empty unless GPUSWEEP_PARAMS names a file, report() prints the
+// line to stdout.
+//
+// Errors are exceptions (std::runtime_error and subclasses), the idiom of the user
+// code a trial is: ParamError for a missing or mistyped parameter, MetricError for a
+// value JSON cannot hold, std::system_error for I/O.
+//
+//   #include <gpusweep/trial.hpp>
+//   const gpusweep::Params p = gpusweep::params();
+//   double lr = p.get<double>("lr");              // ParamError if missing/mistyped
+//   int channels = p.get<int>("channels", 16);    // with a default
+//   gpusweep::handle_stop();                      // SIGTERM sets should_stop()
+//   for (int epoch = 1; epoch <= epochs && !gpusweep::should_stop(); ++epoch)
+//     gpusweep::report({{"epoch", epoch}, {"val_acc", acc}});
+#pragma once
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+namespace gpusweep {
+
+/// JSON value with insertion order kept (params.json is in declaration order, and a
+/// reported line keeps the order its metrics were given in).
+using Json = nlohmann::ordered_json;
+
+/// The environment variables of docs/protocol.md.
+inline constexpr const char* kEnvTrialId = "GPUSWEEP_TRIAL_ID";
+inline constexpr const char* kEnvTrialDir = "GPUSWEEP_TRIAL_DIR";
+inline constexpr const char* kEnvParams = "GPUSWEEP_PARAMS";
+inline constexpr const char* kEnvMetrics = "GPUSWEEP_METRICS";
+inline constexpr const char* kEnvBudget = "GPUSWEEP_BUDGET";
+inline constexpr const char* kEnvRung = "GPUSWEEP_RUNG";
+
+/// A parameter is missing, has another type than asked for, or params.json is bad.
+class ParamError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A reported value that JSON cannot hold (NaN, infinity) or a malformed report.
+class MetricError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+namespace detail {
+
+/// The value of environment variable `name`, or nullopt when unset or empty.
+inline std::optional<std::string> Env(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+/// Parses an integer variable; throws ParamError naming it when it is not one.
+inline std::int64_t EnvInteger(const char* name, const std::string& text) {
+  std::size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size())
+    throw ParamError(std::string(name) + "=\"" + text + "\" is not an integer");
+  return value;
+}
+
+/// "a number", "a string", ...: the JSON type of `value`, for error messages.
+inline std::string TypeName(const Json& value) {
+  if (value.is_number_integer()) return "an integer";
+  if (value.is_number()) return "a number";
+  if (value.is_string()) return "a string";
+  if (value.is_boolean()) return "a bool";
+  if (value.is_null()) return "null";
+  if (value.is_array()) return "a list";
+  return "a mapping";
+}
+
+/// The JSON type `T` needs, for error messages.
+template <typename T>
+std::string WantedName() {
+  if constexpr (std::is_same_v<T, bool>) return "a bool";
+  else if constexpr (std::is_integral_v<T>) return "an integer";
+  else if constexpr (std::is_floating_point_v<T>) return "a number";
+  else if constexpr (std::is_convertible_v<T, std::string_view>) return "a string";
+  else return "a value of the requested type";
+}
+
+/// Whether `value` is what `T` may be read from, without the silent conversions
+/// nlohmann allows (a bool read as int, 0.5 read as int 0).
+template <typename T>
+bool Fits(const Json& value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return value.is_boolean();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (value.is_number_integer()) return true;
+    if (!value.is_number_float()) return false;
+    const double d = value.get<double>();
+    return std::isfinite(d) && d == std::floor(d);  // 3.0 is an integer
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return value.is_number();
+  } else if constexpr (std::is_convertible_v<T, std::string_view>) {
+    return value.is_string();
+  } else {
+    return true;  // containers, Json, user types: nlohmann decides below
+  }
+}
+
+/// Throws MetricError when `value` holds NaN or infinity anywhere; `where` names it.
+inline void CheckFinite(const Json& value, const std::string& where) {
+  if (value.is_number_float() && !std::isfinite(value.get<double>()))
+    throw MetricError("metric " + where + " is " + (std::isnan(value.get<double>()) ? "NaN" : "infinite") +
+                      "; JSON cannot hold NaN or infinity (report a finite number or null)");
+  if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i)
+      CheckFinite(value[i], where + "[" + std::to_string(i) + "]");
+  } else if (value.is_object()) {
+    for (const auto& [key, item] : value.items()) CheckFinite(item, where + "." + key);
+  }
+}
+
+/// Appends `line` and a newline to `path` in one write() on an O_APPEND descriptor,
+/// so that gpusweep never reads half a line (docs/protocol.md, metrics.jsonl).
+inline void AppendLine(const std::string& path, std::string line) {
+  line += '\n';
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "open " + path);
+  std::size_t done = 0;
+  while (done < line.size()) {  // short writes happen only on unusual filesystems
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int saved = errno;
+      ::close(fd);
+      throw std::system_error(saved, std::generic_category(), "write " + path);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
+/// The signal handle_stop() caught, 0 before. Lock-free atomic: async-signal-safe.
+inline std::atomic<int> stop_signal{0};
+
+inline void NoteStopSignal(int signum) { stop_signal.store(signum); }
+
+}  // namespace detail
+
+/// A trial's parameters: the JSON object of params.json, with typed access.
+class Params {
+ public:
+  /// Empty parameters (a standalone run).
+  Params() : values_(Json::object()) {}
+
+  /// Wraps `values`; throws ParamError unless it is a JSON object. `source` names
+  /// where it came from in error messages (a path, "command line").
+  explicit Params(Json values, std::string source = "params")
+      : values_(std::move(values)), source_(std::move(source)) {
+    if (!values_.is_object())
+      throw ParamError(source_ + " holds " + detail::TypeName(values_) + ", expected a JSON object");
+  }
+
+  /// Parses `text` (a JSON object), e.g. from a command-line flag; throws ParamError.
+  static Params Parse(const std::string& text, std::string source = "params") {
+    try {
+      return Params(Json::parse(text), std::move(source));
+    } catch (const Json::parse_error& e) {
+      throw ParamError(source + " is not valid JSON: " + e.what());
+    }
+  }
+
+  /// Reads a params.json file; throws ParamError naming the file when it cannot be
+  /// read or is not a JSON object.
+  static Params FromFile(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    if (!in) throw ParamError("cannot read params file " + path.string());
+    std::stringstream text;
+    text << in.rdbuf();
+    return Parse(text.str(), path.string());
+  }
+
+  /// Whether parameter `name` is present.
+  bool contains(const std::string& name) const { return values_.contains(name); }
+
+  /// The value of parameter `name` as T (bool, an integer or floating type,
+  /// std::string, Json, or anything nlohmann can convert to).
+  /// Throws ParamError naming the parameter when it is missing ("... is not a
+  /// parameter; have: lr, channels") or of another type ("... is a string, expected a
+  /// number"). An integer T accepts an integral float (3.0), never 0.5 or a bool.
+  template <typename T>
+  T get(const std::string& name) const {
+    const auto it = values_.find(name);
+    if (it == values_.end())
+      throw ParamError("\"" + name + "\" is not a parameter in " + source_ + "; have: " + Names() +
+                       " (add it to the search space, or give a default: get(name, default))");
+    return Convert<T>(name, *it);
+  }
+
+  /// Like get<T>(name), but `fallback` when the parameter is missing (a standalone
+  /// run). A present parameter of the wrong type still throws ParamError.
+  template <typename T>
+  T get(const std::string& name, T fallback) const {
+    const auto it = values_.find(name);
+    return it == values_.end() ? fallback : Convert<T>(name, *it);
+  }
+
+  /// Overload so that get("name", "text") yields a std::string.
+  std::string get(const std::string& name, const char* fallback) const {
+    return get<std::string>(name, std::string(fallback));
+  }
+
+  /// All parameters as the JSON object, in params.json's order.
+  const Json& json() const { return values_; }
+  bool empty() const { return values_.empty(); }
+
+ private:
+  template <typename T>
+  T Convert(const std::string& name, const Json& value) const {
+    if (!detail::Fits<T>(value))
+      throw ParamError("parameter \"" + name + "\" in " + source_ + " is " + detail::TypeName(value) +
+                       " (" + value.dump() + "), expected " + detail::WantedName<T>());
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (value.is_number_float()) return static_cast<T>(value.get<double>());
+    }
+    try {
+      return value.get<T>();
+    } catch (const Json::exception& e) {
+      throw ParamError("parameter \"" + name + "\" in " + source_ + " (" + value.dump() +
+                       ") cannot be read as the requested type: " + e.what());
+    }
+  }
+
+  std::string Names() const {
+    std::string names;
+    for (const auto& [key, unused] : values_.items()) names += (names.empty() ? "" : ", ") + key;
+    return names.empty() ? "(none)" : names;
+  }
+
+  Json values_;
+  std::string source_ = "params";
+};
+
+/// True when this process is a trial started by gpusweep ($GPUSWEEP_METRICS is set).
+inline bool in_gpusweep() { return detail::Env(kEnvMetrics).has_value(); }
+
+/// The trial's params from $GPUSWEEP_PARAMS; empty Params when it is unset (standalone).
+/// Throws ParamError when the file cannot be read or is not a JSON object.
+inline Params params() {
+  const auto path = detail::Env(kEnvParams);
+  return path ? Params::FromFile(*path) : Params();
+}
+
+/// The trial's number ($GPUSWEEP_TRIAL_ID, 0-based), nullopt outside gpusweep.
+inline std::optional<std::int64_t> trial_id() {
+  const auto text = detail::Env(kEnvTrialId);
+  if (!text) return std::nullopt;
+  return detail::EnvInteger(kEnvTrialId, *text);
+}
+
+/// The trial's directory ($GPUSWEEP_TRIAL_DIR, also its cwd); the cwd outside gpusweep.
+inline std::filesystem::path trial_dir() {
+  const auto path = detail::Env(kEnvTrialDir);
+  return path ? std::filesystem::path(*path) : std::filesystem::current_path();
+}
+
+/// This job's budget ($GPUSWEEP_BUDGET, e.g. epochs to train up to), nullopt when the
+/// experiment's scheduler gives none. Throws ParamError when it is not a number.
+inline std::optional<double> budget() {
+  const auto text = detail::Env(kEnvBudget);
+  if (!text) return std::nullopt;
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(*text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text->size() || !std::isfinite(value))
+    throw ParamError(std::string(kEnvBudget) + "=\"" + *text + "\" is not a number");
+  return value;
+}
+
+/// This job's rung ($GPUSWEEP_RUNG: 0, 1, ...), nullopt without a scheduler.
+inline std::optional<int> rung() {
+  const auto text = detail::Env(kEnvRung);
+  if (!text) return std::nullopt;
+  return static_cast<int>(detail::EnvInteger(kEnvRung, *text));
+}
+
+/// Makes SIGTERM (gpusweep's stop request: pruned, timed out, interrupted) set the flag
+/// should_stop() reads instead of ending the process. gpusweep sends SIGKILL
+/// `kill_grace` (default 10 s) later: save a checkpoint and exit before then.
+/// Throws std::system_error when sigaction fails.
+inline void handle_stop() {
+  struct sigaction action {};
+  action.sa_handler = detail::NoteStopSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // a read() of training data is resumed, not failed
+  if (::sigaction(SIGTERM, &action, nullptr) != 0)
+    throw std::system_error(errno, std::generic_category(), "sigaction(SIGTERM)");
+}
+
+/// True once SIGTERM arrived after handle_stop(): finish the step, checkpoint, exit.
+inline bool should_stop() { return detail::stop_signal.load() != 0; }
+
+/// Appends one JSON object line to $GPUSWEEP_METRICS (stdout outside gpusweep) and
+/// returns its text (without newline). `metrics` must be a non-empty JSON object;
+/// keys are free (`epoch`, `step` or `iteration` gives the line's step, a scheduler
+/// reads its `resource` key, `epoch` by default).
+/// Throws MetricError when `metrics` is not a non-empty object or holds NaN or infinity
+/// anywhere (nothing is written then: a diverged run is noticed where it happens),
+/// std::system_error when the file cannot be written.
+inline std::string report(const Json& metrics) {
+  if (!metrics.is_object() || metrics.empty())
+    throw MetricError("report() needs a non-empty JSON object of metrics, got " + metrics.dump());
+  for (const auto& [key, value] : metrics.items()) detail::CheckFinite(value, key);
+  const std::string text = metrics.dump();
+  if (const auto path = detail::Env(kEnvMetrics)) {
+    detail::AppendLine(*path, text);
+  } else {
+    std::cout << text << std::endl;  // standalone: flushed, as the Python helper does
+  }
+  return text;
+}
+
+/// report() with {"step": step} first, then `metrics` (a "step" in `metrics` is
+/// replaced by `step`). E.g. report(3, {{"val_acc", 0.91}}).
+inline std::string report(std::int64_t step, const Json& metrics) {
+  if (!metrics.is_object())
+    throw MetricError("report() needs a JSON object of metrics, got " + metrics.dump());
+  Json line = {{"step", step}};
+  for (const auto& [key, value] : metrics.items())
+    if (key != "step") line[key] = value;
+  return report(line);
+}
+
+}  // namespace gpusweep
