@@ -52,5 +52,5 @@ assert abs(lines[-1]["loss"] - ((x - 1) ** 2 + 0.5)) < 1e-12, (x, lines)
 PY
 done
 "$gpusweep" best "$tmp/runs" >"$tmp/best.txt"
-grep -q '^  x = 1$' "$tmp/best.txt" || { echo "FAIL: best is not x = 1:" >&2; cat "$tmp/best.txt" >&2; exit 1; }
+grep -q '^  x = 1.0$' "$tmp/best.txt" || { echo "FAIL: best is not x = 1.0:" >&2; cat "$tmp/best.txt" >&2; exit 1; }
 echo "installed SDK: consumer built and swept"
