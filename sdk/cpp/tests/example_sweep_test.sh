@@ -42,6 +42,14 @@ for trial_dir in sorted((tmp / "runs" / "trials").iterdir()):
         assert set(line) == {"epoch", "train_loss", "train_acc", "val_loss", "val_acc"}, line
     # 600 images, 1-2 epochs: clearly better than chance (0.1) if training works.
     assert max(l["val_acc"] for l in lines) > 0.4, (trial_dir, lines)
+    # ASHA answers the trial's report at its rung (epoch 1) in verdicts.jsonl; the
+    # trial waits for it, and a pruned one stops right there, saying so.
+    verdicts = [json.loads(l) for l in (trial_dir / "verdicts.jsonl").read_text().splitlines()]
+    assert verdicts and verdicts[0]["resource"] == 1, (trial_dir, verdicts)
+    if verdicts[0]["verdict"] == "stop":
+        assert len(lines) == 1, (trial_dir, lines)
+        log = (trial_dir / "output.log").read_text()
+        assert "pruned by gpusweep's scheduler at epoch 1" in log, log
 print("states:", states)
 PY
 echo "C++ example swept"

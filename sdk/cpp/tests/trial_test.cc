@@ -10,14 +10,16 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace gpusweep {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kAllVars[] = {kEnvTrialId, kEnvTrialDir, kEnvParams,
-                                    kEnvMetrics, kEnvBudget,   kEnvRung};
+constexpr const char* kAllVars[] = {kEnvTrialId, kEnvTrialDir, kEnvParams,   kEnvMetrics,
+                                    kEnvBudget,  kEnvRung,     kEnvAttempt,  kEnvMetric,
+                                    kEnvVerdicts, kEnvResource, kEnvStopPoints};
 
 // A fresh directory under $TMPDIR, removed with its files; no GPUSWEEP_* variable set.
 class TrialApiTest : public ::testing::Test {
@@ -30,6 +32,8 @@ class TrialApiTest : public ::testing::Test {
   }
   void TearDown() override {
     for (const char* name : kAllVars) unsetenv(name);
+    detail::verdicts = {};
+    detail::stop_signal.store(0);
     fs::remove_all(dir_);
   }
   fs::path Write(const std::string& name, const std::string& text) {
@@ -124,6 +128,7 @@ TEST_F(TrialApiTest, StandaloneHasEmptyParamsAndPrintsReports) {
   report(2, {{"val_acc", 0.5}});
   std::cout.rdbuf(saved);
   EXPECT_EQ(captured.str(), "{\"step\":2,\"val_acc\":0.5}\n");
+  EXPECT_EQ(attempt(), 1);
 }
 
 TEST_F(TrialApiTest, ParamsCanBeGivenByHandOutsideGpusweep) {
@@ -170,6 +175,8 @@ TEST_F(TrialApiTest, ReadsTrialIdDirBudgetAndRung) {
   setenv(kEnvTrialDir, dir_.c_str(), 1);
   setenv(kEnvBudget, "9", 1);
   setenv(kEnvRung, "2", 1);
+  setenv(kEnvAttempt, "3", 1);
+  EXPECT_EQ(attempt(), 3);
   EXPECT_EQ(trial_id(), 7);
   EXPECT_EQ(trial_dir(), dir_);
   EXPECT_EQ(budget(), 9.0);
@@ -189,6 +196,74 @@ TEST_F(TrialApiTest, SigtermSetsShouldStopInsteadOfEndingTheProcess) {
   handle_stop();
   ASSERT_EQ(kill(getpid(), SIGTERM), 0);  // delivered before kill returns (own process)
   EXPECT_TRUE(should_stop());
+  signal(SIGTERM, SIG_DFL);
+}
+
+// The verdict protocol as gpusweep runs it: asha over `epoch`, metric val_acc, rungs at
+// epochs 1 and 3; verdicts.jsonl written by another thread, as gpusweep's poll would.
+class VerdictTest : public TrialApiTest {
+ protected:
+  void SetUp() override {
+    TrialApiTest::SetUp();
+    metrics_ = dir_ / "metrics.jsonl";
+    verdicts_ = dir_ / "verdicts.jsonl";
+    std::ofstream(verdicts_).close();
+    setenv(kEnvMetrics, metrics_.c_str(), 1);
+    setenv(kEnvVerdicts, verdicts_.c_str(), 1);
+    setenv(kEnvResource, "epoch", 1);
+    setenv(kEnvMetric, "val_acc", 1);
+    setenv(kEnvStopPoints, "1,3", 1);
+  }
+  void Answer(const std::string& line) { std::ofstream(verdicts_, std::ios::app) << line << "\n"; }
+  // Answers `line` after `delay`, from another thread (joined by the caller).
+  std::thread AnswerLater(std::string line, int delay_ms = 100) {
+    return std::thread([this, line, delay_ms] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      Answer(line);
+    });
+  }
+  fs::path metrics_, verdicts_;
+};
+
+TEST_F(VerdictTest, WaitsAtRungsForTheVerdictAndStopsOnStop) {
+  std::thread answer = AnswerLater(R"({"resource":1,"verdict":"continue","rung":0})");
+  EXPECT_FALSE(report({{"epoch", 1}, {"val_acc", 0.5}}));  // waits for the answer
+  answer.join();
+  // Epoch 2 is no stop point: no wait although no answer will come.
+  EXPECT_FALSE(report({{"epoch", 2}, {"val_acc", 0.6}}, Wait::kAtStopPoints, std::chrono::milliseconds(60000)));
+  answer = AnswerLater(R"({"resource":3,"verdict":"stop","rung":1,"reason":"rank 3 of 3"})");
+  EXPECT_TRUE(report({{"epoch", 3}, {"val_acc", 0.55}}));
+  answer.join();
+  EXPECT_TRUE(should_stop());
+  EXPECT_FALSE(stop_requested());  // a verdict, not a signal
+}
+
+TEST_F(VerdictTest, ALineTheSchedulerDoesNotJudgeNeverWaits) {
+  // No val_acc: gpusweep does not judge this line, so no answer would ever come.
+  EXPECT_FALSE(report({{"epoch", 1}, {"train_loss", 0.5}}, Wait::kAlways, std::chrono::milliseconds(60000)));
+  EXPECT_FALSE(report({{"epoch", true}, {"val_acc", 0.5}}, Wait::kAlways, std::chrono::milliseconds(60000)));
+  unsetenv(kEnvVerdicts);  // a scheduler without verdicts (or none)
+  EXPECT_FALSE(report({{"epoch", 1}, {"val_acc", 0.5}}, Wait::kAlways, std::chrono::milliseconds(60000)));
+}
+
+TEST_F(VerdictTest, NoAnswerInTimeMeansContinueAndALaterStopIsStillSeen) {
+  EXPECT_FALSE(report({{"epoch", 1}, {"val_acc", 0.5}}, Wait::kAtStopPoints, std::chrono::milliseconds(50)));
+  Answer(R"({"resource":1,"verdict":"continue"})");
+  std::ofstream(verdicts_, std::ios::app) << R"({"resource":2,"verdict":"stop")";  // no newline yet
+  EXPECT_FALSE(report({{"epoch", 2}, {"val_acc", 0.5}}, Wait::kAlways, std::chrono::milliseconds(50)));
+  std::ofstream(verdicts_, std::ios::app) << "}\n";
+  EXPECT_TRUE(report({{"epoch", 3}, {"val_acc", 0.5}}));
+}
+
+TEST_F(VerdictTest, ASigtermEndsTheWait) {
+  handle_stop();
+  std::thread signal_later([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    kill(getpid(), SIGTERM);
+  });
+  EXPECT_TRUE(report({{"epoch", 1}, {"val_acc", 0.5}}));  // would wait 60 s without it
+  signal_later.join();
+  EXPECT_TRUE(stop_requested());
   signal(SIGTERM, SIG_DFL);
 }
 

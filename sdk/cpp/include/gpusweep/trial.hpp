@@ -4,6 +4,8 @@
 // GPUSWEEP_* environment variables and params.json that gpusweep gives a trial, and
 // appends JSON lines to $GPUSWEEP_METRICS. It links nothing of the controller: it
 // needs only the C++20 standard library, POSIX and nlohmann-json (header-only).
+// With an iterative scheduler, report() waits at a rung for the scheduler's verdict
+// ($GPUSWEEP_VERDICTS) and returns whether to stop, as python/gpusweep.py does.
 // Outside gpusweep (GPUSWEEP_METRICS unset) it works standalone, like the Python
 // helper: params() is empty unless GPUSWEEP_PARAMS names a file, report() prints the
 // line to stdout.
@@ -17,15 +19,20 @@
 //   double lr = p.get<double>("lr");              // ParamError if missing/mistyped
 //   int channels = p.get<int>("channels", 16);    // with a default
 //   gpusweep::handle_stop();                      // SIGTERM sets should_stop()
-//   for (int epoch = 1; epoch <= epochs && !gpusweep::should_stop(); ++epoch)
-//     gpusweep::report({{"epoch", epoch}, {"val_acc", acc}});
+//   for (int epoch = 1; epoch <= epochs; ++epoch) {
+//     ...
+//     if (gpusweep::report({{"epoch", epoch}, {"val_acc", acc}}))
+//       break;                                    // pruned at a rung, or SIGTERM
+//   }
 #pragma once
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
@@ -34,13 +41,17 @@
 #include <fstream>
 #include <initializer_list>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -57,6 +68,22 @@ inline constexpr const char* kEnvParams = "GPUSWEEP_PARAMS";
 inline constexpr const char* kEnvMetrics = "GPUSWEEP_METRICS";
 inline constexpr const char* kEnvBudget = "GPUSWEEP_BUDGET";
 inline constexpr const char* kEnvRung = "GPUSWEEP_RUNG";
+inline constexpr const char* kEnvAttempt = "GPUSWEEP_ATTEMPT";
+inline constexpr const char* kEnvMetric = "GPUSWEEP_METRIC";
+inline constexpr const char* kEnvVerdicts = "GPUSWEEP_VERDICTS";
+inline constexpr const char* kEnvResource = "GPUSWEEP_RESOURCE";
+inline constexpr const char* kEnvStopPoints = "GPUSWEEP_STOP_POINTS";
+
+/// How long report() waits for gpusweep's verdict at a rung before it carries on as if
+/// told to continue (gpusweep answers within a fraction of a second; it may be gone).
+inline constexpr std::chrono::milliseconds kVerdictTimeout{60'000};
+
+/// When report() waits for the scheduler's verdict on a judged line (see report()).
+enum class Wait {
+  kAtStopPoints,  // when the line reaches a stop point not passed yet (the default)
+  kAlways,        // at every judged line
+  kNever,         // never: the stop signal alone ends a pruned trial
+};
 
 /// A parameter is missing, has another type than asked for, or params.json is bad.
 class ParamError : public std::runtime_error {
@@ -171,6 +198,82 @@ inline void AppendLine(const std::string& path, std::string line) {
 inline std::atomic<int> stop_signal{0};
 
 inline void NoteStopSignal(int signum) { stop_signal.store(signum); }
+
+/// What this process learnt from $GPUSWEEP_VERDICTS (one trial process reads it alone).
+struct VerdictState {
+  bool stopped = false;                         // a verdict said "stop"
+  std::uintmax_t bytes_read = 0;                // of verdicts.jsonl
+  std::vector<std::pair<double, std::string>> answers;  // (resource, verdict)
+  double passed = -std::numeric_limits<double>::infinity();  // resource of the last judged line
+};
+inline VerdictState verdicts;
+
+/// The resource value of a line gpusweep judges (it holds $GPUSWEEP_RESOURCE and
+/// $GPUSWEEP_METRIC as numbers), or nullopt; always nullopt without GPUSWEEP_VERDICTS.
+inline std::optional<double> JudgedResource(const Json& line) {
+  const auto resource = Env(kEnvResource), metric = Env(kEnvMetric);
+  if (!Env(kEnvVerdicts) || !resource || !metric) return std::nullopt;
+  const auto r = line.find(*resource), m = line.find(*metric);
+  if (r == line.end() || m == line.end() || !r->is_number() || !m->is_number()) return std::nullopt;
+  return r->get<double>();
+}
+
+/// Whether a judged line at resource `at` waits: at (or past) a stop point of
+/// $GPUSWEEP_STOP_POINTS not passed before; every judged line when it is empty.
+inline bool ShouldWait(double at, Wait wait) {
+  bool crossed = true;
+  if (const auto text = Env(kEnvStopPoints)) {
+    crossed = false;
+    std::stringstream points(*text);
+    for (std::string point; std::getline(points, point, ',');) {
+      const double p = std::strtod(point.c_str(), nullptr);
+      // Rungs are reached when at >= rung (up to rounding), as the scheduler decides.
+      if (verdicts.passed < p * (1 - 1e-9) && p * (1 - 1e-9) <= at) crossed = true;
+    }
+  }
+  verdicts.passed = std::max(verdicts.passed, at);
+  return wait == Wait::kAlways || (wait == Wait::kAtStopPoints && crossed);
+}
+
+/// Adds the complete lines appended to verdicts.jsonl since the last call.
+inline void ReadVerdicts(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  in.seekg(static_cast<std::streamoff>(verdicts.bytes_read));
+  for (std::string line; std::getline(in, line);) {
+    if (in.eof()) break;  // no newline yet: read it whole next time
+    verdicts.bytes_read += line.size() + 1;
+    const Json answer = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (answer.is_object() && answer.contains("resource") && answer["resource"].is_number() &&
+        answer.contains("verdict") && answer["verdict"].is_string())
+      verdicts.answers.emplace_back(answer["resource"].get<double>(), answer["verdict"].get<std::string>());
+  }
+}
+
+/// Polls $GPUSWEEP_VERDICTS until it answers a report at `at` or says "stop", a stop
+/// signal arrives, or `timeout` passes (then a warning on stderr; the trial continues).
+inline void AwaitVerdict(double at, std::chrono::milliseconds timeout) {
+  const std::string path = *Env(kEnvVerdicts);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto pause = std::chrono::milliseconds(5);
+  while (true) {
+    ReadVerdicts(path);
+    for (const auto& [resource, verdict] : verdicts.answers) {
+      if (verdict == "stop") {
+        verdicts.stopped = true;
+        return;
+      }
+    }
+    for (const auto& answer : verdicts.answers)
+      if (answer.first >= at) return;
+    if (stop_signal.load() != 0) return;
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+  std::cerr << "gpusweep: no verdict for " << Env(kEnvResource).value_or("?") << "=" << at << " within "
+            << timeout.count() / 1000.0 << "s; continuing" << std::endl;
+}
 
 }  // namespace detail
 
@@ -328,38 +431,63 @@ inline void handle_stop() {
     throw std::system_error(errno, std::generic_category(), "sigaction(SIGTERM)");
 }
 
-/// True once SIGTERM arrived after handle_stop(): finish the step, checkpoint, exit.
-inline bool should_stop() { return detail::stop_signal.load() != 0; }
+/// True once SIGTERM arrived after handle_stop().
+inline bool stop_requested() { return detail::stop_signal.load() != 0; }
+
+/// True once the scheduler's verdict said "stop" (the trial is pruned) or SIGTERM
+/// arrived after handle_stop(): finish the step, save what is needed, exit.
+inline bool should_stop() { return detail::verdicts.stopped || stop_requested(); }
+
+/// This run's attempt ($GPUSWEEP_ATTEMPT): 1, then 2, 3, ... when the trial runs again in
+/// the same directory after an interruption (its checkpoint is still there); 1 outside
+/// gpusweep. Throws ParamError when it is not an integer.
+inline int attempt() {
+  const auto text = detail::Env(kEnvAttempt);
+  return text ? static_cast<int>(detail::EnvInteger(kEnvAttempt, *text)) : 1;
+}
 
 /// Appends one JSON object line to $GPUSWEEP_METRICS (stdout outside gpusweep) and
-/// returns its text (without newline). `metrics` must be a non-empty JSON object;
-/// keys are free (`epoch`, `step` or `iteration` gives the line's step, a scheduler
-/// reads its `resource` key, `epoch` by default).
+/// returns should_stop(). `metrics` must be a non-empty JSON object; keys are free
+/// (`epoch`, `step` or `iteration` gives the line's step, a scheduler reads its
+/// `resource` key, `epoch` by default).
+///
+/// Waiting for the verdict (docs/protocol.md): with an iterative scheduler
+/// (GPUSWEEP_VERDICTS set), a line holding the scheduler's resource and the metric as
+/// numbers, at a point where the trial may be stopped (GPUSWEEP_STOP_POINTS), makes
+/// report() wait until gpusweep has judged it (a fraction of a second), so a pruned
+/// trial trains no further: it then returns true. `wait` changes when it waits;
+/// `timeout` bounds the wait (then a warning on stderr, and the trial continues).
+///
 /// Throws MetricError when `metrics` is not a non-empty object or holds NaN or infinity
 /// anywhere (nothing is written then: a diverged run is noticed where it happens),
 /// std::system_error when the file cannot be written.
-inline std::string report(const Json& metrics) {
+inline bool report(const Json& metrics, Wait wait = Wait::kAtStopPoints,
+                   std::chrono::milliseconds timeout = kVerdictTimeout) {
   if (!metrics.is_object() || metrics.empty())
     throw MetricError("report() needs a non-empty JSON object of metrics, got " + metrics.dump());
   for (const auto& [key, value] : metrics.items()) detail::CheckFinite(value, key);
   const std::string text = metrics.dump();
-  if (const auto path = detail::Env(kEnvMetrics)) {
-    detail::AppendLine(*path, text);
-  } else {
+  const auto path = detail::Env(kEnvMetrics);
+  if (!path) {
     std::cout << text << std::endl;  // standalone: flushed, as the Python helper does
+    return false;
   }
-  return text;
+  detail::AppendLine(*path, text);
+  if (const auto at = detail::JudgedResource(metrics); at && detail::ShouldWait(*at, wait))
+    detail::AwaitVerdict(*at, timeout);
+  return should_stop();
 }
 
 /// report() with {"step": step} first, then `metrics` (a "step" in `metrics` is
 /// replaced by `step`). E.g. report(3, {{"val_acc", 0.91}}).
-inline std::string report(std::int64_t step, const Json& metrics) {
+inline bool report(std::int64_t step, const Json& metrics, Wait wait = Wait::kAtStopPoints,
+                   std::chrono::milliseconds timeout = kVerdictTimeout) {
   if (!metrics.is_object())
     throw MetricError("report() needs a JSON object of metrics, got " + metrics.dump());
   Json line = {{"step", step}};
   for (const auto& [key, value] : metrics.items())
     if (key != "step") line[key] = value;
-  return report(line);
+  return report(line, wait, timeout);
 }
 
 }  // namespace gpusweep

@@ -218,7 +218,9 @@ void GpusweepHandler::Report(Estimator& estimator, int epoch) const {
     line[m.name] = std::isfinite(m.value) ? Json(m.value) : Json(nullptr);
     if (!std::isfinite(m.value) && diverged.empty()) diverged = m.name;
   }
-  report(line);
+  // At a rung, report() waits for the scheduler's verdict: "stop" ends training here.
+  if (report(line) && !stop_requested())
+    estimator.RequestStop("pruned by gpusweep's scheduler at epoch " + std::to_string(epoch));
   if (!diverged.empty())
     estimator.RequestStop(diverged + " is not finite (diverged)");
 }

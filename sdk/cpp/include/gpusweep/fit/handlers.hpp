@@ -110,8 +110,9 @@ class CheckpointHandler : public EventHandler {
 
 /// Reports each epoch's published metrics to gpusweep ({"epoch": e, "train_loss": ...,
 /// "val_acc": ...}: `epoch` is the scheduler's default resource) through
-/// gpusweep/trial.hpp, and stops cleanly when gpusweep asks (SIGTERM: should_stop()),
-/// checked at every batch's begin and end. A resumed run that has no epoch left
+/// gpusweep/trial.hpp, and stops cleanly when gpusweep asks: at a rung report() waits
+/// for the scheduler's verdict and a "stop" ends training after that epoch; a SIGTERM
+/// (should_stop()) is checked at every batch's begin and end. A resumed run that has no epoch left
 /// reports its last epoch again, since each run is judged by what it reports.
 class GpusweepHandler : public EventHandler {
  public:
