@@ -7,8 +7,8 @@
 // Only the TRAINING set is used: a fixed permutation of its 60000 images (the same for
 // every trial) gives val_size held-out validation images and train_size disjoint
 // training images. Reports {"epoch", "train_loss", "train_acc", "val_loss", "val_acc"}
-// after every epoch; a SIGTERM from gpusweep (ASHA pruning) abandons the epoch and
-// the trial exits 0 at once. With "checkpoint": true it saves latest.pt/best.pt in
+// after every epoch; at an ASHA rung the report waits for the verdict and a "stop"
+// ends training there (a SIGTERM abandons the epoch at once). With "checkpoint": true it saves latest.pt/best.pt in
 // the trial directory and resumes from latest.pt.
 #include "idx.h"
 
