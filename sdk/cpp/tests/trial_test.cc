@@ -236,6 +236,7 @@ TEST_F(VerdictTest, WaitsAtRungsForTheVerdictAndStopsOnStop) {
   answer.join();
   EXPECT_TRUE(should_stop());
   EXPECT_FALSE(stop_requested());  // a verdict, not a signal
+  EXPECT_TRUE(stopped_by_verdict());
 }
 
 TEST_F(VerdictTest, ALineTheSchedulerDoesNotJudgeNeverWaits) {

@@ -434,6 +434,10 @@ inline void handle_stop() {
 /// True once SIGTERM arrived after handle_stop().
 inline bool stop_requested() { return detail::stop_signal.load() != 0; }
 
+/// True once the scheduler's verdict at a rung said "stop": the trial is pruned (the
+/// SIGTERM gpusweep sends right after may have arrived too).
+inline bool stopped_by_verdict() { return detail::verdicts.stopped; }
+
 /// True once the scheduler's verdict said "stop" (the trial is pruned) or SIGTERM
 /// arrived after handle_stop(): finish the step, save what is needed, exit.
 inline bool should_stop() { return detail::verdicts.stopped || stop_requested(); }

@@ -205,7 +205,11 @@ void GpusweepHandler::OnEpochEnd(Estimator& estimator) {
 }
 
 void GpusweepHandler::CheckStop(Estimator& estimator) const {
-  if (should_stop()) estimator.RequestStop("gpusweep asked the trial to stop (SIGTERM)");
+  if (stopped_by_verdict()) {  // checked first: gpusweep sends SIGTERM right after a stop
+    estimator.RequestStop("pruned by gpusweep's scheduler at epoch " + std::to_string(estimator.state().epoch));
+  } else if (stop_requested()) {
+    estimator.RequestStop("gpusweep asked the trial to stop (SIGTERM)");
+  }
 }
 
 // One line {"epoch": e, <name>: value...} of the values published at epoch e. A
@@ -219,8 +223,7 @@ void GpusweepHandler::Report(Estimator& estimator, int epoch) const {
     if (!std::isfinite(m.value) && diverged.empty()) diverged = m.name;
   }
   // At a rung, report() waits for the scheduler's verdict: "stop" ends training here.
-  if (report(line) && !stop_requested())
-    estimator.RequestStop("pruned by gpusweep's scheduler at epoch " + std::to_string(epoch));
+  if (report(line)) CheckStop(estimator);
   if (!diverged.empty())
     estimator.RequestStop(diverged + " is not finite (diverged)");
 }
