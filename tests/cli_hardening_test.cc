@@ -120,5 +120,54 @@ search_space:
   ASSERT_EQ(std::system(fmt::format("chmod -R u+w '{}'", exp().string()).c_str()), 0);
 }
 
+// Descendants that left the process group end with their trial, on a timeout and
+// on Ctrl-C alike (a normal end and pruning use the same kill; see
+// process_containment_test).
+TEST_F(CliHardeningTest, EscapedDescendantsEndOnTimeoutAndOnInterrupt) {
+  Write(R"yaml(
+name: e2e
+command: [/bin/sh, -c, 'setsid sleep 300 & python3 -c "import os, time; os.setpgid(0, 0); time.sleep(300)" & sh -c "setsid sleep 300 & exit 0"; exec sleep 300']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  a: {type: int, low: 1, high: 2}
+resources: {cpu_slots: 1}
+timeout: 1s
+kill_grace: 1s
+)yaml");
+  const pid_t run = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), Log());
+  EXPECT_TRUE(WaitUntil(20, [&] { return LiveTrialProcesses(exp()).size() >= 4; }))
+      << ReadFile(Log());
+  // Trial 0 times out; trial 1 starts and gets its escapers going, then Ctrl-C.
+  ASSERT_TRUE(WaitUntil(20, [&] { return ReadFile(Log()).find("timed out") != std::string::npos; }))
+      << ReadFile(Log());
+  EXPECT_TRUE(WaitUntil(20, [&] { return LiveTrialProcesses(exp()).size() >= 4; }));
+  ::kill(run, SIGINT);
+  EXPECT_EQ(WaitExit(run), 130) << ReadFile(Log());
+  EXPECT_TRUE(LiveTrialProcesses(exp()).empty()) << ReadFile(Log());
+}
+
+// The launch intent is in the journal before the process starts: the trial finds its
+// own row, state running, attempt 1, when it looks at its first instant.
+TEST_F(CliHardeningTest, TheTrialsRowIsJournaledBeforeItStarts) {
+  Write(R"yaml(
+name: e2e
+command: [python3, -c, 'import json, os, sqlite3; db = sqlite3.connect("file:{{experiment_dir}}/gpusweep.db?mode=ro", uri=True); row = db.execute("select state, attempt from trials where number = {{trial.number}}").fetchone(); open(os.environ["GPUSWEEP_METRICS"], "a").write(json.dumps({"acc": 1 if row == ("running", 1) else 0, "row": str(row)}) + "\n")']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  a: {type: int, low: 1, high: 3}
+)yaml");
+  // A slow disk: were the row written after the spawn, the trial would look too early.
+  ::setenv("GPUSWEEP_TEST_SLOW_DISK_MS", "300", 1);
+  auto result = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ::unsetenv("GPUSWEEP_TEST_SLOW_DISK_MS");
+  ASSERT_EQ(result.exit_code, 0) << result.out;
+  auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+  ASSERT_TRUE(journal);
+  for (const TrialRecord& trial : (*journal)->LoadTrials().value_or(std::vector<TrialRecord>{}))
+    EXPECT_EQ(trial.objective, std::optional<double>(1)) << trial.last_metrics.dump();
+}
+
 }  // namespace
 }  // namespace gpusweep

@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "gpusweep/journal.h"
@@ -279,6 +281,48 @@ TEST_F(JournalAccessTest, ReaderWhoCannotWriteSeesCommitsStillInTheWal) {
   ::chmod(dir_.path().c_str(), 0555);
   EXPECT_EQ(TrialsSeenByAnotherUser(db_path_), 3);
   ::chmod(dir_.path().c_str(), 0755);
+}
+
+JournalWrite Write(JournalWrite::Kind kind, const TrialRecord& record) {
+  JournalWrite write;
+  write.kind = kind;
+  write.record = record;
+  return write;
+}
+
+// A group commit is one transaction: a failing write leaves none of the others.
+TEST_F(JournalAccessTest, GroupCommitIsAllOrNothing) {
+  auto writer = MustOpen(JournalAccess::kReadWrite);
+  ASSERT_NE(writer, nullptr);
+  Status applied = writer->Apply({Write(JournalWrite::Kind::kUpsertTrial,
+                                        SimpleTrial(0, TrialState::kRunning)),
+                                  Write(JournalWrite::Kind::kFinishTrial,
+                                        SimpleTrial(7, TrialState::kCompleted))});
+  ASSERT_FALSE(applied);
+  EXPECT_EQ(applied.error().code, ErrorCode::kNotFound);
+  EXPECT_TRUE(writer->LoadTrials().value().empty());
+}
+
+// kAtSync: visible to readers (and safe from a kill -9) at once; SyncLater's call,
+// made on another thread, is the fsync.
+TEST_F(JournalAccessTest, DeferredSyncCommitIsVisibleAtOnceAndSyncsLater) {
+  auto writer = MustOpen(JournalAccess::kReadWrite);
+  ASSERT_NE(writer, nullptr);
+  ASSERT_TRUE(writer->Apply({Write(JournalWrite::Kind::kUpsertTrial,
+                                   SimpleTrial(0, TrialState::kRunning)),
+                             Write(JournalWrite::Kind::kFinishTrial,
+                                   SimpleTrial(0, TrialState::kCompleted))},
+                            Durability::kAtSync));
+  auto reader = MustOpen(JournalAccess::kReadOnly);
+  auto trial = reader->LoadTrial(0);
+  ASSERT_TRUE(trial && *trial);
+  EXPECT_EQ((*trial)->state, TrialState::kCompleted);
+  auto sync = writer->SyncLater();
+  ASSERT_TRUE(sync);
+  Status synced;
+  std::thread([&] { synced = (*sync)(); }).join();
+  EXPECT_TRUE(synced) << synced.error().message;
+  EXPECT_TRUE(writer->Sync());  // nothing left: a no-op
 }
 
 }  // namespace
