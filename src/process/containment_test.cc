@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -190,6 +191,34 @@ TEST_P(ContainmentTest, StopLeftoversEndsADeadRunsTrials) {
   EXPECT_GE(next->StopLeftovers(kGenerous), 3);
   for (int pid : escapers) EXPECT_FALSE(Alive(pid)) << pid;
   EXPECT_EQ(next->StopLeftovers(kGenerous), 0);
+}
+
+// A run killed with its guard and never resumed leaves empty cgroups; the next
+// gpusweep of any experiment removes them.
+TEST_P(ContainmentTest, EmptyCgroupsOfDeadRunsAreRemoved) {
+  if (runner_->containment() != ContainmentKind::kCgroup) GTEST_SKIP() << "no cgroups here";
+  std::string own;
+  {
+    std::ifstream cgroups("/proc/self/cgroup");
+    for (std::string line; std::getline(cgroups, line);)
+      if (line.starts_with("0::")) own = line.substr(3);
+  }
+  std::string mount;
+  {
+    std::ifstream mountinfo("/proc/self/mountinfo");
+    for (std::string line; std::getline(mountinfo, line);)
+      if (line.find(" - cgroup2 ") != std::string::npos) {
+        std::istringstream fields(line);
+        for (int i = 0; i < 5; ++i) fields >> mount;
+      }
+  }
+  const std::filesystem::path scope =
+      std::filesystem::path(mount) / std::filesystem::path(own).relative_path() /
+      ("gpusweep-deadtest" + std::to_string(::getpid()));
+  ASSERT_TRUE(std::filesystem::create_directories(scope / "run-999999999-1" / "trial-0"));
+  runner_.reset();
+  runner_ = MakePosixProcessRunner({});
+  EXPECT_FALSE(std::filesystem::exists(scope));
 }
 
 INSTANTIATE_TEST_SUITE_P(Mechanisms, ContainmentTest,

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -15,6 +16,8 @@
 #include <thread>
 
 #include <fmt/format.h>
+
+#include "process/process_runner.h"
 
 namespace gpusweep {
 namespace {
@@ -126,6 +129,26 @@ int StopTree(const fs::path& dir, double grace_seconds) {
   return found;
 }
 
+// "run-<pid>-<ticks>" of a gpusweep that no longer exists (or is another process now).
+bool DeadRun(const std::string& name) {
+  int pid = 0;
+  std::uint64_t ticks = 0;
+  if (std::sscanf(name.c_str(), "run-%d-%lu", &pid, &ticks) != 2) return false;
+  return ProcessStartTicks(pid) != std::optional<std::uint64_t>(ticks);
+}
+
+// Empty directories of dead runs, of any experiment (one killed with its guard and
+// never resumed): removed so they do not pile up. Populated ones are left for that
+// experiment's next run, which stops their processes first (StopOtherRuns).
+void RemoveEmptyDeadRuns(const fs::path& base) {
+  for (const fs::path& scope : ChildCgroups(base)) {
+    if (!scope.filename().string().starts_with("gpusweep-")) continue;
+    for (const fs::path& run : ChildCgroups(scope))
+      if (DeadRun(run.filename().string()) && !Populated(run)) RemoveTree(run);
+    ::rmdir(scope.c_str());  // only if now empty
+  }
+}
+
 }  // namespace
 
 std::vector<int> ProcessesInCgroupTree(const fs::path& dir) {
@@ -144,6 +167,7 @@ std::optional<CgroupTree> CgroupTree::Create(const std::string& scope,
   const std::optional<std::string> own = OwnCgroup();
   if (!mount || !own) return std::nullopt;
   const fs::path base = *mount / fs::path(*own).relative_path();
+  RemoveEmptyDeadRuns(base);
   const fs::path scope_dir = base / ("gpusweep-" + scope);
   if (::mkdir(scope_dir.c_str(), 0755) != 0 && errno != EEXIST) return std::nullopt;
   const fs::path run_dir = scope_dir / run_name;
