@@ -145,6 +145,12 @@ search_space:
   EXPECT_NE(top.out.find("Showing    1 of 4 recorded trials"), std::string::npos) << top.out;
   EXPECT_NE(top.out.find("Constants  epochs=2"), std::string::npos) << top.out;
   EXPECT_NE(top.out.find("    3  completed"), std::string::npos) << top.out;  // a=2, seed=3: 7
+  for (const char* rows : {"0", "-3", "two"}) {
+    auto none = RunGpusweep({"status", "--top", rows}, dir_.path());
+    EXPECT_EQ(none.exit_code, 2) << none.out;
+    EXPECT_NE(none.out.find("is not a number of rows >= 1; e.g. --top 10"), std::string::npos)
+        << none.out;
+  }
   auto typo = RunGpusweep({"status", "--sort", "sed"}, dir_.path());
   EXPECT_EQ(typo.exit_code, 2);
   EXPECT_NE(typo.out.find("did you mean 'seed'?"), std::string::npos) << typo.out;

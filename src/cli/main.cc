@@ -1,5 +1,6 @@
 // gpusweep — the command-line front end. It parses arguments, calls one command, and
 // is the only place where an Error becomes a message and an exit code.
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <optional>
@@ -29,6 +30,16 @@ std::optional<std::string> UnknownCommand(int argc, char** argv) {
   std::string message = "unknown command '" + std::string(word) + "'";
   if (auto close = gpusweep::ClosestMatch(word, kCommands)) message += "; did you mean '" + *close + "'?";
   return message + "; commands: run, status, best, export, show (see gpusweep --help)";
+}
+
+// CLI::PositiveNumber accepts 0 and answers "-5" with "not in range 0 to 1.79769e+308"
+// (all 309 digits); a row count says what it wants.
+std::string AtLeastOneRow(std::string& text) {
+  int rows = 0;
+  const char* end = text.data() + text.size();
+  auto [parsed_to, error] = std::from_chars(text.data(), end, rows);
+  if (error == std::errc() && parsed_to == end && rows >= 1) return {};
+  return "'" + text + "' is not a number of rows >= 1; e.g. --top 10";
 }
 
 }  // namespace
@@ -65,7 +76,7 @@ int main(int argc, char** argv) {
                      "param's name");
   status->add_option("--top", status_args.top,
                      "only the first N rows (best first unless --sort says otherwise)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(AtLeastOneRow, "N>=1"));
   status->add_option("--state", status_args.state,
                      "only trials in this state: completed, pruned, failed, running, ...");
   status->add_flag("--group", status_args.group,
