@@ -154,6 +154,16 @@ search_space:
   auto typo = RunGpusweep({"status", "--sort", "sed"}, dir_.path());
   EXPECT_EQ(typo.exit_code, 2);
   EXPECT_NE(typo.out.find("did you mean 'seed'?"), std::string::npos) << typo.out;
+  const std::vector<std::vector<std::string>> typo_ignores = {
+      {"status", "--group", "--ignore", "sed"}, {"best", "--ignore", "a,sed"}};
+  for (const std::vector<std::string>& args : typo_ignores) {
+    auto typo_ignored = RunGpusweep(args, dir_.path());
+    EXPECT_EQ(typo_ignored.exit_code, 2) << typo_ignored.out;
+    EXPECT_NE(typo_ignored.out.find("--ignore 'sed' is not a param of this experiment; its "
+                                    "params: a, seed, epochs; did you mean 'seed'?"),
+              std::string::npos)
+        << typo_ignored.out;
+  }
   auto groups = RunGpusweep({"status", "--group"}, dir_.path());
   EXPECT_NE(groups.out.find("5.5 ± 2.12132 (n=2)"), std::string::npos) << groups.out;
   auto best = RunGpusweep({"best"}, dir_.path());

@@ -28,7 +28,8 @@ struct StatusCommandArgs {
   bool group = false;                // --group: one row per group of the same params
   std::vector<std::string> ignore{"seed"};  // --ignore NAME: params left out of grouping
 };
-// Error{kInvalidArgument} naming the choices for an unknown --sort key or --state.
+// Error{kInvalidArgument} naming the choices for an unknown --sort key, --state or
+// --ignore name (best too).
 Expected<int> StatusCommand(const StatusCommandArgs& args);
 struct BestCommandArgs {
   std::optional<std::string> dir;

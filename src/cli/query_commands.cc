@@ -151,6 +151,28 @@ Expected<StatusOptions> ParseStatusOptions(const StatusCommandArgs& args,
   return options;
 }
 
+// --ignore names must be params of the experiment: a typo would otherwise be ignored
+// silently and split the groups it was meant to merge. "seed" is the default and may be
+// absent (then there is nothing to ignore).
+Status CheckIgnoredNames(const std::vector<std::string>& ignored,
+                         const std::vector<TrialRecord>& trials) {
+  std::vector<std::string> names;
+  for (const TrialRecord& t : trials)
+    if (t.params.is_object())
+      for (const auto& [name, unused] : t.params.items())
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  if (names.empty()) return {};
+  for (const std::string& name : ignored) {
+    if (name == "seed" || std::find(names.begin(), names.end(), name) != names.end()) continue;
+    const auto close = ClosestMatch(name, std::vector<std::string_view>(names.begin(), names.end()));
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("--ignore '{}' is not a param of this experiment; its params: {}{}",
+                            name, fmt::join(names, ", "),
+                            close ? fmt::format("; did you mean '{}'?", *close) : ""));
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<int> StatusCommand(const StatusCommandArgs& args) {
@@ -158,6 +180,7 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
   GS_ASSIGN_OR_RETURN(StatusOptions options,
                       ParseStatusOptions(args, trials, opened.meta.metric));
+  GS_TRY(CheckIgnoredNames(args.ignore, trials));
   GS_TRY(FillRunningObjectives(*opened.journal, opened.meta.metric.name, trials, options));
   if (args.group) {
     if (args.sort || args.top > 0 || args.state)
@@ -184,6 +207,7 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
 Expected<int> BestCommand(const BestCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
+  GS_TRY(CheckIgnoredNames(args.ignore, trials));
   std::optional<std::string> best =
       FormatBest(trials, opened.context, GroupingOptions{args.ignore, args.single});
   if (!best) {
