@@ -173,6 +173,10 @@ search_space:
   EXPECT_EQ(std::count(steps.out.begin(), steps.out.end(), '\n'), 1 + 4 * 2) << steps.out;
   EXPECT_EQ(steps.out.rfind("trial,attempt,step,time,time_iso,metric.epoch,metric.acc\r\n", 0), 0u)
       << steps.out;
+  auto nowhere = RunGpusweep({"export", "-o", "missing/rows.csv"}, dir_.path());
+  EXPECT_EQ(nowhere.exit_code, 1) << nowhere.out;
+  EXPECT_NE(nowhere.out.find("missing/rows.csv: cannot create"), std::string::npos) << nowhere.out;
+  EXPECT_EQ(nowhere.out.find(".tmp."), std::string::npos) << nowhere.out;  // not our temp name
   const Json rows = Json::parse(RunGpusweep({"export", "--format", "json"}, dir_.path()).out);
   EXPECT_EQ(rows[0]["start_time_iso"].get<std::string>().back(), 'Z');
 }
