@@ -7,6 +7,9 @@
 #   component and examples/cpp-fashion-mnist;
 #   --tests adds what optional tests use (Optuna, to load `export --format optuna`;
 #   everything of --cpp-sdk, whose tests build and sweep the C++ example)
+# Always: the dashboard's packages (cpp-httplib, OpenCV's ml module for the importance
+# forest, Chromium + chromedriver + Selenium for its browser tests) and its npm packages
+# (`npm ci` in web/ from web/package-lock.json, when that lockfile changed).
 set -euo pipefail
 
 packages=(
@@ -14,7 +17,11 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libfmt-dev
   libexpected-dev libkainjow-mustache-dev libgtest-dev libgmock-dev libboost1.81-dev
   python3
+  libcpp-httplib-dev libopencv-ml-dev
+  chromium chromium-driver python3-selenium
 )
+# Debian's nodejs/npm, unless a node with npm is installed already (e.g. NodeSource's).
+if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
 for flag in "$@"; do
   case "$flag" in
     --examples) packages+=(python3-torch python3-numpy dataset-fashion-mnist) ;;
@@ -29,12 +36,18 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]} == 0)); then
-  exit 0
+if ((${#missing[@]} > 0)); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}" >&2
-sudo=""
-if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
-$sudo apt-get update -q
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+# The dashboard's front-end packages, exactly as locked. npm writes
+# node_modules/.package-lock.json; it is newer than the lockfile once installed.
+web="$(dirname "$0")/../web"
+if [[ ! "$web/node_modules/.package-lock.json" -nt "$web/package-lock.json" ]]; then
+  echo "install-deps: npm ci in web/" >&2
+  (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
+fi

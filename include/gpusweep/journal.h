@@ -47,6 +47,16 @@ struct SchedulerEventRecord {
   Json detail = Json::object();
 };
 
+// One intermediate result reduced to one reported number, for readers that follow a
+// run (the web dashboard's learning curves): LoadMetricPoints.
+struct MetricPoint {
+  std::int64_t cursor = 0;  // position in the journal's append order (increasing, > 0)
+  int trial = 0;
+  int attempt = 1;
+  std::int64_t step = 0;
+  std::optional<double> value;  // nullopt when the result lacks the key or it is no number
+};
+
 enum class JournalAccess { kReadWrite, kReadOnly };
 
 // When a group commit must be on disk: kNow (fsync before Apply returns, as every
@@ -104,6 +114,16 @@ class Journal {
   // Intermediate results of one trial (all attempts), ordered by attempt, step, then
   // the order they were appended.
   virtual Expected<std::vector<IntermediateResult>> LoadResults(int trial) = 0;
+  // Every trial's intermediate results appended after `after_cursor` (0: from the
+  // first), in append order, each reduced to the number under its top-level `key`.
+  // The key is extracted inside SQLite (its JSON functions), so a reader polling a
+  // 200,000-row journal with the last cursor it saw reads only the new rows.
+  virtual Expected<std::vector<MetricPoint>> LoadMetricPoints(std::string_view key,
+                                                              std::int64_t after_cursor) = 0;
+
+  // A number that changes whenever another connection commits to the journal (SQLite's
+  // PRAGMA data_version): a reader polling a running experiment re-reads only then.
+  virtual Expected<std::int64_t> DataVersion() = 0;
 
   // Group commit: every write, in order, in ONE transaction (one fsync), with the same
   // meaning as the single calls; all of them or none are durable. Empty: does nothing.

@@ -43,4 +43,15 @@ Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat 
                             ExportRows rows, const std::optional<std::string>& output_path);
 Expected<int> ShowCommand(const std::string& trial_id, const std::optional<std::string>& dir);
 
+struct ServeCommandArgs {
+  std::vector<std::string> dirs;  // experiment dirs or dirs of them; default ./runs or .
+  std::string host = "127.0.0.1";
+  int port = 8080;                  // 0: any free port (the printed URL names it)
+  std::optional<std::string> token; // required off loopback; generated when absent there
+};
+// Serves the dashboard until SIGINT/SIGTERM; prints the URL (with the token) first.
+Expected<int> ServeCommand(const ServeCommandArgs& args);
+// Writes the self-contained HTML report of one experiment to `output`.
+Expected<int> ReportCommand(const std::optional<std::string>& dir, const std::string& output);
+
 }  // namespace gpusweep

@@ -22,14 +22,15 @@ int Report(const gpusweep::Expected<int>& result) {
 
 // CLI11 answers an unknown subcommand with "A subcommand is required"; name it instead.
 std::optional<std::string> UnknownCommand(int argc, char** argv) {
-  static constexpr std::string_view kCommands[] = {"run", "status", "best", "export", "show"};
+  static constexpr std::string_view kCommands[] = {"run",  "status", "best",
+                                                   "export", "show", "serve", "report"};
   if (argc < 2 || argv[1][0] == '-') return std::nullopt;
   const std::string_view word = argv[1];
   for (std::string_view command : kCommands)
     if (word == command) return std::nullopt;
   std::string message = "unknown command '" + std::string(word) + "'";
   if (auto close = gpusweep::ClosestMatch(word, kCommands)) message += "; did you mean '" + *close + "'?";
-  return message + "; commands: run, status, best, export, show (see gpusweep --help)";
+  return message + "; commands: run, status, best, export, show, serve, report (see gpusweep --help)";
 }
 
 // CLI::PositiveNumber accepts 0 and answers "-5" with "not in range 0 to 1.79769e+308"
@@ -116,6 +117,22 @@ int main(int argc, char** argv) {
   show->add_option("trial_id", trial_id, "trial number, e.g. 7")->required();
   show->add_option("experiment_dir", dir, "experiment directory (default: newest in ./runs)");
 
+  ServeCommandArgs serve_args;
+  auto* serve = app.add_subcommand("serve", "web dashboard of experiments (read-only)");
+  serve->add_option("experiment_dirs", serve_args.dirs,
+                    "experiment dirs or dirs holding them (default: ./runs or .)");
+  serve->add_option("--host", serve_args.host, "address to bind")->capture_default_str();
+  serve->add_option("--port", serve_args.port, "port (0: any free one)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  serve->add_option("--token", serve_args.token,
+                    "required on every request (generated when binding off 127.0.0.1)");
+
+  std::string report_output;
+  auto* report = app.add_subcommand("report", "one self-contained HTML file of an experiment");
+  report->add_option("experiment_dir", dir, "experiment directory (default: newest in ./runs)");
+  report->add_option("-o,--output", report_output, "the HTML file to write")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -126,6 +143,8 @@ int main(int argc, char** argv) {
   if (*run) return Report(RunCommand(run_args));
   if (*status) return Report(StatusCommand(status_args));
   if (*best) return Report(BestCommand(best_args));
+  if (*serve) return Report(ServeCommand(serve_args));
+  if (*report) return Report(ReportCommand(dir, report_output));
   if (*exporter)
     return Report(ExportCommand(dir,
                                 format == "json"     ? ExportFormat::kJson

@@ -43,6 +43,9 @@ class SqliteJournal final : public Journal {
   Expected<std::vector<TrialRecord>> LoadTrials() override;
   Expected<std::optional<TrialRecord>> LoadTrial(int number) override;
   Expected<std::vector<IntermediateResult>> LoadResults(int trial) override;
+  Expected<std::vector<MetricPoint>> LoadMetricPoints(std::string_view key,
+                                                      std::int64_t after_cursor) override;
+  Expected<std::int64_t> DataVersion() override;
   Status AppendEvent(double time, std::string_view kind, const Json& detail) override;
   Status Apply(const std::vector<JournalWrite>& writes, Durability durability) override;
   Status Sync() override;
@@ -291,6 +294,37 @@ Expected<std::vector<IntermediateResult>> SqliteJournal::LoadResults(int trial) 
     GS_ASSIGN_OR_RETURN(IntermediateResult result, journal::ReadResult(db_, rows));
     results.push_back(std::move(result));
   }
+}
+
+Expected<std::vector<MetricPoint>> SqliteJournal::LoadMetricPoints(std::string_view key,
+                                                                   std::int64_t after_cursor) {
+  // json_each rather than a JSON path: a path cannot quote every key a trial may report.
+  GS_ASSIGN_OR_RETURN(
+      auto rows,
+      db_.Prepare("SELECT r.rowid, r.trial, r.attempt, r.step, "
+                  "(SELECT j.value FROM json_each(r.\"values\") AS j "
+                  " WHERE j.key = ?2 AND j.type IN ('integer', 'real')) "
+                  "FROM results AS r WHERE r.rowid > ?1 ORDER BY r.rowid",
+                  fmt::format("load '{}' of results after {}", key, after_cursor)));
+  rows.Bind(1, after_cursor).Bind(2, key);
+  std::vector<MetricPoint> points;
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) return points;
+    MetricPoint point;
+    point.cursor = rows.Int64(0);
+    point.trial = static_cast<int>(rows.Int64(1));
+    point.attempt = static_cast<int>(rows.Int64(2));
+    point.step = rows.Int64(3);
+    if (!rows.IsNull(4)) point.value = rows.Double(4);
+    points.push_back(point);
+  }
+}
+
+Expected<std::int64_t> SqliteJournal::DataVersion() {
+  GS_ASSIGN_OR_RETURN(auto row, db_.Prepare("PRAGMA data_version", "read data version"));
+  GS_ASSIGN_OR_RETURN(const bool has_row, row.Step());
+  return has_row ? row.Int64(0) : 0;
 }
 
 Status SqliteJournal::AppendEvent(double time, std::string_view kind, const Json& detail) {

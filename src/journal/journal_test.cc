@@ -281,5 +281,38 @@ TEST_F(JournalTest, FileIsInWalMode) {
   EXPECT_EQ(mode->Text(0), "wal");
 }
 
+TEST_F(JournalTest, DataVersionChangesWhenAnotherConnectionCommits) {
+  auto reader = OpenJournal(db_path_, JournalAccess::kReadOnly);
+  ASSERT_TRUE(reader) << reader.error().message;
+  const auto before = (*reader)->DataVersion();
+  ASSERT_TRUE(before);
+  EXPECT_EQ(*(*reader)->DataVersion(), *before);  // nothing committed: unchanged
+  ASSERT_TRUE(journal_->UpsertTrial(RunningTrial(1)));
+  EXPECT_NE(*(*reader)->DataVersion(), *before);
+}
+
+TEST_F(JournalTest, MetricPointsFollowTheAppendOrderFromACursor) {
+  ASSERT_TRUE(journal_->UpsertTrial(RunningTrial(1)));
+  ASSERT_TRUE(journal_->UpsertTrial(RunningTrial(0)));
+  ASSERT_TRUE(journal_->AppendResults({Result(1, 1, 0, {{"a \"quoted\" key", 0.5}}),
+                                       Result(0, 1, 0, {{"a \"quoted\" key", 3}}),
+                                       Result(0, 1, 1, {{"a \"quoted\" key", "text"}})}));
+  auto all = journal_->LoadMetricPoints("a \"quoted\" key", 0);
+  ASSERT_TRUE(all) << all.error().message;
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].trial, 1);  // append order, not trial order
+  EXPECT_EQ((*all)[0].value, 0.5);
+  EXPECT_EQ((*all)[1].value, 3.0);  // integers are numbers too
+  EXPECT_FALSE((*all)[2].value.has_value());  // a string is no number
+  EXPECT_LT((*all)[0].cursor, (*all)[1].cursor);
+
+  ASSERT_TRUE(journal_->AppendResults({Result(1, 1, 1, {{"other", 1.0}})}));
+  auto newer = journal_->LoadMetricPoints("a \"quoted\" key", (*all)[2].cursor);
+  ASSERT_TRUE(newer) << newer.error().message;
+  ASSERT_EQ(newer->size(), 1u);  // only the new row travels
+  EXPECT_EQ((*newer)[0].step, 1);
+  EXPECT_FALSE((*newer)[0].value.has_value());
+}
+
 }  // namespace
 }  // namespace gpusweep

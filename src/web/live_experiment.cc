@@ -1,0 +1,254 @@
+#include "web/live_experiment.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/unique_fd.h"
+#include "gpusweep/report.h"
+#include "importance/importance.h"
+#include "web/experiment_catalog.h"
+
+namespace gpusweep::web {
+namespace {
+
+Json OptionalNumber(const std::optional<double>& value) {
+  return value && std::isfinite(*value) ? Json(*value) : Json();
+}
+
+// The resource values at which the scheduler judged trials (ASHA/Hyperband/SH rungs).
+std::vector<double> RungResources(const std::vector<SchedulerEventRecord>& events) {
+  std::set<double> rungs;
+  for (const SchedulerEventRecord& event : events) {
+    const Json decision = event.detail.value("decision", Json());
+    if (!decision.is_object() || decision.value("rung", -1) < 0) continue;
+    const Json resource = decision.value("resource", Json());
+    if (resource.is_number()) rungs.insert(resource.get<double>());
+  }
+  return {rungs.begin(), rungs.end()};
+}
+
+}  // namespace
+
+Json TrialJson(const TrialRecord& trial) {
+  Json params = Json::object();
+  for (auto& [name, value] : FlattenParams(trial.params)) params[name] = value;
+  return Json{{"number", trial.number},
+              {"state", ToString(trial.state)},
+              {"attempt", trial.attempt},
+              {"params", std::move(params)},
+              {"objective", OptionalNumber(trial.objective)},
+              {"start", trial.start_time},
+              {"end", trial.end_time > 0 ? Json(trial.end_time) : Json()},
+              {"gpus", trial.gpus},
+              {"reason", trial.failure_reason},
+              {"exit_code", trial.exit_code ? Json(*trial.exit_code) : Json()},
+              {"signal", trial.term_signal ? Json(SignalName(*trial.term_signal)) : Json()},
+              {"budget", OptionalNumber(trial.budget)},
+              {"rung", trial.rung},
+              {"bracket", trial.bracket},
+              {"metrics", trial.last_metrics}};
+}
+
+std::string ConfinedTail(const std::filesystem::path& file, const std::filesystem::path& root,
+                         std::size_t max_bytes) {
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(file, ec);
+  if (ec || !IsWithin(real, root)) return "";
+  // O_NOFOLLOW: a symlink swapped in after the check is refused, not followed.
+  UniqueFd fd(::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  struct stat st {};
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  const off_t start = st.st_size > static_cast<off_t>(max_bytes) ? st.st_size - max_bytes : 0;
+  std::string text(static_cast<std::size_t>(st.st_size - start), '\0');
+  const ssize_t got = ::pread(fd.get(), text.data(), text.size(), start);
+  text.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  if (start > 0) {
+    const std::size_t newline = text.find('\n');
+    text.erase(0, newline == std::string::npos ? 0 : newline + 1);
+  }
+  return text;
+}
+
+LiveExperiment::LiveExperiment(std::filesystem::path dir, ExperimentMeta meta,
+                               std::unique_ptr<Journal> journal, DecisionFormatter decisions)
+    : dir_(std::move(dir)),
+      meta_(std::move(meta)),
+      journal_(std::move(journal)),
+      decisions_(std::move(decisions)) {}
+
+Expected<std::unique_ptr<LiveExperiment>> LiveExperiment::Open(const std::filesystem::path& dir,
+                                                               DecisionFormatter decisions) {
+  GS_ASSIGN_OR_RETURN(ExperimentMeta meta, ReadExperimentMeta(dir));
+  GS_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal,
+                      OpenJournal(dir / kJournalFileName, JournalAccess::kReadOnly));
+  // The declared search space sharpens importance bounds; a config that no longer parses
+  // (templates moved) just leaves them to the values seen.
+  SearchSpace space;
+  GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> record, journal->LoadExperiment());
+  if (record)
+    if (auto config = ParseConfig(record->config_yaml, record->config_path)) space = config->search_space;
+  std::error_code ec;
+  std::filesystem::path canonical = std::filesystem::canonical(dir, ec);  // the log tail's root
+  if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: {}", dir.string(), ec.message()));
+  auto live = std::unique_ptr<LiveExperiment>(
+      new LiveExperiment(std::move(canonical), std::move(meta), std::move(journal), std::move(decisions)));
+  live->space_ = std::move(space);
+  return live;
+}
+
+Status LiveExperiment::RefreshLocked() {
+  // Read before the data: a commit landing meanwhile changes it again for next time.
+  GS_ASSIGN_OR_RETURN(const std::int64_t version, journal_->DataVersion());
+  if (data_version_ && *data_version_ == version) return {};
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, journal_->LoadTrials());
+  GS_ASSIGN_OR_RETURN(std::vector<MetricPoint> points,
+                      journal_->LoadMetricPoints(meta_.metric.name, points_cursor_));
+  const std::int64_t revision = revision_ + 1;
+  bool changed = false;
+  std::vector<TrialRow> rows;
+  rows.reserve(trials.size());
+  std::size_t old = 0;
+  for (TrialRecord& trial : trials) {
+    while (old < trials_.size() && trials_[old].record.number < trial.number) ++old;
+    std::string text = TrialJson(trial).dump();
+    const bool same = old < trials_.size() && trials_[old].record.number == trial.number &&
+                      trials_[old].json_text == text;
+    changed |= !same;
+    rows.push_back({std::move(trial), std::move(text), same ? trials_[old].revision : revision});
+  }
+  if (changed) revision_ = revision;
+  trials_ = std::move(rows);
+  for (const MetricPoint& point : points) {
+    points_cursor_ = point.cursor;
+    if (point.value && std::isfinite(*point.value)) points_.push_back(point);
+  }
+  if (meta_.scheduler) {
+    GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events, journal_->LoadSchedulerEvents());
+    rungs_ = RungResources(events);
+  }
+  data_version_ = version;
+  return {};
+}
+
+Expected<Json> LiveExperiment::Summary() {
+  std::lock_guard lock(mutex_);
+  GS_TRY(RefreshLocked());
+  std::vector<TrialRecord> records;
+  records.reserve(trials_.size());
+  Json counts = Json::object();
+  std::vector<std::string> params;
+  for (const TrialRow& row : trials_) {
+    records.push_back(row.record);
+    const std::string state(ToString(row.record.state));
+    counts[state] = counts.value(state, 0) + 1;
+    for (auto& [name, value] : FlattenParams(row.record.params))
+      if (std::find(params.begin(), params.end(), name) == params.end()) params.push_back(name);
+  }
+  std::vector<const TrialRecord*> ranked = RankTrials(records, meta_.metric);
+  Json best = ranked.empty() ? Json()
+                             : Json{{"trial", ranked.front()->number},
+                                    {"value", *ranked.front()->objective}};
+  Json scheduler;
+  if (meta_.scheduler)
+    scheduler = Json{{"type", meta_.scheduler->type},
+                     {"resource", meta_.scheduler->resource},
+                     {"max_resource", meta_.scheduler->max_resource}};
+  return Json{{"name", meta_.name},
+              {"dir", dir_.string()},
+              {"metric", meta_.metric.name},
+              {"mode", meta_.metric.mode == Mode::kMax ? "max" : "min"},
+              {"total", meta_.total_trials},
+              {"recorded", trials_.size()},
+              {"counts", std::move(counts)},
+              {"best", std::move(best)},
+              {"running", ExperimentLock::IsHeld(dir_)},
+              {"scheduler", std::move(scheduler)},
+              {"params", params},
+              {"rungs", rungs_}};
+}
+
+Expected<Json> LiveExperiment::TrialsSince(std::int64_t since) {
+  std::lock_guard lock(mutex_);
+  GS_TRY(RefreshLocked());
+  Json trials = Json::array();
+  for (const TrialRow& row : trials_)
+    if (row.revision > since) trials.push_back(Json::parse(row.json_text));
+  return Json{{"revision", revision_}, {"trials", std::move(trials)}};
+}
+
+Expected<Json> LiveExperiment::PointsAfter(std::int64_t after) {
+  std::lock_guard lock(mutex_);
+  GS_TRY(RefreshLocked());
+  auto first = std::upper_bound(points_.begin(), points_.end(), after,
+                                [](std::int64_t c, const MetricPoint& p) { return c < p.cursor; });
+  std::vector<int> trial, attempt;
+  std::vector<std::int64_t> step;
+  std::vector<double> value;
+  for (auto it = first; it != points_.end(); ++it) {
+    trial.push_back(it->trial);
+    attempt.push_back(it->attempt);
+    step.push_back(it->step);
+    value.push_back(*it->value);
+  }
+  return Json{{"cursor", std::max(after, points_cursor_)},
+              {"trial", trial},
+              {"attempt", attempt},
+              {"step", step},
+              {"value", value}};
+}
+
+Expected<Json> LiveExperiment::Importance() {
+  std::vector<TrialRecord> trials;
+  std::int64_t revision = 0;
+  {
+    std::lock_guard lock(mutex_);
+    GS_TRY(RefreshLocked());
+    if (importance_ && importance_->first == revision_) return importance_->second;
+    revision = revision_;
+    for (const TrialRow& row : trials_) trials.push_back(row.record);
+  }
+  // Outside the lock: a large sweep's forest takes a while, and other requests go on.
+  GS_ASSIGN_OR_RETURN(std::vector<importance::ParamImportance> ranked,
+                      importance::FanovaImportances(trials, space_));
+  Json params = Json::array();
+  for (const auto& p : ranked) params.push_back(Json{{"name", p.name}, {"importance", p.importance}});
+  const auto completed = std::count_if(trials.begin(), trials.end(), [](const TrialRecord& t) {
+    return t.state == TrialState::kCompleted && t.objective;
+  });
+  Json result{{"method", "fanova"}, {"trials", completed}, {"params", std::move(params)}};
+  std::lock_guard lock(mutex_);
+  importance_ = std::pair(revision, result);
+  return result;
+}
+
+Expected<Json> LiveExperiment::TrialDetail(int number) {
+  std::lock_guard lock(mutex_);
+  GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> trial, journal_->LoadTrial(number));
+  if (!trial)
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("trial {} of {} has not started", number, meta_.name));
+  GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, journal_->LoadResults(number));
+  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
+                      journal_->LoadSchedulerEvents(number));
+  Json rows = Json::array();
+  for (const IntermediateResult& r : results)
+    rows.push_back(
+        Json{{"attempt", r.attempt}, {"step", r.step}, {"time", r.time}, {"values", r.values}});
+  const std::string resource = meta_.scheduler ? meta_.scheduler->resource : "budget";
+  constexpr std::size_t kLogTailBytes = 16 * 1024;
+  return Json{{"trial", TrialJson(*trial)},
+              {"dir", (dir_ / "trials" / TrialDirName(number)).string()},
+              {"results", std::move(rows)},
+              {"decisions", decisions_ ? decisions_(events, resource) : std::vector<std::string>{}},
+              {"log_tail", ConfinedTail(dir_ / "trials" / TrialDirName(number) / "output.log",
+                                        dir_, kLogTailBytes)}};
+}
+
+}  // namespace gpusweep::web

@@ -1,0 +1,96 @@
+// live_experiment.h — one experiment as the dashboard sees it: a read-only journal and
+// what was last read from it, refreshed while a run writes it.
+//
+// Live updates travel by cursor: every trial row carries the revision at which it last
+// changed (a counter this object keeps in memory; the journal is never written), and
+// every learning-curve point its journal cursor. A client passes the largest of each it
+// has seen and receives only rows past them.
+// Thread-safe: the server's worker threads share one LiveExperiment per directory.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusweep/config.h"
+#include "gpusweep/journal.h"
+#include "gpusweep/json.h"
+#include "gpusweep/status.h"
+#include "run/experiment_meta.h"
+
+namespace gpusweep::web {
+
+// The scheduler's decisions about one trial as display lines (the CLI's `show` lines).
+using DecisionFormatter = std::function<std::vector<std::string>(
+    const std::vector<SchedulerEventRecord>& events, const std::string& resource)>;
+
+class LiveExperiment {
+ public:
+  // Reads experiment.json and opens the journal read-only. Errors as ReadExperimentMeta
+  // and OpenJournal.
+  static Expected<std::unique_ptr<LiveExperiment>> Open(const std::filesystem::path& dir,
+                                                        DecisionFormatter decisions);
+
+  // {name, dir, metric, mode, total, counts{state: n}, best{trial, value}|null, running,
+  //  scheduler{type, resource, max_resource}|null, params[names], rungs[resource values]}
+  Expected<Json> Summary();
+  // {revision, trials: [trial objects changed after `since`, by number]} (see TrialJson).
+  Expected<Json> TrialsSince(std::int64_t since);
+  // {cursor, trial[], attempt[], step[], value[]}: the objective metric's intermediate
+  // values appended after `after`, columnar so 200,000 points stay a few MB.
+  Expected<Json> PointsAfter(std::int64_t after);
+  // {trial, results[{attempt, step, time, values}], decisions[lines], log_tail} of
+  // trial `number`; Error{kNotFound} if it has not started.
+  Expected<Json> TrialDetail(int number);
+
+  // {method: "fanova", trials: n, params: [{name, importance}] most important first},
+  // computed over the completed trials (importance.h), cached until trials change.
+  Expected<Json> Importance();
+
+  const std::filesystem::path& dir() const { return dir_; }
+  const ExperimentMeta& meta() const { return meta_; }
+
+ private:
+  LiveExperiment(std::filesystem::path dir, ExperimentMeta meta, std::unique_ptr<Journal> journal,
+                 DecisionFormatter decisions);
+  // Re-reads the journal when a writer committed since the last read. Caller holds mutex_.
+  Status RefreshLocked();
+
+  struct TrialRow {
+    TrialRecord record;
+    std::string json_text;  // TrialJson(record).dump(): what changed is compared on this
+    std::int64_t revision = 0;
+  };
+
+  std::mutex mutex_;
+  std::filesystem::path dir_;
+  ExperimentMeta meta_;
+  std::unique_ptr<Journal> journal_;
+  DecisionFormatter decisions_;
+  std::optional<std::int64_t> data_version_;  // the journal's when last read
+  std::int64_t revision_ = 0;
+  std::vector<TrialRow> trials_;  // by number
+  std::vector<MetricPoint> points_;  // with a value only, append order
+  std::int64_t points_cursor_ = 0;
+  std::vector<double> rungs_;
+  SearchSpace space_;  // declared bounds for importance; empty if the config is unreadable
+  std::optional<std::pair<std::int64_t, Json>> importance_;  // (revision, result)
+};
+
+// One trial for the dashboard: {number, state, attempt, params{flattened name: value},
+// objective|null, start, end|null (Unix seconds), gpus[], reason, exit_code|null,
+// signal|null, budget|null, rung, bracket, metrics{last reported}}.
+Json TrialJson(const TrialRecord& trial);
+
+// The last `max_bytes` of `file` (cut at a line start) if it lies within `root` after
+// resolving symlinks; "" when it is missing, unreadable or outside.
+std::string ConfinedTail(const std::filesystem::path& file, const std::filesystem::path& root,
+                         std::size_t max_bytes);
+
+}  // namespace gpusweep::web

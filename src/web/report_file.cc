@@ -1,0 +1,48 @@
+#include "web/report_file.h"
+
+#include <algorithm>
+
+#include "gpusweep/report.h"
+#include "web/page.h"
+
+namespace gpusweep::web {
+namespace {
+
+// Numbers of the trials whose pages the report carries: all, or the best-ranked.
+Expected<std::vector<int>> TrialsWithPages(LiveExperiment& experiment, const Json& trials) {
+  std::vector<int> numbers;
+  for (const Json& t : trials) numbers.push_back(t["number"].get<int>());
+  if (numbers.size() <= static_cast<std::size_t>(kReportTrialPages)) return numbers;
+  const bool maximize = experiment.meta().metric.mode == Mode::kMax;
+  std::vector<std::pair<double, int>> ranked;
+  for (const Json& t : trials)
+    if (t["state"] == "completed" && t["objective"].is_number())
+      ranked.emplace_back(maximize ? -t["objective"].get<double>() : t["objective"].get<double>(),
+                          t["number"].get<int>());
+  std::sort(ranked.begin(), ranked.end());
+  ranked.resize(std::min<std::size_t>(ranked.size(), kReportTrialPages));
+  numbers.clear();
+  for (auto& [value, number] : ranked) numbers.push_back(number);
+  return numbers;
+}
+
+}  // namespace
+
+Expected<std::string> BuildReport(const std::filesystem::path& dir, DecisionFormatter decisions) {
+  GS_ASSIGN_OR_RETURN(std::unique_ptr<LiveExperiment> experiment,
+                      LiveExperiment::Open(dir, std::move(decisions)));
+  Json data = Json::object();
+  GS_ASSIGN_OR_RETURN(data["experiment"], experiment->Summary());
+  GS_ASSIGN_OR_RETURN(data["trials"], experiment->TrialsSince(0));
+  GS_ASSIGN_OR_RETURN(data["points"], experiment->PointsAfter(0));
+  GS_ASSIGN_OR_RETURN(data["importance"], experiment->Importance());
+  GS_ASSIGN_OR_RETURN(std::vector<int> pages, TrialsWithPages(*experiment, data["trials"]["trials"]));
+  Json details = Json::object();
+  for (int number : pages) {
+    GS_ASSIGN_OR_RETURN(details[std::to_string(number)], experiment->TrialDetail(number));
+  }
+  data["details"] = std::move(details);
+  return ReportPage(data);
+}
+
+}  // namespace gpusweep::web

@@ -1,0 +1,211 @@
+"""The dashboard in a real browser: Debian's headless Chromium driven by Selenium,
+against the real gpusweep binary serving real experiments (finished and running).
+
+Run by CTest (browser_dashboard_test); needs GPUSWEEP_BINARY and
+GPUSWEEP_SCREENSHOT_DIR (where each page's screenshot is written)."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.request
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+BINARY = os.environ["GPUSWEEP_BINARY"]
+SHOTS = Path(os.environ["GPUSWEEP_SCREENSHOT_DIR"])
+HERE = Path(__file__).resolve().parent
+EVIL = "<img src=x onerror=window.pwned=1>"
+# Generous: the test machine is shared and loaded; nothing here measures speed.
+WAIT_S = 120
+
+SWEEP = """name: {name}
+command: [/usr/bin/python3, "{trial}", "{{{{x}}}}", "{steps}", "{gate}"]
+metric: {{name: score, mode: max}}
+sampler: {{type: random, trials: {trials}, seed: 3}}
+search_space:
+  x: {{type: uniform, low: 0.0, high: 1.0}}
+  opt: {{type: choice, values: [sgd, "{evil}"]}}
+  width: {{type: choice, values: [16, 32, 64]}}
+resources: {{cpu_slots: {slots}}}
+"""
+
+
+def write_sweep(root, name, trials, steps, gate="-", slots=2):
+    path = root / f"{name}.yaml"
+    path.write_text(SWEEP.format(name=name, trial=HERE / "trial.py", steps=steps, gate=gate,
+                                 trials=trials, evil=EVIL, slots=slots))
+    return path
+
+
+def make_driver():
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1400,1800"):
+        options.add_argument(arg)
+    service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_page_load_timeout(WAIT_S)
+    return driver
+
+
+class Server:
+    """`gpusweep serve --port 0` on a directory; reads the URL it prints."""
+
+    def __init__(self, *args):
+        self.process = subprocess.Popen([BINARY, "serve", "--port", "0", *map(str, args)],
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        line = self.process.stdout.readline()
+        match = re.search(r"(http://\S+)", line)
+        if not match:
+            self.process.kill()
+            raise AssertionError(f"serve printed no URL: {line!r}")
+        self.url = match.group(1)
+
+    def json(self, path):
+        with urllib.request.urlopen(self.url + path, timeout=WAIT_S) as response:
+            return json.load(response)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=WAIT_S)
+
+
+class DashboardTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        cls.tmp = Path(tempfile.mkdtemp(prefix="gpusweep-browser-"))
+        cls.runs = cls.tmp / "runs"
+        sweep = write_sweep(cls.tmp, "finished", trials=12, steps=8)
+        subprocess.run([BINARY, "run", str(sweep), "--dir", str(cls.runs / "finished")],
+                       check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
+        cls.server = Server(cls.runs)
+        cls.driver = make_driver()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def open(self, fragment):
+        self.driver.get(self.server.url.split("?")[0] + fragment)
+        WebDriverWait(self.driver, WAIT_S).until(
+            lambda d: d.execute_script("return document.body.dataset.chartsDrawn") == "true")
+
+    def rows(self):
+        return self.driver.find_elements(By.CSS_SELECTOR, "table.trials tbody tr")
+
+    def charts_with_pixels(self):
+        """Titles of chart panels whose canvas has at least one painted pixel."""
+        return self.driver.execute_script("""
+            return [...document.querySelectorAll('section[data-chart]')].filter((panel) => {
+              const canvas = panel.querySelector('canvas');
+              if (!canvas || !canvas.width) return false;
+              const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+              for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) return true;
+              return false;
+            }).map((panel) => panel.dataset.chart);""")
+
+    def shoot(self, name):
+        path = SHOTS / f"{name}.png"
+        self.driver.save_screenshot(str(path))
+        self.assertGreater(path.stat().st_size, 10000)
+
+    def test_experiments_page_lists_the_experiment(self):
+        self.open("#/")
+        rows = self.rows()
+        self.assertEqual(len(rows), 1)
+        self.assertIn("finished", rows[0].text)
+        self.assertIn("12 / 12", rows[0].text)
+        self.shoot("experiments")
+
+    def test_experiment_page_has_every_trial_and_every_chart_drawn(self):
+        self.open("#/e/finished")
+        self.assertEqual(len(self.rows()), 12)
+        WebDriverWait(self.driver, WAIT_S).until(
+            lambda d: "Parameter importance (fANOVA)" in self.charts_with_pixels())
+        drawn = set(self.charts_with_pixels())
+        for title in ("Optimisation history", "Intermediate values", "Parallel coordinates",
+                      "Slice: x", "Slice: opt", "Slice: width", "Parameter importance (fANOVA)"):
+            self.assertIn(title, drawn)
+        # The parameter value with markup in it is shown as text, never run.
+        self.assertIn(EVIL, self.driver.find_element(By.ID, "trials").text)
+        self.assertIsNone(self.driver.execute_script("return window.pwned"))
+        self.shoot("experiment")
+
+    def test_table_sorts_and_filters(self):
+        self.open("#/e/finished")
+        self.driver.find_element(By.XPATH, "//th[starts-with(normalize-space(.), 'score')]").click()
+        self.driver.find_element(By.XPATH, "//th[starts-with(normalize-space(.), 'score')]").click()
+        scores = [float(r.find_elements(By.TAG_NAME, "td")[2].text) for r in self.rows()]
+        self.assertEqual(scores, sorted(scores, reverse=True))
+        box = self.driver.find_element(By.CSS_SELECTOR, "input[data-param='x']")
+        box.send_keys("0..0.5\n")
+        WebDriverWait(self.driver, WAIT_S).until(lambda d: len(self.rows()) < 12)
+        trials = self.server.json("api/e/finished/trials")["trials"]
+        expected = sum(1 for t in trials if t["params"]["x"] <= 0.5)
+        self.assertEqual(len(self.rows()), expected)
+
+    def test_trial_page_shows_its_log_tail(self):
+        self.open("#/e/finished/t/3")
+        log = self.driver.find_element(By.ID, "log-tail").text
+        self.assertIn("trial 3 done <b>not bold</b>", log)
+        self.assertIn("Metrics over steps", self.charts_with_pixels())
+        self.shoot("trial")
+
+    def test_report_file_opens_offline_with_the_same_page(self):
+        report = self.tmp / "report.html"
+        subprocess.run([BINARY, "report", str(self.runs / "finished"), "-o", str(report)],
+                       check=True, timeout=WAIT_S)
+        self.driver.get(report.as_uri())
+        WebDriverWait(self.driver, WAIT_S).until(
+            lambda d: d.execute_script("return document.body.dataset.chartsDrawn") == "true")
+        self.assertEqual(len(self.rows()), 12)
+        self.assertIn("Intermediate values", self.charts_with_pixels())
+        # Nothing was fetched: every resource the page used is the file itself.
+        urls = self.driver.execute_script(
+            "return performance.getEntriesByType('resource').map((e) => e.name)")
+        self.assertEqual(urls, [])
+        self.shoot("report")
+
+    def test_live_view_gains_a_trial_when_the_run_finishes_one(self):
+        gate = self.tmp / "gate"
+        sweep = write_sweep(self.tmp, "running", trials=4, steps=5, gate=str(gate), slots=1)
+        run = subprocess.Popen([BINARY, "run", str(sweep), "--dir", str(self.runs / "running")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.time() + WAIT_S
+            while time.time() < deadline:  # trial 0 done, trial 1 waiting at its gate
+                listed = [e for e in self.server.json("api/experiments") if e["id"] == "running"]
+                if listed and listed[0].get("counts", {}).get("completed") == 1 and \
+                        listed[0]["counts"].get("running") == 1:
+                    break
+                time.sleep(0.2)
+            self.open("#/e/running")
+            self.assertEqual(self.driver.find_element(By.ID, "live").text, "live")
+            completed = lambda: len(self.driver.find_elements(
+                By.CSS_SELECTOR, "table.trials tbody .state-completed"))
+            self.assertEqual(completed(), 1)
+            rows_before = len(self.rows())
+            Path(f"{gate}-1").touch()  # trial 1 finishes; trial 2 starts
+            WebDriverWait(self.driver, WAIT_S).until(lambda d: completed() == 2)
+            self.assertGreaterEqual(len(self.rows()), rows_before)
+            self.shoot("live")
+        finally:
+            for k in range(1, 4):
+                Path(f"{gate}-{k}").touch()
+            run.wait(timeout=WAIT_S)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

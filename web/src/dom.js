@@ -1,0 +1,55 @@
+// DOM helpers. Every piece of data reaches the page as a text node or an attribute
+// value set through the DOM, never through innerHTML, so a parameter value holding
+// HTML or script shows as text.
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else if (key === 'dataset') Object.assign(node.dataset, value);
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+// For chart tooltips, which ECharts renders as HTML.
+export function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({
+    '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;',
+  }[c]));
+}
+
+export function fmtNumber(value) {
+  if (value === null || value === undefined) return '-';
+  if (typeof value !== 'number') return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (Number.isInteger(value)) return String(value);
+  return Number(value.toPrecision(6)).toString();
+}
+
+export function fmtValue(value) {
+  return typeof value === 'number' ? fmtNumber(value) : (typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+export function fmtDuration(seconds) {
+  if (seconds === null || seconds === undefined || !isFinite(seconds)) return '-';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+export function fmtTime(unix) {
+  if (!unix) return '-';
+  const d = new Date(unix * 1000);
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+export function stateBadge(state) {
+  return el('span', { class: `state state-${state}` }, state);
+}

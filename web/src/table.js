@@ -1,0 +1,107 @@
+// The trial table: every parameter and metric column, sort by any column, filter by
+// state and by parameter ranges; 100 rows a page so 10,000 trials stay instant.
+import { el, fmtDuration, fmtValue, stateBadge } from './dom.js';
+
+const PAGE = 100;
+
+function columnsOf(trials, summary) {
+  const metrics = [];
+  for (const t of trials) for (const k of Object.keys(t.metrics || {})) if (!metrics.includes(k)) metrics.push(k);
+  return [
+    { key: 'number', label: 'trial', get: (t) => t.number },
+    { key: 'state', label: 'state', get: (t) => t.state, cell: (t) => stateBadge(t.state) },
+    { key: 'objective', label: summary.metric, get: (t) => t.objective },
+    { key: 'duration', label: 'duration', get: (t) => (t.end || Date.now() / 1000) - t.start, cell: (t) => fmtDuration((t.end || Date.now() / 1000) - t.start) },
+    ...summary.params.map((p) => ({ key: `p:${p}`, label: p, get: (t) => t.params[p], param: p })),
+    ...metrics.map((m) => ({ key: `m:${m}`, label: m, get: (t) => (t.metrics || {})[m], metric: true })),
+    { key: 'gpus', label: 'gpus', get: (t) => (t.gpus.length ? t.gpus.join(',') : 'cpu') },
+  ];
+}
+
+function compare(a, b) {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return 1;
+  if (b === null || b === undefined) return -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(fmtValue(a)).localeCompare(String(fmtValue(b)));
+}
+
+// A filter box for one parameter: "lo..hi" for numbers, a substring for the rest.
+function matches(value, text) {
+  if (!text) return true;
+  const range = text.match(/^\s*(-?[\d.eE+-]*)\s*\.\.\s*(-?[\d.eE+-]*)\s*$/);
+  if (range && typeof value === 'number') {
+    const lo = range[1] === '' ? -Infinity : Number(range[1]);
+    const hi = range[2] === '' ? Infinity : Number(range[2]);
+    return value >= lo && value <= hi;
+  }
+  return fmtValue(value ?? '').includes(text);
+}
+
+export class TrialTable {
+  constructor(parent, experimentId, summary) {
+    this.id = experimentId;
+    this.summary = summary;
+    this.sort = { key: 'number', dir: 1 };
+    this.filters = {};
+    this.state = '';
+    this.page = 0;
+    this.root = el('section', { class: 'panel wide', id: 'trials' });
+    parent.append(this.root);
+  }
+
+  update(trials, summary) {
+    this.trials = trials;
+    this.summary = summary;
+    this.render();
+  }
+
+  visible() {
+    const { key, dir } = this.sort;
+    const column = this.columns.find((c) => c.key === key) || this.columns[0];
+    return this.trials
+      .filter((t) => !this.state || t.state === this.state)
+      .filter((t) => Object.entries(this.filters).every(([p, text]) => matches(t.params[p], text)))
+      .sort((a, b) => dir * compare(column.get(a), column.get(b)) || a.number - b.number);
+  }
+
+  header() {
+    return el('tr', {}, this.columns.map((c) => el('th', {
+      class: 'sortable', title: 'sort',
+      onclick: () => { this.sort = { key: c.key, dir: this.sort.key === c.key ? -this.sort.dir : 1 }; this.render(); },
+    }, c.label, this.sort.key === c.key ? (this.sort.dir > 0 ? ' ▲' : ' ▼') : '')));
+  }
+
+  filterRow() {
+    return el('tr', { class: 'filters' }, this.columns.map((c) => el('th', {}, c.param ? el('input', {
+      type: 'search', placeholder: 'lo..hi or text', value: this.filters[c.param] || '', 'data-param': c.param,
+      onchange: (e) => { this.filters[c.param] = e.target.value; this.page = 0; this.render(); },
+    }) : '')));
+  }
+
+  row(t) {
+    return el('tr', { dataset: { trial: t.number } }, this.columns.map((c) => el('td', {},
+      c.key === 'number' ? el('a', { href: `#/e/${encodeURIComponent(this.id)}/t/${t.number}` }, t.number)
+        : c.cell ? c.cell(t) : fmtValue(c.get(t) ?? '-'))));
+  }
+
+  render() {
+    this.columns = columnsOf(this.trials, this.summary);
+    const rows = this.visible();
+    const pages = Math.max(1, Math.ceil(rows.length / PAGE));
+    this.page = Math.min(this.page, pages - 1);
+    const shown = rows.slice(this.page * PAGE, (this.page + 1) * PAGE);
+    const states = [...new Set(this.trials.map((t) => t.state))].sort();
+    const stateSelect = el('select', { id: 'state-filter', onchange: (e) => { this.state = e.target.value; this.page = 0; this.render(); } },
+      el('option', { value: '' }, 'every state'), states.map((s) => el('option', { value: s, selected: s === this.state }, s)));
+    const pager = el('span', { class: 'pager' },
+      el('button', { disabled: this.page === 0, onclick: () => { this.page -= 1; this.render(); } }, '‹'),
+      ` page ${this.page + 1} of ${pages} `,
+      el('button', { disabled: this.page >= pages - 1, onclick: () => { this.page += 1; this.render(); } }, '›'));
+    this.root.replaceChildren(
+      el('h3', {}, 'Trials'),
+      el('div', { class: 'toolbar' }, stateSelect, el('span', { id: 'trial-count' }, `${rows.length} of ${this.trials.length} trials`), pager),
+      el('div', { class: 'scroll' }, el('table', { class: 'trials' },
+        el('thead', {}, this.header(), this.filterRow()), el('tbody', {}, shown.map((t) => this.row(t))))));
+  }
+}
