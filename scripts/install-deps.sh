@@ -2,7 +2,8 @@
 # Installs every Debian 12 package gpusweep needs to build, test and run its examples.
 # Idempotent: does nothing (and needs no network) when all packages are present.
 # Usage: scripts/install-deps.sh [--examples] [--cpp-sdk] [--bench] [--tests]
-#   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna (side-by-side benchmarks);
+#   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna (side-by-side benchmarks;
+#   bench/importance/run.sh unpacks scikit-learn itself, apt cannot install it here);
 #   --cpp-sdk adds LibTorch, zlib and Fashion-MNIST for the C++ SDK's optional `fit`
 #   component and examples/cpp-fashion-mnist;
 #   --tests adds what optional tests use (Optuna, to load `export --format optuna`;
