@@ -36,6 +36,11 @@ class ForwardingJournal : public Journal {
   Expected<std::vector<IntermediateResult>> LoadResults(int t) override {
     return inner_->LoadResults(t);
   }
+  Expected<std::vector<MetricPoint>> LoadMetricPoints(std::string_view key,
+                                                      std::int64_t after) override {
+    return inner_->LoadMetricPoints(key, after);
+  }
+  Expected<std::int64_t> DataVersion() override { return inner_->DataVersion(); }
   Status Apply(const std::vector<JournalWrite>& w, Durability d) override {
     return inner_->Apply(w, d);
   }

@@ -1,0 +1,68 @@
+"""Times the dashboard in headless Chromium: for each experiment, navigation start to
+the moment every chart of the experiment page has drawn (the page's
+'gpusweep-charts-drawn' mark), and to the importance chart; then the server's peak RSS.
+Usage: page_load.py SERVER_URL SERVER_PID EXPERIMENT_ID... (bench/web/run.sh)"""
+import shutil
+import statistics
+import sys
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
+
+REPEATS = 5
+
+MEASURE = """
+const drawn = performance.getEntriesByName('gpusweep-charts-drawn');
+const importance = [...document.querySelectorAll('section[data-chart]')]
+  .some((s) => s.dataset.chart.startsWith('Parameter importance') && s.dataset.drawn);
+return drawn.length ? [drawn[0].startTime, importance ? drawn[drawn.length - 1].startTime : null,
+                       document.querySelectorAll('table.trials tbody tr').length] : null;"""
+
+
+def driver():
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1400,1800"):
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+
+
+def peak_rss_mib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def load(browser, url):
+    browser.get("about:blank")
+    browser.get(url)
+    WebDriverWait(browser, 120).until(lambda d: d.execute_script(MEASURE))
+    # Importance arrives after the main charts; wait for it separately.
+    WebDriverWait(browser, 120).until(lambda d: d.execute_script(MEASURE)[1] is not None)
+    return browser.execute_script(MEASURE)
+
+
+def main():
+    url, pid, experiments = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    browser = driver()
+    print("| experiment | rows shown | first load: charts drawn | then: importance drawn | "
+          f"warm loads: charts drawn (median of {REPEATS}) | server peak RSS |")
+    print("|---|---|---|---|---|---|")
+    try:
+        for exp in experiments:
+            first = load(browser, f"{url}#/e/{exp}")
+            warm = [load(browser, f"{url}#/e/{exp}") for _ in range(REPEATS)]
+            print(f"| {exp} | {first[2]} | {first[0]:.0f} ms | {first[1]:.0f} ms | "
+                  f"{statistics.median(w[0] for w in warm):.0f} ms "
+                  f"(min {min(w[0] for w in warm):.0f}, max {max(w[0] for w in warm):.0f}) | "
+                  f"{peak_rss_mib(pid):.1f} MiB |")
+    finally:
+        browser.quit()
+
+
+if __name__ == "__main__":
+    main()
