@@ -112,7 +112,7 @@ export function curvesOption(points, trials, summary) {
     tooltip: { trigger: 'item', formatter: (p) => (p.seriesName === 'stopped'
       ? `trial ${escapeHtml(p.value[2])} pruned at ${escapeHtml(fmtNumber(p.value[0]))}` : '') },
     xAxis: { type: 'value', name: summary.scheduler ? summary.scheduler.resource : 'step', nameLocation: 'middle', nameGap: 25, ...extent.x },
-    yAxis: { type: 'value', name: summary.metric, ...extent.y, axisLabel: { formatter: (v) => fmtNumber(v) } },
+    yAxis: { type: 'value', name: summary.metric, ...extent.y, axisLabel: { showMinLabel: false, showMaxLabel: false, formatter: (v) => fmtNumber(v) } },
     series: [
       { name: 'curves', type: 'lines', coordinateSystem: 'cartesian2d', polyline: true, large: true,
         largeThreshold: 500, lineStyle: { width: 1, opacity: 0.45, color: COLORS.completed }, data: lines,
@@ -157,7 +157,7 @@ export function sliceOption(trials, summary, name) {
     grid: { left: 50, right: 10, top: 10, bottom: 40 },
     tooltip: { trigger: 'item', formatter: (p) => `trial ${escapeHtml(p.value[2])}: ${escapeHtml(name)}=${escapeHtml(p.value[0])}` },
     xAxis: axis.numeric ? { type: 'value', name, nameLocation: 'middle', nameGap: 25, scale: true }
-      : { type: 'category', name, nameLocation: 'middle', nameGap: 25, data: axis.categories },
+      : { type: 'category', name, nameLocation: 'middle', nameGap: 25, data: axis.categories, axisLabel: { interval: 0, width: 120, overflow: 'truncate' } },
     yAxis: { type: 'value', scale: true },
     series: [{ type: 'scatter', symbolSize: 4, large: true, itemStyle: { color: COLORS.completed },
       data: done.map((t) => [axis.numeric ? t.params[name] : fmtValue(t.params[name]), t.objective, t.number]) }],
