@@ -164,7 +164,8 @@ Status CheckIgnoredNames(const std::vector<std::string>& ignored,
   if (names.empty()) return {};
   for (const std::string& name : ignored) {
     if (name == "seed" || std::find(names.begin(), names.end(), name) != names.end()) continue;
-    const auto close = ClosestMatch(name, std::vector<std::string_view>(names.begin(), names.end()));
+    const auto close =
+        ClosestMatch(name, std::vector<std::string_view>(names.begin(), names.end()));
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("--ignore '{}' is not a param of this experiment; its params: {}{}",
                             name, fmt::join(names, ", "),

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <system_error>
@@ -421,11 +422,23 @@ namespace fs = std::filesystem;
 class PrivateCopy {
  public:
   static Expected<PrivateCopy> Make(const fs::path& db_path) {
-    std::string pattern = (fs::temp_directory_path() / "gpusweep-read.XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr)
+    // The error_code overload: a TMPDIR that is not a directory must be an error, not
+    // an uncaught filesystem_error.
+    std::error_code temp_error;
+    const fs::path temp_dir = fs::temp_directory_path(temp_error);
+    const char* tmpdir_variable = std::getenv("TMPDIR");
+    const std::string temp_shown =
+        temp_error ? fmt::format("TMPDIR={}", tmpdir_variable ? tmpdir_variable : "")
+                   : temp_dir.string();
+    std::string pattern = (temp_dir / "gpusweep-read.XXXXXX").string();
+    if (temp_error || ::mkdtemp(pattern.data()) == nullptr) {
+      const std::string reason = temp_error ? temp_error.message() : std::strerror(errno);
       return Fail(ErrorCode::kJournal,
-                  fmt::format("{}: cannot make a private copy to read: {}", db_path.string(),
-                              std::strerror(errno)));
+                  fmt::format("{}: cannot make a private copy to read (this directory is not "
+                              "writable, so its WAL cannot be read in place) in the temporary "
+                              "directory {}: {}; set TMPDIR to a directory you can write",
+                              db_path.string(), temp_shown, reason));
+    }
     PrivateCopy copy{fs::path(pattern)};
     std::error_code ec;
     for (const char* suffix : {"", "-wal"}) {

@@ -240,6 +240,33 @@ int TrialsSeenByAnotherUser(const std::filesystem::path& db_path) {
   return WIFEXITED(status) && WEXITSTATUS(status) < 200 ? WEXITSTATUS(status) : -1;
 }
 
+// The error another user gets opening `db_path` with TMPDIR=`tmpdir`; "" when it opens,
+// "crashed" when the reader died instead of answering.
+std::string ErrorSeenByAnotherUser(const std::filesystem::path& db_path, const char* tmpdir) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return "no pipe";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    ::setenv("TMPDIR", tmpdir, 1);
+    if (::geteuid() == 0 &&
+        (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0))
+      _exit(200);
+    auto journal = OpenJournal(db_path, JournalAccess::kReadOnly);
+    const std::string message = journal ? "" : journal.error().message;
+    if (::write(pipe_fds[1], message.data(), message.size()) < 0) _exit(201);
+    _exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string message;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, n);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? message : "crashed";
+}
+
 std::vector<std::string> FilesIn(const std::filesystem::path& dir) {
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(dir))
@@ -281,6 +308,32 @@ TEST_F(JournalAccessTest, ReaderWhoCannotWriteSeesCommitsStillInTheWal) {
   ::chmod(dir_.path().c_str(), 0555);
   EXPECT_EQ(TrialsSeenByAnotherUser(db_path_), 3);
   ::chmod(dir_.path().c_str(), 0755);
+}
+
+// A copy of a journal with commits still in its WAL (no -shm), in a directory the reader
+// cannot write, needs a private copy in TMPDIR; a TMPDIR that does not exist is an error
+// that says what to do, not an uncaught exception.
+TEST_F(JournalAccessTest, ReaderWithAMissingTmpdirGetsAnErrorNotACrash) {
+  auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
+  ASSERT_TRUE(raw);
+  auto writer = MustOpen(JournalAccess::kReadWrite);
+  ASSERT_NE(writer, nullptr);
+  ASSERT_TRUE(raw->Exec("PRAGMA wal_autocheckpoint = 0", "no checkpoints"));
+  ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kRunning)));
+  const std::filesystem::path copy = dir_.path() / "copy";
+  std::filesystem::create_directory(copy);
+  for (const char* suffix : {"", "-wal"})
+    std::filesystem::copy_file(db_path_.string() + suffix,
+                               (copy / kJournalFileName).string() + suffix);
+  ::chmod(copy.c_str(), 0555);
+  const std::string error = ErrorSeenByAnotherUser(copy / kJournalFileName, "/nonexistent-tmp");
+  EXPECT_NE(error.find("cannot make a private copy to read"), std::string::npos) << error;
+  EXPECT_NE(error.find("set TMPDIR to a directory you can write"), std::string::npos) << error;
+  const std::filesystem::path writable_tmp = dir_.path() / "tmp";
+  std::filesystem::create_directory(writable_tmp);
+  ::chmod(writable_tmp.c_str(), 0777);
+  EXPECT_EQ(ErrorSeenByAnotherUser(copy / kJournalFileName, writable_tmp.c_str()), "");
+  ::chmod(copy.c_str(), 0755);
 }
 
 JournalWrite Write(JournalWrite::Kind kind, const TrialRecord& record) {
