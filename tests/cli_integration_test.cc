@@ -246,10 +246,10 @@ resources: {cpu_slots: 1}  # one job in flight: the kill cuts exactly one short
 kill_grace: 1s
 )");
   pid_t first = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "first.log");
+  // The journal says "running" before the spawn (launch intent), so wait for the hung
+  // job's own mark: killed before it started, the resumed run would hang instead.
   ASSERT_TRUE(WaitUntil(30, [&] {
-    for (const TrialRecord& t : Trials())
-      if (t.state == TrialState::kRunning && t.budget == 4.0) return true;
-    return false;
+    return std::filesystem::exists(dir_.path() / "hung");
   })) << ReadFile(dir_.path() / "first.log");
   ASSERT_EQ(kill(first, SIGKILL), 0);
   EXPECT_EQ(WaitExit(first), 128 + SIGKILL);
