@@ -1,10 +1,25 @@
 // config_test_util.h — a temporary directory for tests that need real files.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
 #include "common/temp_dir_for_tests.h"
+#include "gpusweep/config.h"
 
 namespace gpusweep::config_test {
 
 using test_support::TempDir;
+
+// The message of the kInvalidConfig error `yaml` (as exp.yaml) gives, or
+// "<parsed without error>".
+inline std::string ParseError(std::string_view yaml) {
+  auto config = ParseConfig(yaml, "exp.yaml");
+  if (config) return "<parsed without error>";
+  EXPECT_EQ(config.error().code, ErrorCode::kInvalidConfig);
+  return config.error().message;
+}
 
 }  // namespace gpusweep::config_test

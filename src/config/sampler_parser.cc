@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,21 @@ constexpr std::array<std::string_view, 10> kTpeKeys{
     "type",           "trials",       "seed",          "n_startup_trials",
     "n_ei_candidates", "prior_weight", "multivariate", "constant_liar",
     "consider_magic_clip", "consider_endpoints"};
+
+// Other tools' sampler names that have a counterpart here.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kForeignSamplers{{
+    {"bayes", "tpe"}, {"bayesian", "tpe"}, {"optuna", "tpe"}, {"hyperopt", "tpe"},
+    {"qmc", "sobol"}, {"grid_search", "grid"}, {"random_search", "random"}}};
+
+Status CheckForeignSamplerName(const Value& type) {
+  if (!type.IsScalar()) return {};
+  for (const auto& [foreign, ours] : kForeignSamplers)
+    if (type.node().Scalar() == foreign)
+      return type.Invalid(fmt::format("unknown sampler '{}'", foreign),
+                          fmt::format("gpusweep's counterpart is type: {} (see docs/samplers.md)",
+                                      ours));
+  return {};
+}
 
 // `trials` (required) and `seed` (optional), shared by random, sobol and tpe.
 Status ParseTrialsAndSeed(const Mapping& sampler, SamplerConfig& out) {
@@ -64,6 +80,7 @@ Expected<SamplerConfig> ParseSampler(const Value& value) {
   GS_ASSIGN_OR_RETURN(Mapping sampler, value.ToMapping());
   GS_ASSIGN_OR_RETURN(Value type,
                       sampler.Require("type", "add type: random, grid, sobol or tpe"));
+  GS_TRY(CheckForeignSamplerName(type));
   GS_ASSIGN_OR_RETURN(std::string_view type_text, type.ToEnum(kSamplerTypes));
   SamplerConfig out;
   if (type_text == "grid") {

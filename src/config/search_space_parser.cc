@@ -6,17 +6,12 @@
 #include <limits>
 
 #include "common/did_you_mean.h"
+#include "config/param_vocabulary.h"
 
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 5> kTypes{"choice", "uniform", "loguniform", "int",
-                                                 "constant"};
 constexpr std::array<std::string_view, 3> kReserved{"trial", "config_dir", "experiment_dir"};
-constexpr std::array<std::string_view, 2> kChoiceKeys{"type", "values"};
-constexpr std::array<std::string_view, 3> kRangeKeys{"type", "low", "high"};
-constexpr std::array<std::string_view, 4> kIntKeys{"type", "low", "high", "step"};
-constexpr std::array<std::string_view, 2> kConstantKeys{"type", "value"};
 
 bool IsMustacheName(std::string_view name) {
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
@@ -39,19 +34,15 @@ Status CheckParamName(const Mapping::Entry& entry) {
   return {};
 }
 
-// Without `type`, a key one edit away ("tpye", "Type") is more likely a typo than a
-// missing type; farther keys ("size") probably belong to an intended mapping constant.
-Status CheckForMisspelledType(const Mapping& spec) {
-  for (const Mapping::Entry& entry : spec.entries())
-    if (EditDistance(entry.name, "type") <= 1)
-      return entry.key.Invalid(fmt::format("unknown key '{}'; did you mean 'type'?", entry.name),
-                               fmt::format("valid types: {}", JoinNames(kTypes)));
-  return {};
+// The value under `key` or its synonym (param_vocabulary.h); missing: "add <hint>".
+Expected<Value> RequireParamKey(const Mapping& spec, std::string_view key, std::string_view hint) {
+  GS_ASSIGN_OR_RETURN(const Value* found, FindParamKey(spec, key));
+  if (found != nullptr) return *found;
+  return spec.Require(key, hint);
 }
 
 Status ParseChoice(const Mapping& spec, ParamSpec& param) {
-  GS_TRY(spec.CheckKeys(kChoiceKeys));
-  GS_ASSIGN_OR_RETURN(Value values, spec.Require("values", "add values: [a, b, c]"));
+  GS_ASSIGN_OR_RETURN(Value values, RequireParamKey(spec, "values", "add values: [a, b, c]"));
   GS_ASSIGN_OR_RETURN(std::vector<Value> list, values.ToList());
   if (list.empty())
     return values.Invalid("a choice needs at least one value", "add values: [a, b]");
@@ -67,9 +58,8 @@ Status ParseChoice(const Mapping& spec, ParamSpec& param) {
 }
 
 Status ParseRange(const Mapping& spec, ParamSpec& param) {
-  GS_TRY(spec.CheckKeys(kRangeKeys));
-  GS_ASSIGN_OR_RETURN(Value low, spec.Require("low", "add low: <number>"));
-  GS_ASSIGN_OR_RETURN(Value high, spec.Require("high", "add high: <number>"));
+  GS_ASSIGN_OR_RETURN(Value low, RequireParamKey(spec, "low", "add low: <number>"));
+  GS_ASSIGN_OR_RETURN(Value high, RequireParamKey(spec, "high", "add high: <number>"));
   GS_ASSIGN_OR_RETURN(param.low, low.ToNumber());
   GS_ASSIGN_OR_RETURN(param.high, high.ToNumber());
   if (param.kind == ParamKind::kLogUniform && param.low <= 0)
@@ -83,12 +73,12 @@ Status ParseRange(const Mapping& spec, ParamSpec& param) {
 }
 
 Status ParseInt(const Mapping& spec, ParamSpec& param) {
-  GS_TRY(spec.CheckKeys(kIntKeys));
-  GS_ASSIGN_OR_RETURN(Value low, spec.Require("low", "add low: <integer>"));
-  GS_ASSIGN_OR_RETURN(Value high, spec.Require("high", "add high: <integer>"));
+  GS_ASSIGN_OR_RETURN(Value low, RequireParamKey(spec, "low", "add low: <integer>"));
+  GS_ASSIGN_OR_RETURN(Value high, RequireParamKey(spec, "high", "add high: <integer>"));
   GS_ASSIGN_OR_RETURN(param.int_low, low.ToInt());
   GS_ASSIGN_OR_RETURN(param.int_high, high.ToInt());
-  if (const Value* step = spec.Find("step")) {
+  GS_ASSIGN_OR_RETURN(const Value* step, FindParamKey(spec, "step"));
+  if (step != nullptr) {
     GS_ASSIGN_OR_RETURN(param.int_step, step->ToInt());
     if (param.int_step <= 0)
       return step->Invalid(fmt::format("step must be > 0, found {}", param.int_step),
@@ -102,27 +92,41 @@ Status ParseInt(const Mapping& spec, ParamSpec& param) {
 }
 
 Status ParseConstant(const Mapping& spec, ParamSpec& param) {
-  GS_TRY(spec.CheckKeys(kConstantKeys));
   GS_ASSIGN_OR_RETURN(Value value, spec.Require("value", "add value: <any YAML value>"));
   GS_ASSIGN_OR_RETURN(param.constant, value.ToJson());
   return {};
 }
 
+// The kind the mapping asks for, in our words or another tool's (param_vocabulary.h).
 Expected<ParamKind> ParseKind(const Mapping& spec, SamplerKind sampler) {
-  GS_ASSIGN_OR_RETURN(
-      Value type_value,
-      spec.Require("type", fmt::format("a parameter mapping needs type: {}; for a mapping "
-                                       "constant write {{type: constant, value: {{...}}}}",
-                                       JoinNames(kTypes))));
-  GS_ASSIGN_OR_RETURN(std::string_view type, type_value.ToEnum(kTypes));
-  if (type == "choice") return ParamKind::kChoice;
-  if (type == "int") return ParamKind::kInt;
-  if (type == "constant") return ParamKind::kConstant;
-  if (sampler == SamplerKind::kGrid)
-    return type_value.Invalid(
-        fmt::format("the grid sampler cannot enumerate a continuous {} parameter", type),
-        "use type: choice or type: int, or sampler type: random");
-  return type == "uniform" ? ParamKind::kUniform : ParamKind::kLogUniform;
+  GS_ASSIGN_OR_RETURN(ParamKind kind, ResolveParamKind(spec));
+  GS_TRY(CheckParamKeys(spec, kind));
+  if (sampler != SamplerKind::kGrid ||
+      (kind != ParamKind::kUniform && kind != ParamKind::kLogUniform))
+    return kind;
+  const Value* at = spec.Find("type") ? spec.Find("type") : spec.Find("distribution");
+  return (at ? *at : spec.self())
+      .Invalid(fmt::format("the grid sampler cannot enumerate a continuous {} parameter",
+                           kind == ParamKind::kUniform ? "uniform" : "loguniform"),
+               "use type: choice or type: int, or sampler type: random");
+}
+
+// A bare list is a constant; under a sampler that draws trials, a list was more likely
+// meant as the values to choose from (W&B's and Ray's grid_search habit), and every
+// trial would get the same value.
+void WarnAboutBareList(const Mapping::Entry& entry, SamplerKind sampler,
+                       std::vector<std::string>& warnings) {
+  if (sampler == SamplerKind::kGrid || !entry.value.IsList()) return;
+  const std::string list = entry.value.ToJson().value_or(Json::array()).dump();
+  warnings.push_back(
+      entry.value
+          .Invalid(fmt::format("a bare list is a constant: every trial gets {}", list),
+                   fmt::format("to choose among the values write {}: {{type: choice, values: "
+                               "{}}}; to keep the list as a constant without this warning "
+                               "write {}: {{type: constant, value: {}}}",
+                               entry.name, list, entry.name, list))
+          .value()
+          .message);
 }
 
 Expected<ParamSpec> ParseParam(const Mapping::Entry& entry, SamplerKind sampler) {
@@ -134,7 +138,6 @@ Expected<ParamSpec> ParseParam(const Mapping::Entry& entry, SamplerKind sampler)
     return param;
   }
   GS_ASSIGN_OR_RETURN(Mapping spec, entry.value.ToMapping());
-  if (!spec.Find("type")) GS_TRY(CheckForMisspelledType(spec));
   GS_ASSIGN_OR_RETURN(param.kind, ParseKind(spec, sampler));
   switch (param.kind) {
     case ParamKind::kChoice:
@@ -156,12 +159,14 @@ Expected<ParamSpec> ParseParam(const Mapping::Entry& entry, SamplerKind sampler)
 
 }  // namespace
 
-Expected<SearchSpace> ParseSearchSpace(const Value& value, SamplerKind sampler) {
+Expected<SearchSpace> ParseSearchSpace(const Value& value, SamplerKind sampler,
+                                       std::vector<std::string>& warnings) {
   SearchSpace space;
   if (value.IsNull()) return space;
   GS_ASSIGN_OR_RETURN(Mapping params, value.ToMapping());
   for (const Mapping::Entry& entry : params.entries()) {
     GS_TRY(CheckParamName(entry));
+    WarnAboutBareList(entry, sampler, warnings);
     GS_ASSIGN_OR_RETURN(ParamSpec param, ParseParam(entry, sampler));
     space.params.push_back(std::move(param));
   }
@@ -194,7 +199,7 @@ std::uint64_t TotalTrials(const SamplerConfig& sampler, const SearchSpace& space
     const std::uint64_t n = GridCardinality(param);
     total = (n != 0 && total > kMax / n) ? kMax : total * n;
   }
-  return total;
+  return total > kMax - sampler.enqueue.size() ? kMax : total + sampler.enqueue.size();
 }
 
 }  // namespace gpusweep::config_detail

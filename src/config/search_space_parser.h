@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "config/yaml_reader.h"
 #include "gpusweep/config.h"
@@ -13,14 +15,16 @@
 namespace gpusweep::config_detail {
 
 // `value` is the node under `search_space:` (a mapping, or null for an empty space).
-Expected<SearchSpace> ParseSearchSpace(const Value& value, SamplerKind sampler);
+// Located warnings (a bare list under a sampler that draws trials) go to `warnings`.
+Expected<SearchSpace> ParseSearchSpace(const Value& value, SamplerKind sampler,
+                                       std::vector<std::string>& warnings);
 
 // Number of distinct values of a parameter on a grid: choice -> values.size(),
 // int -> (high - low) / step + 1, constant -> 1. 0 for uniform/loguniform.
 std::uint64_t GridCardinality(const ParamSpec& param);
 
 // Trials the sampler will run: random, sobol, tpe -> trials; grid -> product of cardinalities x
-// repeats, saturating at UINT64_MAX.
+// repeats + enqueued settings, saturating at UINT64_MAX.
 std::uint64_t TotalTrials(const SamplerConfig& sampler, const SearchSpace& space);
 
 }  // namespace gpusweep::config_detail

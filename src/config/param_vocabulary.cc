@@ -1,0 +1,179 @@
+// Other tools' words for a parameter (see param_vocabulary.h).
+#include "config/param_vocabulary.h"
+
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "common/did_you_mean.h"
+
+namespace gpusweep::config_detail {
+namespace {
+
+constexpr std::array<std::string_view, 5> kTypes{"choice", "uniform", "loguniform", "int",
+                                                 "constant"};
+// Ours first, so a did-you-mean prefers our word.
+constexpr std::array<std::string_view, 8> kTypeWords{"choice", "uniform", "loguniform", "int",
+                                                     "constant", "float", "categorical",
+                                                     "integer"};
+// W&B Sweeps' distributions that mean the same as one of ours.
+constexpr std::array<std::pair<std::string_view, ParamKind>, 6> kDistributions{{
+    {"constant", ParamKind::kConstant},
+    {"categorical", ParamKind::kChoice},
+    {"uniform", ParamKind::kUniform},
+    {"int_uniform", ParamKind::kInt},
+    {"log_uniform_values", ParamKind::kLogUniform},
+    {"q_uniform", ParamKind::kInt},  // integers only, checked below
+}};
+// W&B's other distributions: known names, so the error says they have no counterpart
+// instead of guessing a typo.
+constexpr std::array<std::string_view, 10> kForeignDistributions{
+    "q_log_uniform_values", "q_log_uniform", "normal", "q_normal", "log_normal", "q_log_normal",
+    "inv_log_uniform", "inv_log_uniform_values", "beta", "q_beta"};
+// Our key, then another tool's name for it.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kKeySynonyms{{
+    {"low", "min"}, {"high", "max"}, {"values", "choices"}, {"step", "q"}}};
+
+// Ours first, so "valid keys: ..." starts with our words.
+constexpr std::array<std::string_view, 4> kChoiceKeys{"type", "values", "distribution", "choices"};
+constexpr std::array<std::string_view, 7> kRangeKeys{"type", "low", "high", "log",
+                                                     "distribution", "min", "max"};
+constexpr std::array<std::string_view, 9> kIntKeys{"type", "low", "high", "step", "log",
+                                                   "distribution", "min", "max", "q"};
+constexpr std::array<std::string_view, 3> kConstantKeys{"type", "value", "distribution"};
+
+std::string DistributionNames() {
+  std::string names;
+  for (const auto& [name, kind] : kDistributions)
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  return names;
+}
+
+// `log: true` (Optuna's FloatDistribution(log=True)) picks the log scale.
+Expected<bool> LogScale(const Mapping& spec) {
+  const Value* log = spec.Find("log");
+  if (log == nullptr) return false;
+  return log->ToBool();
+}
+
+Expected<ParamKind> FromDistribution(const Value& value, const Mapping& spec) {
+  GS_ASSIGN_OR_RETURN(std::string name, value.ToText());
+  if (name == "log_uniform")
+    return value.Invalid(
+        "W&B's log_uniform takes natural-log exponents (values from e^min to e^max)",
+        "write distribution: log_uniform_values (or type: loguniform) with the values "
+        "themselves, e.g. min: 1.0e-4, max: 0.1");
+  for (std::string_view foreign : kForeignDistributions)
+    if (name == foreign)
+      return value.Invalid(fmt::format("the distribution '{}' has no counterpart here", name),
+                           fmt::format("use one of {} (or type: {})", DistributionNames(),
+                                       JoinNames(kTypes)));
+  for (const auto& [known, kind] : kDistributions) {
+    if (name != known) continue;
+    if (name == "q_uniform") {
+      for (std::string_view key : {"min", "max", "q"}) {
+        const Value* part = spec.Find(key);
+        if (part == nullptr || !part->ToInt())
+          return value.Invalid(
+              "q_uniform is supported over integers only: min, max and q must be integers (it "
+              "becomes type: int with step q)",
+              "for other values write type: choice with the values you want");
+      }
+    }
+    return kind;
+  }
+  std::vector<std::string_view> all;
+  for (const auto& [known, kind] : kDistributions) all.push_back(known);
+  const std::string valid =
+      fmt::format("valid distributions: {} (or type: {})", DistributionNames(), JoinNames(kTypes));
+  if (auto close = ClosestMatch(name, all))
+    return value.Invalid(
+        fmt::format("unknown distribution '{}'; did you mean '{}'?", name, *close), valid);
+  return value.Invalid(fmt::format("unknown distribution '{}'", name), valid);
+}
+
+Expected<ParamKind> FromType(const Value& type_value, const Mapping& spec) {
+  GS_ASSIGN_OR_RETURN(std::string_view type, type_value.ToEnum(kTypeWords));
+  GS_ASSIGN_OR_RETURN(bool log, LogScale(spec));
+  if (type == "choice" || type == "categorical") return ParamKind::kChoice;
+  if (type == "constant") return ParamKind::kConstant;
+  if (type == "int" || type == "integer") {
+    if (log)
+      return spec.Find("log")->Invalid(
+          "integer parameters on a log scale are not supported",
+          "use type: loguniform (a float; round it in the trial), or type: choice with the "
+          "values, e.g. values: [16, 32, 64, 128]");
+    return ParamKind::kInt;
+  }
+  if (type == "loguniform") {
+    if (spec.Find("log") && !log)
+      return spec.Find("log")->Invalid("loguniform is always on a log scale",
+                                       "remove log: false, or use type: uniform");
+    return ParamKind::kLogUniform;
+  }
+  return log ? ParamKind::kLogUniform : ParamKind::kUniform;  // uniform, float
+}
+
+// Without `type`, a key one edit away ("tpye", "Type") is more likely a typo than a
+// missing type; farther keys ("size") probably belong to an intended mapping constant.
+Status CheckForMisspelledType(const Mapping& spec) {
+  for (const Mapping::Entry& entry : spec.entries())
+    if (EditDistance(entry.name, "type") <= 1)
+      return entry.key.Invalid(fmt::format("unknown key '{}'; did you mean 'type'?", entry.name),
+                               fmt::format("valid types: {}", JoinNames(kTypes)));
+  return {};
+}
+
+}  // namespace
+
+Expected<const Value*> FindParamKey(const Mapping& spec, std::string_view key) {
+  const Value* ours = spec.Find(key);
+  for (const auto& [canonical, synonym] : kKeySynonyms) {
+    if (canonical != key) continue;
+    const Value* theirs = spec.Find(synonym);
+    if (ours != nullptr && theirs != nullptr)
+      return theirs->Invalid(fmt::format("'{}' and '{}' mean the same", synonym, key),
+                             fmt::format("give only {}", key));
+    if (theirs != nullptr) return theirs;
+  }
+  return ours;
+}
+
+Expected<ParamKind> ResolveParamKind(const Mapping& spec) {
+  const Value* type = spec.Find("type");
+  const Value* distribution = spec.Find("distribution");
+  if (type != nullptr && distribution != nullptr)
+    return distribution->Invalid("give type or distribution, not both",
+                                 fmt::format("keep type: one of {}", JoinNames(kTypes)));
+  if (distribution != nullptr) return FromDistribution(*distribution, spec);
+  if (type != nullptr) return FromType(*type, spec);
+  // W&B's inference: a list of values is a choice, a single value a constant.
+  GS_ASSIGN_OR_RETURN(const Value* values, FindParamKey(spec, "values"));
+  if (values != nullptr) return ParamKind::kChoice;
+  if (spec.Find("value") != nullptr && spec.entries().size() == 1) return ParamKind::kConstant;
+  GS_TRY(CheckForMisspelledType(spec));
+  const bool has_range = spec.Find("low") || spec.Find("high") || spec.Find("min") ||
+                         spec.Find("max");
+  return tl::unexpected(
+      spec.Require("type",
+                   has_range ? std::string("add type: uniform (floats), type: loguniform or "
+                                           "type: int (integers)")
+                             : fmt::format("a parameter mapping needs type: {}; for a mapping "
+                                           "constant write {{type: constant, value: {{...}}}}",
+                                           JoinNames(kTypes)))
+          .error());
+}
+
+Status CheckParamKeys(const Mapping& spec, ParamKind kind) {
+  switch (kind) {
+    case ParamKind::kChoice: return spec.CheckKeys(kChoiceKeys);
+    case ParamKind::kUniform:
+    case ParamKind::kLogUniform: return spec.CheckKeys(kRangeKeys);
+    case ParamKind::kInt: return spec.CheckKeys(kIntKeys);
+    case ParamKind::kConstant: return spec.CheckKeys(kConstantKeys);
+  }
+  return {};
+}
+
+}  // namespace gpusweep::config_detail

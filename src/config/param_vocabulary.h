@@ -1,0 +1,32 @@
+// param_vocabulary.h — other tools' words for a search-space parameter, mapped to ours.
+//
+// Users port sweeps from Optuna, Ray Tune and W&B Sweeps. Where another tool's word has
+// one meaning here, it is accepted; where it would mean something else (W&B's
+// `log_uniform` takes exponents), the error names what to write instead. Accepted:
+//   type:         float (with log: true -> loguniform), categorical -> choice, integer -> int
+//   distribution: W&B's constant, categorical, uniform, int_uniform, log_uniform_values,
+//                 q_uniform (integer min/max/q -> int with step q); instead of type:
+//   no type:      values: [...] -> choice, value: x -> constant (W&B's inference)
+//   keys:         min/max -> low/high, choices -> values, q -> step (int)
+#pragma once
+
+#include <string_view>
+
+#include "config/yaml_reader.h"
+#include "gpusweep/config.h"
+
+namespace gpusweep::config_detail {
+
+// The parameter kind a mapping asks for (type:, distribution:, log:, or W&B's inference
+// from values:/value:). Errors are located, with a did-you-mean naming our word.
+Expected<ParamKind> ResolveParamKind(const Mapping& spec);
+
+// The value under `key` (one of low, high, values, step, value) or under another tool's
+// name for it (see above); nullptr when neither is there. Error when both are given.
+Expected<const Value*> FindParamKey(const Mapping& spec, std::string_view key);
+
+// Checks that every key of `spec` is valid for `kind` (ours, their synonyms, and type,
+// distribution, log where they apply), with a did-you-mean otherwise.
+Status CheckParamKeys(const Mapping& spec, ParamKind kind);
+
+}  // namespace gpusweep::config_detail

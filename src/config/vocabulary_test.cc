@@ -1,0 +1,134 @@
+// Other tools' vocabulary (Optuna, Ray Tune, W&B Sweeps): accepted where it means one
+// thing here, answered with our word where it does not.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "config/config_test_util.h"
+#include "gpusweep/config.h"
+
+namespace gpusweep {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr std::string_view kHead =
+    "name: e\n"
+    "command: [a]\n"
+    "metric: {name: m, mode: max}\n"
+    "sampler: {type: random, trials: 2}\n"
+    "search_space:\n";
+
+Expected<ExperimentConfig> Parse(std::string_view yaml) { return ParseConfig(yaml, "exp.yaml"); }
+
+// The first parameter of a search space given after kHead.
+ParamSpec ParamOf(std::string_view space) {
+  auto config = Parse(std::string(kHead) + std::string(space));
+  EXPECT_TRUE(config) << config.error().message;
+  if (!config || config->search_space.params.empty()) return ParamSpec{};
+  return config->search_space.params.front();
+}
+
+using config_test::ParseError;
+std::string ErrorOf(std::string_view yaml) { return ParseError(yaml); }
+
+TEST(VocabularyTest, ModeAcceptsOptunaAndWandbWords) {
+  for (std::string_view metric : {"{name: m, mode: minimize}", "{name: m, goal: minimize}",
+                                  "{name: m, direction: minimize}"}) {
+    auto config = Parse(fmt::format(
+        "name: e\ncommand: [a]\nmetric: {}\nsampler: {{type: grid}}\n", metric));
+    ASSERT_TRUE(config) << metric << ": " << config.error().message;
+    EXPECT_EQ(config->metric.mode, Mode::kMin) << metric;
+  }
+  auto max = Parse("name: e\ncommand: [a]\nmetric: {name: m, mode: maximize}\nsampler: {type: grid}\n");
+  ASSERT_TRUE(max);
+  EXPECT_EQ(max->metric.mode, Mode::kMax);
+  EXPECT_THAT(ErrorOf("name: e\ncommand: [a]\nmetric: {name: m, mode: min, goal: maximize}\n"
+                      "sampler: {type: grid}\n"),
+              StartsWith("exp.yaml:3:36: metric.goal: 'goal' says the same as 'metric.mode'"));
+}
+
+TEST(VocabularyTest, OptunaTypesWithLog) {
+  ParamSpec lr = ParamOf("  lr: {type: float, low: 1.0e-4, high: 0.1, log: true}\n");
+  EXPECT_EQ(lr.kind, ParamKind::kLogUniform);
+  EXPECT_EQ(lr.low, 1.0e-4);
+  EXPECT_EQ(ParamOf("  d: {type: float, min: 0, max: 0.5}\n").kind, ParamKind::kUniform);
+  ParamSpec opt = ParamOf("  opt: {type: categorical, choices: [sgd, adam]}\n");
+  EXPECT_EQ(opt.kind, ParamKind::kChoice);
+  EXPECT_EQ(opt.values, (std::vector<Json>{"sgd", "adam"}));
+  ParamSpec depth = ParamOf("  depth: {type: int, min: 2, max: 8, q: 2}\n");
+  EXPECT_EQ(depth.kind, ParamKind::kInt);
+  EXPECT_EQ(depth.int_low, 2);
+  EXPECT_EQ(depth.int_high, 8);
+  EXPECT_EQ(depth.int_step, 2);
+  EXPECT_THAT(ErrorOf(std::string(kHead) + "  n: {type: int, low: 16, high: 256, log: true}\n"),
+              AllOf(StartsWith("exp.yaml:6:43: search_space.n.log: integer parameters on a log "
+                               "scale are not supported"),
+                    HasSubstr("type: loguniform")));
+  EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {type: float, low: 0, min: 1, high: 2}\n"),
+              StartsWith("exp.yaml:6:33: search_space.x.min: 'min' and 'low' mean the same; "
+                         "give only low"));
+}
+
+TEST(VocabularyTest, WandbDistributionsAndInference) {
+  EXPECT_EQ(ParamOf("  lr: {distribution: log_uniform_values, min: 1.0e-5, max: 1.0e-1}\n").kind,
+            ParamKind::kLogUniform);
+  EXPECT_EQ(ParamOf("  x: {distribution: uniform, min: 0, max: 1}\n").kind, ParamKind::kUniform);
+  EXPECT_EQ(ParamOf("  n: {distribution: int_uniform, min: 1, max: 4}\n").kind, ParamKind::kInt);
+  ParamSpec q = ParamOf("  b: {distribution: q_uniform, min: 16, max: 64, q: 16}\n");
+  EXPECT_EQ(q.kind, ParamKind::kInt);
+  EXPECT_EQ(q.int_step, 16);
+  ParamSpec c = ParamOf("  opt: {distribution: categorical, values: [sgd, adam]}\n");
+  EXPECT_EQ(c.kind, ParamKind::kChoice);
+  ParamSpec values = ParamOf("  opt: {values: [sgd, adam]}\n");  // W&B: a list of values
+  EXPECT_EQ(values.kind, ParamKind::kChoice);
+  ParamSpec value = ParamOf("  epochs: {value: 3}\n");
+  EXPECT_EQ(value.kind, ParamKind::kConstant);
+  EXPECT_EQ(value.constant, 3);
+
+  EXPECT_THAT(ErrorOf(std::string(kHead) + "  lr: {distribution: log_uniform, min: -9, max: -2}\n"),
+              AllOf(StartsWith("exp.yaml:6:22: search_space.lr.distribution: W&B's log_uniform "
+                               "takes natural-log exponents"),
+                    HasSubstr("log_uniform_values")));
+  EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {distribution: normal, mu: 0, sigma: 1}\n"),
+              HasSubstr("the distribution 'normal' has no counterpart here"));
+  EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {distribution: unifrom, min: 0, max: 1}\n"),
+              HasSubstr("unknown distribution 'unifrom'; did you mean 'uniform'?"));
+  EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {distribution: q_uniform, min: 0, max: 1, q: 0.1}\n"),
+              HasSubstr("q_uniform is supported over integers only"));
+  EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {min: 0, max: 1}\n"),
+              HasSubstr("missing required key 'type'; add type: uniform (floats)"));
+}
+
+TEST(VocabularyTest, ForeignSamplerAndTopLevelNamesNameOurs) {
+  EXPECT_THAT(ErrorOf("name: e\ncommand: [a]\nmetric: {name: m, mode: max}\n"
+                      "sampler: {type: bayes, trials: 3}\n"),
+              StartsWith("exp.yaml:4:17: sampler.type: unknown sampler 'bayes'; gpusweep's "
+                         "counterpart is type: tpe"));
+  EXPECT_THAT(ErrorOf("name: e\ncommand: [a]\nmetric: {name: m, mode: max}\n"
+                      "parameters: {x: {values: [1, 2]}}\n"),
+              StartsWith("exp.yaml:4:1: parameters: unknown key 'parameters'; gpusweep calls it "
+                         "search_space"));
+}
+
+TEST(VocabularyTest, BareListWarnsUnderSamplersThatDrawTrials) {
+  auto random = Parse(std::string(kHead) + "  x: [1, 2, 3]\n  y: {type: uniform, low: 0, high: 1}\n");
+  ASSERT_TRUE(random) << random.error().message;
+  EXPECT_EQ(random->search_space.params[0].kind, ParamKind::kConstant);
+  ASSERT_EQ(random->warnings.size(), 1u);
+  EXPECT_THAT(random->warnings[0],
+              AllOf(StartsWith("exp.yaml:6:6: search_space.x: a bare list is a constant: every "
+                               "trial gets [1,2,3]"),
+                    HasSubstr("write x: {type: choice, values: [1,2,3]}")));
+  auto quiet = Parse(std::string(kHead) + "  x: {type: constant, value: [1, 2]}\n  y: {type: uniform, low: 0, high: 1}\n");
+  ASSERT_TRUE(quiet);
+  EXPECT_TRUE(quiet->warnings.empty());
+  auto grid = Parse("name: e\ncommand: [a]\nmetric: {name: m, mode: max}\nsampler: {type: grid}\n"
+                    "search_space:\n  layers: [64, 32]\n");
+  ASSERT_TRUE(grid);
+  EXPECT_TRUE(grid->warnings.empty());
+}
+
+}  // namespace
+}  // namespace gpusweep
