@@ -63,6 +63,10 @@ struct SamplerConfig {
   std::uint64_t seed = 0;   // kRandom, kSobol, kTpe: reproducible stream
   int repeats = 1;          // kGrid: repeat the whole grid this many times (>= 1)
   TpeConfig tpe;            // kTpe only
+  // From the top-level `enqueue:`: parameter settings run first, as trials 0..n-1
+  // (Optuna's enqueue_trial, Ray Tune's points_to_evaluate). Each holds a subset of the
+  // search space's parameters, validated against it; the sampler fills the rest.
+  std::vector<Params> enqueue;
 };
 
 // Early stopping / multi-fidelity scheduler (config `scheduler:`).
@@ -101,6 +105,20 @@ struct ResourcesConfig {
   std::optional<int> max_concurrent;  // nullopt = no cap beyond resources
 };
 
+// `max_failures:` — when to stop starting trials because too many fail (an import
+// error fails every trial). Counted over the trials that finish in one run.
+struct FailureLimit {
+  int count = 0;        // >= 1: stop once this many trials failed; 0 when a fraction is set
+  double fraction = 0;  // (0, 1]: stop once failed / finished >= fraction, ...
+  int after = 0;        // ... judged only once at least `after` (>= 1) trials finished
+};
+
+// `warm_start: {from: DIR}` — an earlier experiment whose trials seed the sampler.
+struct WarmStartConfig {
+  std::filesystem::path from;  // absolute experiment directory (resolved like output_dir)
+  int line = 0;                // 1-based line of `from:` in the YAML, for later errors
+};
+
 struct TemplateSpec {
   std::filesystem::path src;  // absolute (resolved against the config file's directory)
   std::string dst;            // relative path inside the trial directory (validated)
@@ -130,7 +148,19 @@ struct ExperimentConfig {
   // Where the experiment lives; nullopt = <cwd>/runs/<name>. Relative paths in the
   // YAML are resolved against the config file's directory.
   std::optional<std::filesystem::path> output_dir;
+  std::optional<FailureLimit> max_failures;  // nullopt = never stop for failures
+  std::optional<WarmStartConfig> warm_start;
+  // Located notes about things that are valid but probably not meant (a bare list as a
+  // parameter under a sampler that draws trials); the run prints them before starting.
+  std::vector<std::string> warnings;
 };
+
+// `value` as parameter `spec` gives it, when it is a value the parameter can take: the
+// matching choice (1 matches 1.0, and 1.0 becomes the listed 1), a number in
+// [low, high] as a float (uniform, loguniform), an integer on int's step grid, the
+// constant itself. Error{kInvalidConfig} saying why not ("0.5 is outside [0.0001, 0.1]",
+// no location) otherwise. Used for enqueued settings and warm-start trials.
+Expected<Json> FitToParam(const ParamSpec& spec, const Json& value);
 
 // Reads and validates `path`. Error{kNotFound} if it does not exist, kIo if unreadable.
 Expected<ExperimentConfig> LoadConfig(const std::filesystem::path& path);

@@ -48,6 +48,8 @@ struct RunInfo {
   std::vector<int> gpus;     // allowed GPU indices; empty = CPU slots
   int cpu_slots = 0;         // concurrency for trials without GPUs
   int concurrency = 0;       // upper bound of trials running at once
+  // With warm_start: "warm start: 12 trials of DIR seed the sampler (not rerun); ...".
+  std::string warm_start;
 };
 
 // Callbacks from the run loop, all on the calling thread. Default: ignore.

@@ -141,6 +141,8 @@ class Journal {
   // Appends a free-form event (kind e.g. "resumed", "interrupted"; time in Unix
   // seconds; detail any JSON) to the experiment's log.
   virtual Status AppendEvent(double time, std::string_view kind, const Json& detail) = 0;
+  // The details of the events of `kind`, in the order they were appended.
+  virtual Expected<std::vector<Json>> LoadEvents(std::string_view kind) = 0;
 };
 
 // Opens the journal at `db_path` (normally <experiment dir>/gpusweep.db).

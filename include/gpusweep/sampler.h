@@ -70,11 +70,16 @@ inline constexpr std::int64_t kMaxGridTrials = 10'000'000;
 // running ones (constant liar) as the worst value; failed and interrupted trials are
 // ignored. Deterministic for a given (seed, number, history).
 //
+// With `config.enqueue`, the enqueued settings are trials 0..n-1, each completed by the
+// sampler's own suggestion for that trial; a grid runs all its points after them
+// (total = n + grid x repeats), a sampler with a trial count counts them among its trials.
+//
 // Builds the sampler `config.kind` over `space`; `mode` says which objective values
 // are better (model-based samplers need it). Error{kInvalidConfig} (message names
 // the sampler setting or parameter and what would be valid) when: grid over a uniform
 // or loguniform param, grid with more than kMaxGridTrials trials, repeats < 1,
-// random with trials < 1, or a malformed param (choice without values, int with
+// random with trials < 1, more enqueued settings than trials, an enqueued name that is
+// not a parameter, or a malformed param (choice without values, int with
 // step <= 0 or high < low, uniform with high < low, loguniform with low <= 0 or
 // high <= low, non-finite bounds).
 Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,

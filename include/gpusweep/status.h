@@ -24,6 +24,7 @@ enum class ErrorCode {
   kConfigChanged,    // resume refused: the config differs from the journal's
   kNotFound,         // experiment or trial does not exist
   kInterrupted,      // SIGINT/SIGTERM received; trials were stopped
+  kTooManyFailures,  // max_failures reached: no new trial was started
 };
 
 struct Error {

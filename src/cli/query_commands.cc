@@ -19,6 +19,7 @@
 #include "gpusweep/report.h"
 #include "run/experiment_meta.h"
 #include "run/trial_setup.h"
+#include "run/warm_start.h"
 
 namespace gpusweep {
 namespace {
@@ -193,6 +194,11 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   } else {
     std::fputs(FormatStatus(trials, opened.context, options).c_str(), stdout);
   }
+  GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm_start, LoadWarmStart(*opened.journal));
+  constexpr std::size_t kWarmStartListed = 10;
+  if (warm_start)
+    std::fputs(WarmStartListing(*warm_start, opened.meta.metric, kWarmStartListed).c_str(),
+               stdout);
   const auto running = std::count_if(trials.begin(), trials.end(), [](const TrialRecord& t) {
     return t.state == TrialState::kRunning;
   });

@@ -14,6 +14,7 @@
 #include "config/sampler_parser.h"
 #include "config/scheduler_parser.h"
 #include "config/search_space_parser.h"
+#include "config/seeding_parser.h"
 #include "config/template_parser.h"
 #include "config/yaml_reader.h"
 
@@ -25,11 +26,34 @@ using config_detail::Mapping;
 using config_detail::Value;
 using config_detail::YamlSource;
 
-constexpr std::array<std::string_view, 12> kTopKeys{
-    "name",      "command", "shell",      "metric",    "sampler",   "search_space",
-    "resources", "timeout", "kill_grace", "templates", "output_dir", "scheduler"};
-constexpr std::array<std::string_view, 2> kMetricKeys{"name", "mode"};
-constexpr std::array<std::string_view, 2> kModes{"min", "max"};
+constexpr std::array<std::string_view, 15> kTopKeys{
+    "name",       "command",   "shell",   "metric",       "sampler",
+    "search_space", "resources", "timeout", "kill_grace",  "templates",
+    "output_dir", "scheduler", "enqueue", "warm_start",   "max_failures"};
+constexpr std::array<std::string_view, 4> kMetricKeys{"name", "mode", "goal", "direction"};
+// Ray Tune's words, then Optuna's and W&B's (`direction`/`goal: minimize`).
+constexpr std::array<std::string_view, 4> kModes{"min", "max", "minimize", "maximize"};
+
+// Other tools' top-level keys, with what they are called here.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kForeignTopKeys{{
+    {"parameters", "search_space (W&B's parameters)"},
+    {"config", "search_space (Ray Tune's param_space/config)"},
+    {"param_space", "search_space (Ray Tune's param_space/config)"},
+    {"method", "sampler: {type: grid, random, sobol or tpe} (W&B's method; bayes is tpe)"},
+    {"num_samples", "sampler: {type: ..., trials: N} (Ray Tune's num_samples)"},
+    {"n_trials", "sampler: {type: ..., trials: N} (Optuna's n_trials)"},
+    {"early_terminate", "scheduler: {type: hyperband, ...} (W&B's early_terminate)"},
+}};
+
+// Another tool's key at the top level: say what gpusweep calls it.
+Status CheckForeignTopKeys(const Mapping& top) {
+  for (const Mapping::Entry& entry : top.entries())
+    for (const auto& [foreign, ours] : kForeignTopKeys)
+      if (entry.name == foreign)
+        return entry.key.Invalid(fmt::format("unknown key '{}'", foreign),
+                                 fmt::format("gpusweep calls it {}", ours));
+  return {};
+}
 
 bool IsExperimentName(std::string_view name) {
   if (name.empty()) return false;
@@ -103,9 +127,20 @@ Status ParseMetric(const Mapping& top, ExperimentConfig& config) {
   GS_ASSIGN_OR_RETURN(config.metric.name, name.ToText());
   if (config.metric.name.empty())
     return name.Invalid("the metric name is empty", "e.g. name: val_acc");
-  GS_ASSIGN_OR_RETURN(Value mode, metric.Require("mode", "add mode: min or mode: max"));
-  GS_ASSIGN_OR_RETURN(std::string_view mode_text, mode.ToEnum(kModes));
-  config.metric.mode = mode_text == "min" ? Mode::kMin : Mode::kMax;
+  // One of mode (ours, Ray's), goal (W&B's), direction (Optuna's).
+  const Value* mode = nullptr;
+  for (std::string_view key : {"mode", "goal", "direction"}) {
+    const Value* found = metric.Find(key);
+    if (found == nullptr) continue;
+    if (mode != nullptr)
+      return found->Invalid(fmt::format("'{}' says the same as '{}'", key, mode->path()),
+                            "give only mode: min or mode: max");
+    mode = found;
+  }
+  if (mode == nullptr)
+    return tl::unexpected(metric.Require("mode", "add mode: min or mode: max").error());
+  GS_ASSIGN_OR_RETURN(std::string_view mode_text, mode->ToEnum(kModes));
+  config.metric.mode = mode_text.starts_with("min") ? Mode::kMin : Mode::kMax;
   return {};
 }
 
@@ -113,7 +148,8 @@ Status ParseSearchSpaceSection(const Mapping& top, ExperimentConfig& config) {
   const Value* value = top.Find("search_space");
   const Value empty(top.self().source(), YAML::Node(), "search_space");
   GS_ASSIGN_OR_RETURN(config.search_space,
-                      config_detail::ParseSearchSpace(value ? *value : empty, config.sampler.kind));
+                      config_detail::ParseSearchSpace(value ? *value : empty, config.sampler.kind,
+                                                      config.warnings));
   const Value& at = value ? *value : top.self();
   if (config.sampler.kind != SamplerKind::kGrid && config.search_space.params.empty())
     return at.Invalid(fmt::format("the {} sampler needs a search space",
@@ -168,6 +204,7 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   if (root.IsNull())
     return root.Invalid("the config is empty", "start with name:, command:, metric: and sampler:");
   GS_ASSIGN_OR_RETURN(Mapping top, root.ToMapping());
+  GS_TRY(CheckForeignTopKeys(top));
   GS_TRY(top.CheckKeys(kTopKeys));
   GS_TRY(ParseName(top, config));
   GS_TRY(ParseCommand(top, config));
@@ -176,6 +213,9 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
       Value sampler, top.Require("sampler", "add e.g. sampler: {type: random, trials: 16}"));
   GS_ASSIGN_OR_RETURN(config.sampler, config_detail::ParseSampler(sampler));
   GS_TRY(ParseSearchSpaceSection(top, config));
+  GS_ASSIGN_OR_RETURN(config.sampler.enqueue,
+                      config_detail::ParseEnqueue(top.Find("enqueue"), config.search_space,
+                                                  config.sampler));
   const std::uint64_t total = config_detail::TotalTrials(config.sampler, config.search_space);
   GS_ASSIGN_OR_RETURN(config.resources,
                       config_detail::ParseResources(top.Find("resources"), total));
@@ -183,6 +223,11 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_ASSIGN_OR_RETURN(config.templates,
                       config_detail::ParseTemplates(top.Find("templates"), config_dir));
   GS_ASSIGN_OR_RETURN(config.scheduler, config_detail::ParseScheduler(top.Find("scheduler")));
+  GS_ASSIGN_OR_RETURN(config.warm_start,
+                      config_detail::ParseWarmStart(top.Find("warm_start"), config_dir,
+                                                    config.sampler.kind));
+  GS_ASSIGN_OR_RETURN(config.max_failures,
+                      config_detail::ParseMaxFailures(top.Find("max_failures")));
   return ParseOutputDir(top, config_dir, config);
 }
 

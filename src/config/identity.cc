@@ -29,7 +29,7 @@ Json ParamIdentity(const ParamSpec& param) {
   return Json{{"type", "constant"}, {"value", param.constant}};
 }
 
-Json SamplerIdentity(const SamplerConfig& sampler) {
+Json SamplerKindIdentity(const SamplerConfig& sampler) {
   switch (sampler.kind) {
     case SamplerKind::kGrid:
       return Json{{"type", "grid"}, {"repeats", sampler.repeats}};
@@ -52,6 +52,13 @@ Json SamplerIdentity(const SamplerConfig& sampler) {
     }
   }
   return Json{{"type", "random"}, {"trials", sampler.trials}, {"seed", sampler.seed}};
+}
+
+Json SamplerIdentity(const SamplerConfig& sampler) {
+  Json identity = SamplerKindIdentity(sampler);
+  // Absent when empty, so experiments created before enqueue existed keep their identity.
+  if (!sampler.enqueue.empty()) identity["enqueue"] = sampler.enqueue;
+  return identity;
 }
 
 // Every field, so that any change to how trials are stopped is a different experiment.
@@ -143,6 +150,9 @@ Json ConfigIdentity(const ExperimentConfig& config) {
   Json templates = Json::array();
   for (const TemplateSpec& spec : config.templates) templates.push_back(TemplateIdentity(spec));
   identity["templates"] = std::move(templates);
+  // Which experiment seeded the sampler (its trials are journaled when this one is
+  // created); absent without one, as in experiments created before warm starts existed.
+  if (config.warm_start) identity["warm_start"] = Json{{"from", config.warm_start->from.string()}};
   return identity;
 }
 

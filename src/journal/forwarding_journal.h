@@ -49,6 +49,9 @@ class ForwardingJournal : public Journal {
   Status AppendEvent(double t, std::string_view k, const Json& d) override {
     return inner_->AppendEvent(t, k, d);
   }
+  Expected<std::vector<Json>> LoadEvents(std::string_view k) override {
+    return inner_->LoadEvents(k);
+  }
 
  protected:
   void Close() { inner_.reset(); }

@@ -51,6 +51,7 @@ class SqliteJournal final : public Journal {
   Status Apply(const std::vector<JournalWrite>& writes, Durability durability) override;
   Status Sync() override;
   Expected<std::function<Status()>> SyncLater() override;
+  Expected<std::vector<Json>> LoadEvents(std::string_view kind) override;
 
  private:
   bool unsynced_ = false;  // a kAtSync commit is not yet fsync'ed
@@ -236,6 +237,20 @@ Expected<std::vector<SchedulerEventRecord>> SqliteJournal::LoadSchedulerEvents(
     event.kind = rows.Text(3);
     GS_ASSIGN_OR_RETURN(event.detail, ParseJson(db_, rows.Text(4), kWhat));
     events.push_back(std::move(event));
+  }
+}
+
+Expected<std::vector<Json>> SqliteJournal::LoadEvents(std::string_view kind) {
+  const std::string what = fmt::format("load events '{}'", kind);
+  GS_ASSIGN_OR_RETURN(
+      auto rows, db_.Prepare("SELECT detail FROM events WHERE kind = ?1 ORDER BY rowid", what));
+  rows.Bind(1, kind);
+  std::vector<Json> details;
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) return details;
+    GS_ASSIGN_OR_RETURN(Json detail, ParseJson(db_, rows.Text(0), what));
+    details.push_back(std::move(detail));
   }
 }
 

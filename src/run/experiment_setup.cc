@@ -12,31 +12,40 @@
 namespace gpusweep {
 namespace {
 
-bool IsRandom(const Json& identity) { return identity.at("sampler").value("type", "") == "random"; }
-
-// Successive halving's rounds are cohorts of all the configurations: more trials would
-// change every round already run (and replaying its journal would diverge).
-bool MayGrow(const Json& identity) {
-  return IsRandom(identity) &&
-         !(identity.contains("scheduler") &&
-           identity["scheduler"].value("type", "") == "successive_halving");
+// The sampler key through which a sweep may grow, or nullopt. Trial k's params never
+// depend on the total: random and sobol draw from (seed, k), tpe from (seed, k, the
+// trials before k), a grid from k's repeat and grid index. So raising `trials` (or a
+// grid's `repeats`) only appends trials and every recorded one stays valid. Successive
+// halving's rounds are cohorts of all the configurations: more trials would change
+// every round already run (and replaying its journal would diverge).
+std::optional<std::string> GrowthKey(const Json& identity) {
+  if (identity.contains("scheduler") &&
+      identity["scheduler"].value("type", "") == "successive_halving")
+    return std::nullopt;
+  const Json& sampler = identity.at("sampler");
+  if (sampler.value("type", "") == "grid") return "repeats";
+  if (sampler.contains("trials")) return "trials";
+  return std::nullopt;
 }
 
-// Raising a random sweep's trial count only adds trials (trial k's params depend on the
-// seed and k alone, so recorded ones stay valid); lowering it would orphan recorded or
-// planned trials. Returns "" when `config` keeps or raises the count, else the change
-// to report, e.g. "sampler.trials (9 -> 7) [a random sweep may only grow: ...]".
-Expected<std::string> RandomSweepShrinks(Journal& journal, const std::filesystem::path& dir,
-                                         const ExperimentRecord& existing,
-                                         const ExperimentConfig& config) {
+// Growing may not drop planned or recorded trials. Returns "" when `total_trials` (this
+// config's plan) keeps or raises the count, else the change to report, e.g.
+// "sampler.trials (9 -> 7) [a sweep may only grow: trials must be at least 9]".
+Expected<std::string> SweepShrinks(Journal& journal, const std::filesystem::path& dir,
+                                   const std::string& key, const ExperimentConfig& config,
+                                   int total_trials) {
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, journal.LoadTrials());
-  int planned = existing.identity["sampler"].value("trials", 0);
+  int planned = 0;
   if (Expected<ExperimentMeta> meta = ReadExperimentMeta(dir)) planned = meta->total_trials;
   if (!trials.empty()) planned = std::max(planned, trials.back().number + 1);
-  if (config.sampler.trials >= planned) return std::string();
-  return fmt::format("sampler.trials ({} -> {}) [a random sweep may only grow: trials must be "
-                     "at least {}]",
-                     planned, config.sampler.trials, planned);
+  if (total_trials >= planned) return std::string();
+  if (key == "trials")
+    return fmt::format("sampler.trials ({} -> {}) [a sweep may only grow: trials must be at "
+                       "least {}]",
+                       planned, config.sampler.trials, planned);
+  return fmt::format("sampler.repeats (-> {}) [a sweep may only grow: it has {} trials planned "
+                     "or recorded, this config plans {}]",
+                     config.sampler.repeats, planned, total_trials);
 }
 
 // The value at a dotted key path such as "search_space.lr.high" or "command[2]";
@@ -83,6 +92,11 @@ Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
                                                 int total_trials, double now,
                                                 double slow_disk_seconds) {
   std::error_code ec;
+  // A bad warm_start source is a config error: found before anything is written.
+  std::optional<WarmStartHistory> warm_start;
+  if (config.warm_start && !std::filesystem::exists(dir / kJournalFileName, ec)) {
+    GS_ASSIGN_OR_RETURN(warm_start, ReadWarmStartSource(config));
+  }
   std::filesystem::create_directories(dir, ec);
   if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: cannot create experiment directory: {}",
                                                   dir.string(), ec.message()));
@@ -94,18 +108,26 @@ Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
   const ExperimentMeta meta{config.name, config.metric, total_trials, config.config_path.string(),
                             SummarizeScheduler(config.scheduler)};
   if (!existing) {
+    if (config.warm_start) {
+      if (!warm_start) {  // a journal without an experiment: an earlier creation failed
+        GS_ASSIGN_OR_RETURN(warm_start, ReadWarmStartSource(config));
+      }
+      GS_TRY(JournalWarmStart(*journal, *warm_start, now));
+    }
     ExperimentRecord record{config.name, config.config_path.string(), config.yaml_text, identity,
                             now};
     GS_TRY(journal->CreateExperiment(record));
     GS_TRY(WriteExperimentMeta(dir, meta));
-    return OpenedExperiment{std::move(lock), std::move(journal), false};
+    return OpenedExperiment{std::move(lock), std::move(journal), false, std::move(warm_start)};
   }
   std::vector<std::string> changed = DiffConfigIdentity(existing->identity, identity);
-  if (MayGrow(existing->identity) && MayGrow(identity)) {
-    // The trial count is judged against what the last run planned, not the identity
-    // stored at creation: a random sweep may have grown since.
-    std::erase(changed, "sampler.trials");
-    GS_ASSIGN_OR_RETURN(std::string shrunk, RandomSweepShrinks(*journal, dir, *existing, config));
+  const std::optional<std::string> growth = GrowthKey(existing->identity);
+  if (growth && growth == GrowthKey(identity)) {
+    // The count is judged against what the last run planned, not the identity stored
+    // at creation: the sweep may have grown since.
+    std::erase(changed, "sampler." + *growth);
+    GS_ASSIGN_OR_RETURN(std::string shrunk,
+                        SweepShrinks(*journal, dir, *growth, config, total_trials));
     if (!shrunk.empty()) changed.push_back(shrunk);
   }
   if (!changed.empty()) {
@@ -118,9 +140,17 @@ Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
                             "experiment with --dir DIR or a new name",
                             config.config_path.string(), dir.string(), fmt::join(changed, ", ")));
   }
+  if (config.warm_start) {  // the journaled history, whatever the source holds now
+    GS_ASSIGN_OR_RETURN(warm_start, LoadWarmStart(*journal));
+    if (!warm_start)
+      return Fail(ErrorCode::kJournal,
+                  fmt::format("{}: the journal has no warm-start history although the experiment "
+                              "was created with warm_start; start a new experiment",
+                              dir.string()));
+  }
   GS_TRY(WriteExperimentMeta(dir, meta));
   GS_TRY(journal->AppendEvent(now, "resumed", Json{{"config_path", config.config_path.string()}}));
-  return OpenedExperiment{std::move(lock), std::move(journal), true};
+  return OpenedExperiment{std::move(lock), std::move(journal), true, std::move(warm_start)};
 }
 
 Expected<int> RecoverAbandonedTrials(Journal& journal, std::vector<TrialRecord>& trials,

@@ -8,6 +8,7 @@
 
 #include "gpusweep/config.h"
 #include "gpusweep/journal.h"
+#include "run/warm_start.h"
 
 namespace gpusweep {
 
@@ -15,13 +16,19 @@ struct OpenedExperiment {
   ExperimentLock lock;               // held for the whole run
   std::unique_ptr<Journal> journal;
   bool resumed = false;              // the journal existed before this run
+  // warm_start's history, from the source when the experiment is created (then
+  // journaled), from the journal when it is resumed; nullopt without warm_start.
+  std::optional<WarmStartHistory> warm_start;
 };
 
 // Creates <dir> and its journal, or reopens an existing one. Refuses (Error
 // kAlreadyRunning) when another gpusweep holds the lock, and (kConfigChanged) when
 // the config's identity differs from the journal's, naming each changed key; the one
-// change allowed is raising a random sampler's `trials` (it only adds trials). Writes
-// experiment.json (see experiment_meta.h) for the read-only commands.
+// change allowed is growing the sweep to `total_trials` (raising `trials`, or a grid's
+// `repeats`: it only adds trials), except under successive halving. Writes
+// experiment.json (see experiment_meta.h) for the read-only commands. With warm_start,
+// a new experiment reads its source (before writing anything when the directory has no
+// journal yet) and journals the history before the experiment row (warm_start.h).
 Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
                                                 const std::filesystem::path& dir,
                                                 int total_trials, double now,

@@ -181,10 +181,15 @@ Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPl
                                      const std::vector<TrialRecord>& history,
                                      const TrialRecord* previous, std::optional<double> budget) {
   PreparedTrial trial;
-  if (previous != nullptr && !previous->params.empty())
+  if (previous != nullptr && !previous->params.empty()) {
     trial.suggestion = Suggestion{number, previous->repeat, previous->params};
-  else
+  } else if (plan.warm_history.empty()) {
     trial.suggestion = plan.sampler->Suggest(number, history);
+  } else {
+    std::vector<TrialRecord> seeded = plan.warm_history;
+    seeded.insert(seeded.end(), history.begin(), history.end());
+    trial.suggestion = plan.sampler->Suggest(number, seeded);
+  }
   GS_ASSIGN_OR_RETURN(
       trial.rendered,
       InConfig(RenderTrial(config, trial.suggestion, experiment_dir, budget), config));
@@ -199,6 +204,7 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
   GS_ASSIGN_OR_RETURN(plan.sampler, MakeSampler(config.sampler, config.search_space, config.metric.mode));
   GS_TRY(PlanGpuDemand(config, plan));
   GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
+  plan.warnings.insert(plan.warnings.begin(), config.warnings.begin(), config.warnings.end());
   GS_TRY(CheckBudgetName(config));
   GS_ASSIGN_OR_RETURN(plan.style, DetectStyle(config, plan, experiment_dir));
   if (plan.style == TrialStyle::kBudgeted && config.scheduler.max_resource <= 0)

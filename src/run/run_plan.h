@@ -35,6 +35,9 @@ struct RunPlan {
   int cpu_slots = 1;                          // trials without GPUs that may run at once
   int concurrency = 1;                        // upper bound on running trials
   std::vector<std::string> warnings;
+  // An earlier experiment's trials (warm_start, numbered -n..-1): the sampler sees them
+  // before the recorded ones. Set by the runner once the journal is open.
+  std::vector<TrialRecord> warm_history;
 
   int total_trials() const { return static_cast<int>(gpus_needed.size()); }
 };

@@ -62,9 +62,11 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
     observer.OnWarning(fmt::format("{} trial{} left running by an earlier gpusweep will run again",
                                    abandoned, abandoned == 1 ? "" : "s"));
 
+  if (experiment.warm_start) plan.warm_history = experiment.warm_start->trials;
   TrialLoop loop(config, options, services, observer, plan, *experiment.journal,
                  std::move(recorded), &watch);
   RunInfo info = loop.Info(experiment.resumed);
+  if (experiment.warm_start) info.warm_start = WarmStartLine(*experiment.warm_start);
   observer.OnStart(info);
   Status status = loop.Run();
   if (!status) return tl::unexpected(status.error());

@@ -49,7 +49,8 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
       gpu_pool_(plan.gpus),
       poll_interval_(scheduler_ != nullptr && plan.style == TrialStyle::kIterative
                          ? kVerdictPollInterval
-                         : kPollInterval) {
+                         : kPollInterval),
+      failures_(config.max_failures) {
   if (scheduler_ != nullptr) return;  // the scheduler says what runs next
   const bool retry_failed = options_.failed_trials == FailedTrials::kRetry;
   for (int number = 0; number < plan_.total_trials(); ++number) {
@@ -84,6 +85,7 @@ RunInfo TrialLoop::Info(bool resumed) const {
 }
 
 bool TrialLoop::HasWork() const {
+  if (failures_.Exhausted()) return false;
   if (scheduler_ == nullptr) return !queue_.empty();
   const Job::Kind next = scheduler_->NextJob().kind;
   return next == Job::Kind::kStart || next == Job::Kind::kPromote;
@@ -107,7 +109,8 @@ Status TrialLoop::Run() {
     GS_TRY(Commit(Durability::kAtSync));
     for (PreparedLaunch& launch : launches) GS_TRY(Spawn(std::move(launch)));
     if (changed) GS_TRY(StartSync());
-    if (interrupt_signal_ == 0 && active_.empty() && launches.empty() && failed_to_start == 0)
+    if (interrupt_signal_ == 0 && active_.empty() && launches.empty() && failed_to_start == 0 &&
+        !failures_.Exhausted())
       // PlanRun rules this out; never spin if it did not
       return Fail(ErrorCode::kResource,
                   scheduler_ != nullptr
@@ -126,6 +129,11 @@ Status TrialLoop::Run() {
   }
   GS_TRY(CheckExperiment());
   GS_TRY(FinishSyncs(SyncWait::kAll));
+  if (interrupt_signal_ == 0 && failures_.Exhausted()) {
+    // Stopped for failures: paused trials stay paused, so a resume can promote them.
+    GS_TRY(Commit());
+    return failures_.Verdict();
+  }
   if (interrupt_signal_ == 0) {
     SettlePausedTrials();
     return Commit();
@@ -209,6 +217,7 @@ void TrialLoop::Record(JournalWrite::Kind kind, const TrialRecord& record,
 }
 
 void TrialLoop::NotifyFinished(const TrialRecord& record) {
+  failures_.Count(record);
   after_commit_.push_back([this, record] { observer_.OnTrialFinished(record); });
 }
 
@@ -218,7 +227,9 @@ Expected<std::vector<TrialLoop::PreparedLaunch>> TrialLoop::PrepareReady(int& fa
   // Backfill: a trial waiting for more GPUs than are free does not hold back later
   // trials that fit, so GPUs are never idle while work that fits is queued.
   for (auto it = queue_.begin(); it != queue_.end();) {
-    if (static_cast<int>(active_.size() + launches.size()) >= plan_.concurrency) break;
+    if (static_cast<int>(active_.size() + launches.size()) >= plan_.concurrency ||
+        failures_.Exhausted())
+      break;
     // Nothing is free: scanning the rest of a long queue would find nothing either.
     if (gpu_pool_.free_count() == 0 && cpu_slots_in_use_ >= plan_.cpu_slots) break;
     const int number = *it;
@@ -239,7 +250,8 @@ Expected<std::vector<TrialLoop::PreparedLaunch>> TrialLoop::PrepareReady(int& fa
 // fit waits for resources instead of being passed by later ones.
 Expected<std::vector<TrialLoop::PreparedLaunch>> TrialLoop::PrepareScheduled(int& failed_to_start) {
   std::vector<PreparedLaunch> launches;
-  while (static_cast<int>(active_.size() + launches.size()) < plan_.concurrency) {
+  while (static_cast<int>(active_.size() + launches.size()) < plan_.concurrency &&
+         !failures_.Exhausted()) {
     const Job job = scheduler_->NextJob();
     if (job.kind != Job::Kind::kStart && job.kind != Job::Kind::kPromote) break;
     std::optional<std::vector<int>> gpus = AcquireResources(plan_.gpus_needed.at(job.trial));

@@ -12,6 +12,7 @@
 #include "gpusweep/experiment.h"
 #include "gpusweep/journal.h"
 #include "run/experiment_watch.h"
+#include "run/failure_budget.h"
 #include "run/metrics_reader.h"
 #include "run/run_plan.h"
 #include "run/runner.h"
@@ -150,6 +151,7 @@ class TrialLoop {
     std::vector<std::function<void()>> notify;  // waits for `done`
   };
   std::deque<InFlightSync> syncs_;  // in commit order
+  FailureBudget failures_;              // max_failures: stops new launches once reached
 };
 
 }  // namespace gpusweep

@@ -1,6 +1,7 @@
 // MakeSampler and GridSize: validation of the search space and options for a sampler kind.
 #include "gpusweep/sampler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -115,6 +116,45 @@ Expected<std::unique_ptr<Sampler>> MakeTpe(const SamplerConfig& config, const Se
   return std::make_unique<search::TpeSampler>(space, config.trials, config.seed, tpe, mode);
 }
 
+Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
+                                                   const SearchSpace& space, Mode mode) {
+  for (const ParamSpec& p : space.params) GS_TRY(ValidateParam(p));
+  switch (config.kind) {
+    case SamplerKind::kGrid:
+      return MakeGrid(config, space);
+    case SamplerKind::kRandom:
+      GS_TRY(CheckTrials(config));
+      return std::make_unique<search::RandomSampler>(space, config.trials, config.seed);
+    case SamplerKind::kSobol:
+      return MakeSobol(config, space);
+    case SamplerKind::kTpe:
+      return MakeTpe(config, space, mode);
+  }
+  return Fail(ErrorCode::kInvalidConfig, "sampler: unknown sampler kind");
+}
+
+// The library's own guard for what the config loader checks with file positions: every
+// enqueued name is a parameter, and a trial count holds them all (the values are
+// checked against their parameters there: FitToParam).
+Status CheckEnqueued(const SamplerConfig& config, const SearchSpace& space) {
+  if (config.kind != SamplerKind::kGrid &&
+      static_cast<std::size_t>(config.trials) < config.enqueue.size())
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("enqueue: {} settings are enqueued but sampler.trials is {}",
+                            config.enqueue.size(), config.trials));
+  for (std::size_t i = 0; i < config.enqueue.size(); ++i) {
+    for (const auto& item : config.enqueue[i].items()) {
+      const std::string& name = item.key();
+      const auto param = std::find_if(space.params.begin(), space.params.end(),
+                                      [&](const ParamSpec& p) { return p.name == name; });
+      if (param == space.params.end())
+        return Fail(ErrorCode::kInvalidConfig,
+                    fmt::format("enqueue[{}].{}: not a search-space parameter", i, name));
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::int64_t GridSize(const SearchSpace& space) {
@@ -133,19 +173,14 @@ std::int64_t GridSize(const SearchSpace& space) {
 Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,
                                                const SearchSpace& space,
                                                Mode mode) {
-  for (const ParamSpec& p : space.params) GS_TRY(ValidateParam(p));
-  switch (config.kind) {
-    case SamplerKind::kGrid:
-      return MakeGrid(config, space);
-    case SamplerKind::kRandom:
-      GS_TRY(CheckTrials(config));
-      return std::make_unique<search::RandomSampler>(space, config.trials, config.seed);
-    case SamplerKind::kSobol:
-      return MakeSobol(config, space);
-    case SamplerKind::kTpe:
-      return MakeTpe(config, space, mode);
-  }
-  return Fail(ErrorCode::kInvalidConfig, "sampler: unknown sampler kind");
+  GS_ASSIGN_OR_RETURN(std::unique_ptr<Sampler> sampler, MakeBareSampler(config, space, mode));
+  if (config.enqueue.empty()) return sampler;
+  GS_TRY(CheckEnqueued(config, space));
+  using Numbering = search::EnqueuedFirst::Numbering;
+  return std::make_unique<search::EnqueuedFirst>(
+      std::move(sampler), config.enqueue,
+      config.kind == SamplerKind::kGrid ? Numbering::kAfterEnqueued : Numbering::kSameNumbers);
 }
+
 
 }  // namespace gpusweep

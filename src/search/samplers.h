@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "gpusweep/sampler.h"
@@ -76,6 +77,26 @@ class TpeSampler final : public Sampler {
   std::uint64_t seed_;
   TpeConfig config_;
   Mode mode_;
+};
+
+// Enqueued settings first: trial k < n (n = enqueued.size()) gets enqueued[k], with the
+// parameters it leaves out taken from the inner sampler's suggestion for trial k (a
+// grid's point k, wrapped to the grid's size). Later trials are the inner sampler's:
+// kSameNumbers (samplers with a trial count, which counts the enqueued trials) gives
+// trial k the inner trial k, so TPE sees every earlier trial and random/sobol keep their
+// streams; kAfterEnqueued (the grid, all of whose points run) gives it inner trial k - n.
+class EnqueuedFirst final : public Sampler {
+ public:
+  enum class Numbering { kSameNumbers, kAfterEnqueued };
+  EnqueuedFirst(std::unique_ptr<Sampler> inner, std::vector<Params> enqueued,
+                Numbering numbering);
+  int total_trials() const override;
+  Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
+
+ private:
+  std::unique_ptr<Sampler> inner_;
+  std::vector<Params> enqueued_;
+  int offset_;  // n for kAfterEnqueued, else 0
 };
 
 }  // namespace gpusweep::search

@@ -84,7 +84,7 @@ TpeGroups SplitHistory(const std::vector<TrialRecord>& history, int before,
   std::vector<double> table;  // row r: the model values of trials[r], dims in order
   table.reserve(history.size() * dims);
   for (const TrialRecord& t : history) {
-    if (t.number < 0 || t.number >= before) continue;
+    if (t.number >= before) continue;  // negative: warm-start history, before every trial
     const auto score = Score(t, mode, running);
     if (!score || !AppendModelValues(t, space, table)) continue;
     trials.push_back({t.number, score->first, score->second, trials.size()});

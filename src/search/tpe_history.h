@@ -33,7 +33,8 @@ struct TpeGroups {
 int TpeGamma(int scored);
 
 // Uses only trials numbered below `before` (those that existed when trial `before` was
-// first suggested), so re-suggesting a trial after later ones ran gives the same params
+// first suggested; negative numbers are an earlier experiment's trials, the warm-start
+// history, so they come before every trial of this one), so re-suggesting a trial after later ones ran gives the same params
 // as long as its predecessors have not changed state.
 TpeGroups SplitHistory(const std::vector<TrialRecord>& history, int before,
                        const TpeSpace& space, Mode mode, RunningTrials running);

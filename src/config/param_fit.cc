@@ -1,0 +1,67 @@
+// FitToParam (gpusweep/config.h): whether a value is one a parameter can take.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "gpusweep/config.h"
+
+namespace gpusweep {
+namespace {
+
+tl::unexpected<Error> Outside(std::string problem) {
+  return Fail(ErrorCode::kInvalidConfig, std::move(problem));
+}
+
+Expected<Json> FitRange(const ParamSpec& spec, const Json& value) {
+  if (!value.is_number()) return Outside(fmt::format("{} is not a number", value.dump()));
+  const double x = value.get<double>();
+  if (!(x >= spec.low && x <= spec.high))
+    return Outside(fmt::format("{} is outside [{}, {}]", value.dump(), spec.low, spec.high));
+  return Json(x);
+}
+
+Expected<Json> FitInt(const ParamSpec& spec, const Json& value) {
+  if (!value.is_number() ||
+      (value.is_number_float() && std::trunc(value.get<double>()) != value.get<double>()))
+    return Outside(fmt::format("{} is not an integer", value.dump()));
+  if (value.is_number_float() && std::abs(value.get<double>()) > 9.0e18)
+    return Outside(fmt::format("{} is outside {}..{}", value.dump(), spec.int_low, spec.int_high));
+  const std::int64_t x = value.is_number_float() ? static_cast<std::int64_t>(value.get<double>())
+                         : value.is_number_unsigned()
+                             ? static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                   value.get<std::uint64_t>(), INT64_MAX))
+                             : value.get<std::int64_t>();
+  if (x < spec.int_low || x > spec.int_high)
+    return Outside(fmt::format("{} is outside {}..{}", x, spec.int_low, spec.int_high));
+  // Unsigned: x - low may not fit in int64.
+  const std::uint64_t offset = static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(spec.int_low);
+  if (offset % static_cast<std::uint64_t>(spec.int_step) != 0)
+    return Outside(fmt::format("{} is not on the step: {}, {}, ... by {}", x, spec.int_low,
+                               spec.int_low + spec.int_step, spec.int_step));
+  return Json(x);
+}
+
+}  // namespace
+
+Expected<Json> FitToParam(const ParamSpec& spec, const Json& value) {
+  switch (spec.kind) {
+    case ParamKind::kChoice:
+      for (const Json& candidate : spec.values)
+        if (candidate == value) return candidate;
+      return Outside(fmt::format("{} is not one of the values", value.dump()));
+    case ParamKind::kUniform:
+    case ParamKind::kLogUniform:
+      return FitRange(spec, value);
+    case ParamKind::kInt:
+      return FitInt(spec, value);
+    case ParamKind::kConstant:
+      if (value == spec.constant) return spec.constant;
+      return Outside(fmt::format("{} differs from the constant {}", value.dump(),
+                                 spec.constant.dump()));
+  }
+  return Outside("unknown parameter kind");
+}
+
+}  // namespace gpusweep

@@ -1,0 +1,213 @@
+// enqueue and warm_start through a real run: enqueued settings run first, an earlier
+// experiment's trials seed TPE's history, and both survive a resume exactly.
+#include <algorithm>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "gpusweep/sampler.h"
+#include "run/runner_test_fixture.h"
+#include "run/warm_start.h"
+
+namespace gpusweep {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Trials report score = x; `rest` holds the sampler, search space and extra keys. One
+// trial at a time, so each TPE suggestion saw every earlier trial finished.
+std::string Sweep(std::string_view rest, std::string_view mode = "max") {
+  return fmt::format(R"(
+name: t
+metric: {{name: score, mode: {}}}
+resources: {{gpus: auto, cpu_slots: 1}}
+shell: true
+command: 'echo "{{\"epoch\": 1, \"score\": "{{{{x}}}}"}}" >> "$GPUSWEEP_METRICS"'
+{})",
+                     mode, rest);
+}
+
+class SeedingTest : public RunnerTest {
+ protected:
+  Expected<RunOutcome> RunIn(const ExperimentConfig& config, const std::filesystem::path& dir) {
+    FakeGpuProbe probe(0);
+    RealRunServices real;
+    real.services.gpu_probe = &probe;
+    real.services.usable_cores = 2;
+    RunOptions options{dir, std::nullopt, dir_.path() / "python"};
+    observer_ = RecordingObserver{};
+    return RunExperimentWith(config, options, real.services, observer_);
+  }
+};
+
+TEST_F(SeedingTest, EnqueuedSettingsRunFirstAndTheSamplerFillsTheRest) {
+  const std::string rest = R"(
+sampler: {type: tpe, trials: 4, seed: 3, n_startup_trials: 2}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+  k: {type: choice, values: [1, 2, 3]}
+  epochs: 5
+enqueue:
+  - {x: 0.25}
+  - {x: 1, k: 3, epochs: 5}
+)";
+  const ExperimentConfig config = Config(Sweep(rest));
+  auto outcome = Run(config);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  ASSERT_EQ(outcome->trials.size(), 4u);
+  auto sampler = MakeSampler(config.sampler, config.search_space, config.metric.mode);
+  ASSERT_TRUE(sampler);
+  const std::vector<TrialRecord>& trials = outcome->trials;
+  // Declaration order kept; k filled by the sampler's own choice for trial 0.
+  EXPECT_EQ(trials[0].params.dump(),
+            Json({{"x", 0.25}, {"k", (*sampler)->Suggest(0, {}).params["k"]}, {"epochs", 5}})
+                .dump());
+  EXPECT_EQ(trials[1].params.dump(), R"({"x":1.0,"k":3,"epochs":5})");
+  for (int number = 2; number < 4; ++number)  // TPE, having learned from the enqueued two
+    EXPECT_EQ(trials[number].params, (*sampler)->Suggest(number, trials).params);
+  EXPECT_EQ(trials[1].objective, 1.0);
+
+  auto again = Run(config);  // resume: nothing reruns
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(observer_.info.to_run, 0);
+  std::string changed = Sweep(rest);
+  changed.replace(changed.find("{x: 0.25}"), 9, "{x: 0.5}");
+  auto refused = Run(Config(changed));
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message, HasSubstr("sampler.enqueue[0].x (0.25 -> 0.5)"));
+}
+
+TEST_F(SeedingTest, GridRunsEnqueuedSettingsBeforeAllItsPoints) {
+  auto outcome = Run(Config(Sweep(R"(
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [0.1, 0.2]}
+enqueue: [{x: 0.2}]
+)")));
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  ASSERT_EQ(outcome->trials.size(), 3u);
+  EXPECT_EQ(outcome->trials[0].params["x"], 0.2);
+  EXPECT_EQ(outcome->trials[1].params["x"], 0.1);
+  EXPECT_EQ(outcome->trials[2].params["x"], 0.2);
+}
+
+TEST_F(SeedingTest, EnqueueWorksUnderAScheduler) {
+  auto outcome = Run(Config(Sweep(R"(
+sampler: {type: random, trials: 3, seed: 1}
+scheduler: {type: asha, max_resource: 1}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+  tags: [a, b]
+enqueue: [{x: 0.5}]
+)")));
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  ASSERT_EQ(outcome->trials.size(), 3u);
+  EXPECT_EQ(outcome->trials[0].params["x"], 0.5);
+  EXPECT_EQ(outcome->trials[0].state, TrialState::kCompleted);
+  // The bare list is a constant; the run says so before it starts.
+  ASSERT_FALSE(observer_.warnings.empty());
+  EXPECT_THAT(observer_.warnings[0],
+              HasSubstr("search_space.tags: a bare list is a constant: every trial gets "
+                        "[\"a\",\"b\"]"));
+}
+
+TEST_F(SeedingTest, WarmStartSeedsTpeAndResumesWithoutItsSource) {
+  const std::filesystem::path source = dir_.path() / "first";
+  auto first = RunIn(Config(Sweep(R"(
+sampler: {type: random, trials: 8, seed: 5}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+)")), source);
+  ASSERT_TRUE(first) << first.error().message;
+  // The new space is narrower: it ends at the 4th smallest x, so the 4 trials with a
+  // larger x do not fit and are left out.
+  std::vector<double> xs;
+  for (const TrialRecord& trial : first->trials) xs.push_back(trial.params["x"].get<double>());
+  std::sort(xs.begin(), xs.end());
+  const double high = xs[3];
+  std::vector<TrialRecord> expected_history;
+  for (const TrialRecord& trial : first->trials)
+    if (trial.params["x"].get<double>() <= high) expected_history.push_back(trial);
+  const int n = static_cast<int>(expected_history.size());
+  ASSERT_EQ(n, 4);
+  for (int i = 0; i < n; ++i) expected_history[i].number = i - n;
+
+  auto yaml = [&](int trials) {
+    return Sweep(fmt::format(R"(
+sampler: {{type: tpe, trials: {}, seed: 2, n_startup_trials: 2}}
+search_space:
+  x: {{type: uniform, low: 0, high: {}}}
+warm_start: {{from: first}}
+)", trials, high));
+  };
+  const ExperimentConfig config = Config(yaml(2));
+  auto seeded = Run(config);
+  ASSERT_TRUE(seeded) << seeded.error().message;
+  EXPECT_THAT(observer_.info.warm_start,
+              HasSubstr(fmt::format("warm start: {} trials of {} seed the sampler (not rerun); "
+                                    "{} left out, outside this search space",
+                                    n, source.string(), 8 - n)));
+  ASSERT_EQ(seeded->trials.size(), 2u);  // the earlier trials are not rerun
+  auto sampler = MakeSampler(config.sampler, config.search_space, config.metric.mode);
+  ASSERT_TRUE(sampler);
+  std::vector<TrialRecord> history = expected_history;
+  // Trial 0 already uses the model: the warm-start trials count as scored ones.
+  EXPECT_EQ(seeded->trials[0].params, (*sampler)->Suggest(0, history).params);
+  history.push_back(seeded->trials[0]);
+  EXPECT_EQ(seeded->trials[1].params, (*sampler)->Suggest(1, history).params);
+
+  // `status` lists them from the journal, best first.
+  {
+    auto journal = OpenReadOnly();
+    auto journaled = LoadWarmStart(*journal);
+    ASSERT_TRUE(journaled && *journaled);
+    EXPECT_EQ((*journaled)->trials.size(), expected_history.size());
+    const std::string listing = WarmStartListing(**journaled, config.metric, 1);
+    const TrialRecord* best = &expected_history[0];
+    for (const TrialRecord& t : expected_history)
+      if (*t.objective > *best->objective) best = &t;
+    EXPECT_THAT(listing, HasSubstr(fmt::format("completed score={:g}", *best->objective)));
+    EXPECT_THAT(listing, HasSubstr(fmt::format("... and {} more", n - 1)));
+  }
+
+  // The source vanishes; growing the sweep still sees the same (journaled) history.
+  std::filesystem::remove_all(source);
+  auto grown = Run(Config(yaml(3)));
+  ASSERT_TRUE(grown) << grown.error().message;
+  ASSERT_EQ(grown->trials.size(), 3u);
+  history.push_back(grown->trials[1]);
+  EXPECT_EQ(grown->trials[2].params, (*sampler)->Suggest(2, history).params);
+}
+
+TEST_F(SeedingTest, WarmStartNeedsAnExperimentWithTheSameMetric) {
+  const std::filesystem::path source = dir_.path() / "first";
+  ASSERT_TRUE(RunIn(Config(Sweep(R"(
+sampler: {type: random, trials: 1}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+)")), source));
+  const std::string rest = R"(
+sampler: {type: tpe, trials: 1}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+warm_start: {from: first}
+)";
+  auto other_mode = Run(Config(Sweep(rest, "min")));
+  ASSERT_FALSE(other_mode);
+  EXPECT_EQ(other_mode.error().code, ErrorCode::kInvalidConfig);
+  EXPECT_THAT(other_mode.error().message,
+              HasSubstr("sweep.yaml:11: warm_start.from: " + source.string() +
+                        " optimised 'score' (max), this experiment 'score' (min); a warm start "
+                        "needs the same metric name and mode"));
+  EXPECT_FALSE(std::filesystem::exists(experiment_dir()));  // nothing was written
+
+  std::string missing = Sweep(rest);
+  missing.replace(missing.find("from: first"), 11, "from: nowhere");
+  auto nowhere = Run(Config(missing));
+  ASSERT_FALSE(nowhere);
+  EXPECT_EQ(nowhere.error().code, ErrorCode::kInvalidConfig);
+  EXPECT_THAT(nowhere.error().message, HasSubstr("sweep.yaml:11: warm_start.from: no experiment at"));
+}
+
+}  // namespace
+}  // namespace gpusweep

@@ -1,0 +1,196 @@
+#include "run/warm_start.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace gpusweep {
+namespace {
+
+constexpr std::string_view kEventKind = "warm_start";
+
+Error AtConfig(const ExperimentConfig& config, std::string problem, std::string_view hint) {
+  return Error{ErrorCode::kInvalidConfig,
+               fmt::format("{}:{}: warm_start.from: {}; {}", config.config_path.string(),
+                           config.warm_start->line, problem, hint)};
+}
+
+Status CheckSameMetric(const ExperimentConfig& config, const ExperimentRecord& source) {
+  const Json metric = source.identity.value("metric", Json::object());
+  const std::string name = metric.value("name", "");
+  const std::string mode = metric.value("mode", "");
+  const std::string ours = config.metric.mode == Mode::kMin ? "min" : "max";
+  if (name == config.metric.name && mode == ours) return {};
+  return tl::unexpected(AtConfig(
+      config,
+      fmt::format("{} optimised '{}' ({}), this experiment '{}' ({})",
+                  config.warm_start->from.string(), name, mode, config.metric.name, ours),
+      "a warm start needs the same metric name and mode, so its values rank with this "
+      "experiment's; start from an experiment with the same metric, or remove warm_start"));
+}
+
+bool HasResult(const TrialRecord& trial) {
+  switch (trial.state) {
+    case TrialState::kCompleted: return trial.objective.has_value();
+    case TrialState::kPruned:
+    case TrialState::kPaused: return true;  // ranked after completed ones, like TPE does
+    default: return false;
+  }
+}
+
+// The params as this search space gives them; an error message (no location) when a
+// parameter is missing, extra, or outside its range.
+Expected<Params> FitToSpace(const Params& params, const SearchSpace& space) {
+  Params fitted = Json::object();
+  for (const ParamSpec& param : space.params) {
+    const auto value = params.find(param.name);
+    if (value == params.end())
+      return Fail(ErrorCode::kInvalidConfig, fmt::format("it has no '{}'", param.name));
+    Expected<Json> fit = FitToParam(param, *value);
+    if (!fit) return Fail(ErrorCode::kInvalidConfig, param.name + ": " + fit.error().message);
+    fitted[param.name] = std::move(*fit);
+  }
+  for (const auto& item : params.items())
+    if (!fitted.contains(item.key()))
+      return Fail(ErrorCode::kInvalidConfig,
+                  fmt::format("it has '{}', which this search space does not", item.key()));
+  return fitted;
+}
+
+Json TrialToJson(const TrialRecord& trial, int source_number) {
+  Json json{{"trial", source_number}, {"state", ToString(trial.state)}, {"params", trial.params}};
+  if (trial.objective && std::isfinite(*trial.objective)) json["objective"] = *trial.objective;
+  if (trial.budget && std::isfinite(*trial.budget)) json["budget"] = *trial.budget;
+  json["rung"] = trial.rung;
+  return json;
+}
+
+Expected<TrialRecord> TrialFromJson(const Json& json, int number) {
+  TrialRecord trial;
+  trial.number = number;
+  const auto state = TrialStateFromString(json.value("state", ""));
+  if (!state || !json.contains("params") || !json["params"].is_object())
+    return Fail(ErrorCode::kJournal,
+                fmt::format("the journal's warm-start trial {} is malformed: {}", number,
+                            json.dump()));
+  trial.state = *state;
+  trial.params = json["params"];
+  if (json.contains("objective") && json["objective"].is_number())
+    trial.objective = json["objective"].get<double>();
+  if (json.contains("budget") && json["budget"].is_number())
+    trial.budget = json["budget"].get<double>();
+  trial.rung = json.value("rung", 0);
+  return trial;
+}
+
+std::string ParamsText(const Params& params) {
+  std::string text;
+  for (const auto& item : params.items())
+    text += fmt::format("{}{}={}", text.empty() ? "" : " ", item.key(),
+                        item.value().is_string() ? item.value().get<std::string>()
+                                                 : item.value().dump());
+  return text;
+}
+
+}  // namespace
+
+Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config) {
+  const std::filesystem::path& from = config.warm_start->from;
+  Expected<std::unique_ptr<Journal>> journal =
+      OpenJournal(from / kJournalFileName, JournalAccess::kReadOnly);
+  if (!journal)
+    return tl::unexpected(AtConfig(config, journal.error().message,
+                                   "give the directory of an earlier experiment (the one "
+                                   "holding gpusweep.db), e.g. from: runs/first-sweep"));
+  GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> source, (*journal)->LoadExperiment());
+  if (!source)
+    return tl::unexpected(AtConfig(config, fmt::format("{} holds no experiment yet", from.string()),
+                                   "run it first, or give another directory"));
+  GS_TRY(CheckSameMetric(config, *source));
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, (*journal)->LoadTrials());
+  WarmStartHistory history;
+  history.from = from.string();
+  for (const TrialRecord& trial : trials) {
+    if (!HasResult(trial)) continue;
+    Expected<Params> fitted = FitToSpace(trial.params, config.search_space);
+    if (!fitted) {
+      if (history.left_out++ == 0)
+        history.first_left_out = fmt::format("trial {}: {}", trial.number, fitted.error().message);
+      continue;
+    }
+    TrialRecord kept = trial;
+    kept.params = std::move(*fitted);
+    history.trials.push_back(std::move(kept));
+    history.source_numbers.push_back(trial.number);
+  }
+  const int n = static_cast<int>(history.trials.size());
+  for (int i = 0; i < n; ++i) history.trials[i].number = i - n;
+  return history;
+}
+
+Status JournalWarmStart(Journal& journal, const WarmStartHistory& history, double now) {
+  Json trials = Json::array();
+  for (std::size_t i = 0; i < history.trials.size(); ++i)
+    trials.push_back(TrialToJson(history.trials[i], history.source_numbers[i]));
+  return journal.AppendEvent(now, kEventKind,
+                             Json{{"from", history.from},
+                                  {"trials", std::move(trials)},
+                                  {"left_out", history.left_out},
+                                  {"first_left_out", history.first_left_out}});
+}
+
+Expected<std::optional<WarmStartHistory>> LoadWarmStart(Journal& journal) {
+  GS_ASSIGN_OR_RETURN(std::vector<Json> events, journal.LoadEvents(kEventKind));
+  if (events.empty()) return std::nullopt;
+  const Json& event = events.back();  // an earlier one may be from a creation that failed
+  WarmStartHistory history;
+  history.from = event.value("from", "");
+  history.left_out = event.value("left_out", 0);
+  history.first_left_out = event.value("first_left_out", "");
+  const Json trials = event.value("trials", Json::array());
+  const int n = static_cast<int>(trials.size());
+  for (int i = 0; i < n; ++i) {
+    GS_ASSIGN_OR_RETURN(TrialRecord trial, TrialFromJson(trials[i], i - n));
+    history.trials.push_back(std::move(trial));
+    history.source_numbers.push_back(trials[i].value("trial", 0));
+  }
+  return history;
+}
+
+std::string WarmStartLine(const WarmStartHistory& history) {
+  std::string line = fmt::format("warm start: {} trial{} of {} seed the sampler (not rerun)",
+                                 history.trials.size(), history.trials.size() == 1 ? "" : "s",
+                                 history.from);
+  if (history.left_out > 0)
+    line += fmt::format("; {} left out, outside this search space ({})", history.left_out,
+                        history.first_left_out);
+  return line;
+}
+
+std::string WarmStartListing(const WarmStartHistory& history, const MetricSpec& metric,
+                             std::size_t limit) {
+  std::vector<std::size_t> order(history.trials.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // Completed first, then by value (best first), as TPE ranks them.
+  const auto rank = [&](std::size_t i) {
+    const TrialRecord& t = history.trials[i];
+    const double value = t.objective.value_or(NAN);
+    const double loss = std::isnan(value) ? INFINITY : metric.mode == Mode::kMin ? value : -value;
+    return std::pair{t.state == TrialState::kCompleted ? 0 : 1, loss};
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+  std::string text = WarmStartLine(history) + "\n";
+  for (std::size_t k = 0; k < order.size() && k < limit; ++k) {
+    const TrialRecord& t = history.trials[order[k]];
+    text += fmt::format("  its trial {:<5} {:<9} {}={}  {}\n", history.source_numbers[order[k]],
+                        ToString(t.state), metric.name,
+                        t.objective ? fmt::format("{:g}", *t.objective) : "-",
+                        ParamsText(t.params));
+  }
+  if (order.size() > limit) text += fmt::format("  ... and {} more\n", order.size() - limit);
+  return text;
+}
+
+}  // namespace gpusweep

@@ -1,0 +1,50 @@
+// warm_start.h — `warm_start: {from: DIR}`: an earlier experiment's trials seed the
+// sampler's history (TPE learns from them; they are not rerun).
+//
+// When the experiment is created, the source's completed trials, and its pruned and
+// paused ones with their last value (as TPE ranks them: after every completed trial),
+// whose params fit this search space (every parameter present and allowed, FitToParam;
+// none extra) are copied into this experiment's journal (event "warm_start") before the
+// experiment row is written. Later runs read them from there, never from the source,
+// so a resume is exact even when the source has changed or is gone. In the sampler's
+// history they are numbered -n..-1 (source order): before every trial of this one.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusweep/config.h"
+#include "gpusweep/journal.h"
+#include "gpusweep/status.h"
+#include "gpusweep/trial.h"
+
+namespace gpusweep {
+
+struct WarmStartHistory {
+  std::string from;                 // the source experiment's directory
+  std::vector<TrialRecord> trials;  // numbered -n..-1, for the sampler
+  std::vector<int> source_numbers;  // each trial's number in the source (parallel)
+  int left_out = 0;                 // source trials with a result that did not fit
+  std::string first_left_out;       // why the first of them did not, e.g. "trial 3: lr: ..."
+};
+
+// Reads the source named by `config.warm_start` (read-only). Error{kInvalidConfig} with
+// the config's file:line when it is not an experiment, or optimised another metric or
+// mode; Error{kJournal} when its journal cannot be read.
+Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config);
+
+// Journals `history` (event "warm_start"); LoadWarmStart reads the last one back
+// (nullopt when the journal has none).
+Status JournalWarmStart(Journal& journal, const WarmStartHistory& history, double now);
+Expected<std::optional<WarmStartHistory>> LoadWarmStart(Journal& journal);
+
+// One line for the start of a run: "warm start: 12 trials of DIR seed the sampler
+// (not rerun); 3 left out (trial 5: lr: 0.5 is outside [0.0001, 0.1])".
+std::string WarmStartLine(const WarmStartHistory& history);
+// WarmStartLine, then one line per trial, best first, at most `limit`: "  its trial 4
+// completed  val_acc=0.93  lr=0.01 k=2".
+std::string WarmStartListing(const WarmStartHistory& history, const MetricSpec& metric,
+                             std::size_t limit);
+
+}  // namespace gpusweep
