@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "common/json_limits.h"
+
 namespace gpusweep::journal {
 namespace {
 
@@ -37,9 +39,12 @@ std::string DumpJson(const Json& value) {
 
 Expected<Json> ParseJson(const sqlite::Database& db, std::string_view text,
                          std::string_view what) {
-  Json value = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded())
-    return tl::unexpected(CorruptRow(db, what, fmt::format("invalid JSON in the journal: {:.80}", text)));
+  // Depth-limited: a row nested 50,000 levels deep (written before the limit existed,
+  // or by hand) must be an error here, not a stack overflow when the value is used.
+  Expected<Json> value = ParseJsonWithDepthLimit(text);
+  if (!value)
+    return tl::unexpected(CorruptRow(
+        db, what, fmt::format("{} in the journal: {:.80}", value.error().message, text)));
   return value;
 }
 

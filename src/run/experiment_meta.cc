@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/json_limits.h"
 #include "gpusweep/json.h"
 #include "run/trial_setup.h"
 
@@ -41,7 +42,7 @@ Expected<ExperimentMeta> ReadExperimentMeta(const std::filesystem::path& experim
                             experiment_dir.string()));
   std::stringstream text;
   text << in.rdbuf();
-  Json json = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const Json json = ParseJsonWithDepthLimit(text.str()).value_or(Json());
   try {
     ExperimentMeta meta;
     meta.name = json.at("name").get<std::string>();

@@ -1,74 +1,127 @@
 #include "run/metrics_reader.h"
 
-#include <array>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
-#include <fstream>
+#include <cstring>
 
 #include <fmt/format.h>
+
+#include "common/unique_fd.h"
 
 namespace gpusweep {
 namespace {
 
-// Keys a trial may use for its step, in order of preference.
-constexpr std::array<const char*, 3> kStepKeys{"step", "epoch", "iteration"};
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
-std::optional<std::int64_t> StepOf(const Json& object) {
-  for (const char* key : kStepKeys) {
-    auto it = object.find(key);
-    if (it != object.end() && it->is_number_integer()) return it->get<std::int64_t>();
-    if (it != object.end() && it->is_number_float()) {
-      double v = it->get<double>();
-      if (std::isfinite(v) && v == std::floor(v)) return static_cast<std::int64_t>(v);
-    }
-  }
-  return std::nullopt;
+// What a non-regular file is, for the refusal.
+const char* FileKind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
 }
 
 }  // namespace
 
-MetricsReader::MetricsReader(std::filesystem::path path) : path_(std::move(path)) {}
+MetricsReader::MetricsReader(std::filesystem::path path, MetricsLimits limits)
+    : path_(std::move(path)), limits_(limits) {}
 
-MetricsBatch MetricsReader::Poll() { return Read(false); }
-MetricsBatch MetricsReader::Finish() { return Read(true); }
+MetricsBatch MetricsReader::Poll() { return Read(ReadMode::kCompleteLines); }
+MetricsBatch MetricsReader::Finish() { return Read(ReadMode::kToTheEnd); }
 
-MetricsBatch MetricsReader::Read(bool final_read) {
+void MetricsReader::Refuse(std::string reason, MetricsBatch& batch) {
+  refused_ = true;
+  batch.refused = std::move(reason);
+}
+
+MetricsBatch MetricsReader::Read(ReadMode mode) {
   MetricsBatch batch;
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) return batch;
-  in.seekg(static_cast<std::streamoff>(offset_));
-  std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::size_t begin = 0;
-  while (begin < chunk.size()) {
-    std::size_t newline = chunk.find('\n', begin);
-    if (newline == std::string::npos && !final_read) break;  // partial line: wait for the rest
-    std::size_t end = newline == std::string::npos ? chunk.size() : newline;
-    ParseLine(chunk.substr(begin, end - begin), batch);
-    begin = newline == std::string::npos ? chunk.size() : newline + 1;
+  if (refused_) return batch;
+  // stat first, so a FIFO is never opened (opening one would wake a writer blocked in
+  // open()); then open without blocking and check what was opened (it may have been
+  // swapped in between).
+  struct stat info {};
+  if (::stat(path_.c_str(), &info) != 0) {
+    if (errno != ENOENT) Refuse(fmt::format("{} cannot be read ({})", path_.string(),
+                                            std::strerror(errno)), batch);
+    return batch;  // not there yet: nothing reported
   }
-  offset_ += begin;
+  UniqueFd fd;
+  if (S_ISREG(info.st_mode)) {
+    fd.Reset(::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+    if (!fd.valid() || ::fstat(fd.get(), &info) != 0) return batch;  // gone again
+  }
+  if (!S_ISREG(info.st_mode)) {
+    Refuse(fmt::format("{} is {}, not a regular file; gpusweep reads metrics only from a "
+                       "regular file, so the trial was stopped",
+                       path_.string(), FileKind(info.st_mode)),
+           batch);
+    return batch;
+  }
+  const std::uint64_t budget = mode == ReadMode::kToTheEnd ? kFinishBytes : kPollBytes;
+  std::string chunk(kChunkBytes, '\0');
+  std::uint64_t read_now = 0;
+  bool at_end = false;
+  while (read_now < budget) {
+    const ssize_t n = ::pread(fd.get(), chunk.data(), chunk.size(), static_cast<off_t>(offset_));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      at_end = n == 0;
+      break;
+    }
+    offset_ += static_cast<std::uint64_t>(n);
+    read_now += static_cast<std::uint64_t>(n);
+    Consume(std::string_view(chunk.data(), static_cast<std::size_t>(n)), batch);
+  }
+  if (mode == ReadMode::kToTheEnd) {
+    if (!at_end)
+      batch.warnings.push_back(fmt::format("{}: stopped reading after {} more bytes",
+                                           path_.string(), read_now));
+    else if (partial_bytes_ > 0)
+      EndLine(batch);
+  }
   return batch;
 }
 
-void MetricsReader::ParseLine(const std::string& text, MetricsBatch& batch) {
+void MetricsReader::Consume(std::string_view bytes, MetricsBatch& batch) {
+  while (!bytes.empty()) {
+    const std::size_t newline = bytes.find('\n');
+    const std::string_view piece = bytes.substr(0, newline);
+    partial_bytes_ += piece.size();
+    if (partial_bytes_ <= limits_.max_line_bytes) {
+      partial_.append(piece);
+    } else if (!partial_.empty()) {
+      std::string().swap(partial_);  // over the limit: keep counting, stop holding
+    }
+    if (newline == std::string_view::npos) return;
+    EndLine(batch);
+    bytes.remove_prefix(newline + 1);
+  }
+}
+
+void MetricsReader::EndLine(MetricsBatch& batch) {
   ++line_number_;
-  if (text.find_first_not_of(" \t\r") == std::string::npos) return;  // blank line
-  Json value = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!value.is_object()) {
-    const bool invalid = value.is_discarded();
-    const bool non_finite = invalid && (text.find("NaN") != std::string::npos ||
-                                        text.find("Infinity") != std::string::npos);
-    batch.warnings.push_back(fmt::format(
-        "{}:{}: {}, skipped: {:.60}", path_.string(), line_number_,
-        non_finite ? "NaN and Infinity are not JSON (report null, or stop the trial)"
-                   : invalid ? "not valid JSON" : "not a JSON object",
-        text));
+  const std::uint64_t length = partial_bytes_;
+  partial_bytes_ = 0;
+  if (length > limits_.max_line_bytes) {
+    batch.warnings.push_back(fmt::format("{}:{}: line of {} bytes, over the {}-byte limit, skipped",
+                                         path_.string(), line_number_, length,
+                                         limits_.max_line_bytes));
     return;
   }
-  MetricsLine line;
-  line.step = StepOf(value).value_or(object_count_);
-  line.values = std::move(value);
+  ParsedMetricsLine parsed = ParseMetricsLine(partial_, limits_);
+  partial_.clear();
+  for (const std::string& problem : parsed.problems)
+    batch.warnings.push_back(fmt::format("{}:{}: {}", path_.string(), line_number_, problem));
+  if (!parsed.object) return;
+  batch.lines.push_back(MetricsLine{parsed.step.value_or(object_count_), std::move(*parsed.object)});
   ++object_count_;
-  batch.lines.push_back(std::move(line));
 }
 
 std::optional<double> LastMetricValue(const std::vector<MetricsLine>& lines,

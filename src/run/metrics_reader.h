@@ -6,6 +6,13 @@
 // (the trial exited, so nothing more will come). Lines that are not JSON objects are
 // skipped and reported as warnings ("metrics.jsonl:7: not valid JSON, skipped: ..."),
 // never errors. A missing file is simply "nothing reported yet".
+//
+// The file is untrusted input (docs/protocol.md, "Limits"): the reader never blocks
+// (it opens only a regular file, non-blocking, and checks the type of what it opened),
+// holds at most one line's limit of a partial line in memory, reads a bounded amount
+// per Poll(), and parses through ParseMetricsLine (depth, size and step limits). A path
+// that is not a regular file (a FIFO, a directory, a link to /dev/zero) is refused
+// once, with a reason, and never read.
 #pragma once
 
 #include <cstdint>
@@ -15,38 +22,53 @@
 #include <vector>
 
 #include "gpusweep/json.h"
+#include "run/metrics_line.h"
 
 namespace gpusweep {
 
 struct MetricsLine {
   std::int64_t step = 0;  // "step", else "epoch", else "iteration" (integral), else line ordinal
-  Json values;            // the whole object
+  Json values;            // the whole object (trimmed to the stored-size limit)
 };
 
 struct MetricsBatch {
   std::vector<MetricsLine> lines;
   std::vector<std::string> warnings;
+  // Set once, when the path turned out not to be a regular file (or not readable):
+  // why nothing will be read. The trial loop stops the trial with this reason.
+  std::optional<std::string> refused;
 };
 
 class MetricsReader {
  public:
-  explicit MetricsReader(std::filesystem::path path);
+  explicit MetricsReader(std::filesystem::path path, MetricsLimits limits = {});
 
-  // New complete lines since the last call.
+  // New complete lines since the last call (reads at most kPollBytes of the file).
   MetricsBatch Poll();
   // New lines including a final line without newline; call once after the trial exits.
   MetricsBatch Finish();
 
   const std::filesystem::path& path() const { return path_; }
 
+  static constexpr std::uint64_t kPollBytes = std::uint64_t{16} << 20;
+  static constexpr std::uint64_t kFinishBytes = std::uint64_t{1} << 30;
+
  private:
-  MetricsBatch Read(bool final_read);
-  void ParseLine(const std::string& text, MetricsBatch& batch);
+  enum class ReadMode { kCompleteLines, kToTheEnd };
+  MetricsBatch Read(ReadMode mode);
+  // Splits `bytes` into lines, keeping at most the line limit of the current one.
+  void Consume(std::string_view bytes, MetricsBatch& batch);
+  void EndLine(MetricsBatch& batch);
+  void Refuse(std::string reason, MetricsBatch& batch);
 
   std::filesystem::path path_;
-  std::uint64_t offset_ = 0;   // bytes consumed (complete lines only)
-  std::int64_t line_number_ = 0;  // 1-based number of the last line consumed
-  std::int64_t object_count_ = 0;  // JSON objects seen, the fallback step
+  MetricsLimits limits_;
+  std::uint64_t offset_ = 0;        // bytes read from the file
+  std::string partial_;             // the current line so far (empty once over the limit)
+  std::uint64_t partial_bytes_ = 0; // its length, counting bytes dropped over the limit
+  bool refused_ = false;
+  std::int64_t line_number_ = 0;    // 1-based number of the last line consumed
+  std::int64_t object_count_ = 0;   // JSON objects seen, the fallback step
 };
 
 // The objective: the last numeric value of `metric` among `lines`, or nullopt.

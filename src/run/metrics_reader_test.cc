@@ -1,6 +1,9 @@
 #include "run/metrics_reader.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -80,6 +83,120 @@ TEST(MetricsReaderTest, StepKeyPreference) {
   EXPECT_EQ(batch.lines[0].step, 4);
   EXPECT_EQ(batch.lines[1].step, 100);
   EXPECT_EQ(batch.lines[2].step, 2);
+}
+
+TEST(MetricsReaderTest, RefusesAFifoWithoutBlocking) {
+  TempDir dir;
+  auto path = dir.path() / "metrics.jsonl";
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  MetricsReader reader(path);
+  auto batch = reader.Poll();  // would block forever in a blocking open()
+  ASSERT_TRUE(batch.refused);
+  EXPECT_NE(batch.refused->find("is a FIFO, not a regular file"), std::string::npos)
+      << *batch.refused;
+  EXPECT_FALSE(reader.Finish().refused) << "refused once, then never read again";
+}
+
+TEST(MetricsReaderTest, RefusesADirectory) {
+  TempDir dir;
+  auto path = dir.path() / "metrics.jsonl";
+  std::filesystem::create_directory(path);
+  auto batch = MetricsReader(path).Finish();
+  ASSERT_TRUE(batch.refused);
+  EXPECT_NE(batch.refused->find("is a directory"), std::string::npos) << *batch.refused;
+}
+
+TEST(MetricsReaderTest, RefusesALinkToAnEndlessDevice) {
+  TempDir dir;
+  auto path = dir.path() / "metrics.jsonl";
+  std::filesystem::create_symlink("/dev/zero", path);
+  auto batch = MetricsReader(path).Poll();
+  ASSERT_TRUE(batch.refused);
+  EXPECT_NE(batch.refused->find("is a character device"), std::string::npos) << *batch.refused;
+}
+
+TEST(MetricsReaderTest, SkipsALineOverTheLimitWithoutHoldingIt) {
+  TempDir dir;
+  auto path = dir.path() / "metrics.jsonl";
+  MetricsLimits limits;
+  limits.max_line_bytes = 100;
+  MetricsReader reader(path, limits);
+  Append(path, "{\"loss\": \"" + std::string(150, 'x'));
+  EXPECT_TRUE(reader.Poll().lines.empty());
+  Append(path, std::string(150, 'y') + "\"}\n{\"loss\": 2}\n");
+  auto batch = reader.Poll();
+  ASSERT_EQ(batch.lines.size(), 1u);
+  EXPECT_EQ(batch.lines[0].values["loss"], 2);
+  ASSERT_EQ(batch.warnings.size(), 1u);
+  EXPECT_NE(batch.warnings[0].find("metrics.jsonl:1: line of 312 bytes, over the 100-byte limit"),
+            std::string::npos)
+      << batch.warnings[0];
+}
+
+TEST(MetricsReaderTest, ReadsABoundedAmountPerPoll) {
+  TempDir dir;
+  auto path = dir.path() / "metrics.jsonl";
+  const std::string line = "{\"loss\": 1}\n";
+  std::string text;
+  while (text.size() <= MetricsReader::kPollBytes + line.size()) text += line;
+  Append(path, text);
+  MetricsReader reader(path);
+  const std::size_t first = reader.Poll().lines.size();
+  EXPECT_LT(first, text.size() / line.size());
+  EXPECT_EQ(first + reader.Finish().lines.size(), text.size() / line.size());
+}
+
+TEST(MetricsReaderTest, SkipsADeeplyNestedLine) {
+  TempDir dir;
+  auto path = dir.path() / "metrics.jsonl";
+  Append(path, "{\"a\": " + std::string(50000, '[') + std::string(50000, ']') +
+                   "}\n{\"loss\": 1}\n");
+  auto batch = MetricsReader(path).Finish();
+  ASSERT_EQ(batch.lines.size(), 1u);
+  ASSERT_EQ(batch.warnings.size(), 1u);
+  EXPECT_NE(batch.warnings[0].find("metrics.jsonl:1: nested more than 64 levels deep, skipped"),
+            std::string::npos)
+      << batch.warnings[0];
+}
+
+TEST(MetricsLineTest, StepsOutsideInt64AreIgnoredWithAReason) {
+  for (const char* text : {R"({"step": 1e300, "loss": 1})", R"({"step": 18446744073709551615})",
+                           R"({"epoch": -9.3e18})"}) {
+    ParsedMetricsLine parsed = ParseMetricsLine(text);
+    ASSERT_TRUE(parsed.object) << text;
+    EXPECT_FALSE(parsed.step) << text;
+    ASSERT_EQ(parsed.problems.size(), 1u) << text;
+    EXPECT_NE(parsed.problems[0].find("outside the 64-bit integer range, ignored as a step"),
+              std::string::npos)
+        << parsed.problems[0];
+  }
+  // The edges of the range are steps; a later key may still give one.
+  EXPECT_EQ(ParseMetricsLine(R"({"step": 9223372036854775807})").step,
+            std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(ParseMetricsLine(R"({"step": -9223372036854775808})").step,
+            std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(ParseMetricsLine(R"({"step": 1e19, "epoch": 3})").step, 3);
+}
+
+TEST(MetricsLineTest, OversizedObjectKeepsNumbersAndNamesWhatItDropped) {
+  MetricsLimits limits;
+  limits.max_stored_bytes = 200;
+  const std::string big(300, 'z');
+  ParsedMetricsLine parsed =
+      ParseMetricsLine(R"({"blob": ")" + big + R"(", "loss": 0.5, "epoch": 3})", limits);
+  ASSERT_TRUE(parsed.object);
+  EXPECT_EQ(parsed.object->dump(), R"({"loss":0.5,"epoch":3})");
+  EXPECT_EQ(parsed.step, 3);
+  ASSERT_EQ(parsed.problems.size(), 1u);
+  EXPECT_NE(parsed.problems[0].find("over the 200-byte limit per line; dropped blob"),
+            std::string::npos)
+      << parsed.problems[0];
+}
+
+TEST(MetricsLineTest, ControlBytesDoNotReachTheWarning) {
+  ParsedMetricsLine parsed = ParseMetricsLine(std::string("nope\0\x1b[2J", 9));
+  ASSERT_EQ(parsed.problems.size(), 1u);
+  EXPECT_EQ(parsed.problems[0], "not valid JSON, skipped: nope??[2J");
 }
 
 TEST(LastMetricValueTest, LastNumericValueWins) {

@@ -400,6 +400,7 @@ void TrialLoop::AbsorbMetrics(Active& active, MetricsBatch batch,
                               Process process) {
   for (const std::string& warning : batch.warnings)
     observer_.OnWarning(fmt::format("trial {}: {}", active.record.number, warning));
+  if (batch.refused) StopUnreadable(active, *batch.refused, process);
   const double now = services_.wall_clock();
   for (MetricsLine& line : batch.lines) {
     for (const auto& [key, value] : line.values.items()) active.record.last_metrics[key] = value;
@@ -408,6 +409,15 @@ void TrialLoop::AbsorbMetrics(Active& active, MetricsBatch batch,
     if (scheduler_ != nullptr) ConsultScheduler(active, line, process, events);
     active.lines.push_back(std::move(line));
   }
+}
+
+void TrialLoop::StopUnreadable(Active& active, const std::string& reason, Process process) {
+  observer_.OnWarning(fmt::format("trial {}: {}", active.record.number, reason));
+  // Its results can never be read, so its GPUs are better spent on the next trial.
+  if (active.stop_reason.empty()) active.stop_reason = reason;
+  if (process == Process::kExited || active.kill_at) return;
+  services_.processes->SignalGroup(active.pid, SIGTERM);
+  active.kill_at = services_.monotonic_clock() + config_.kill_grace_seconds;
 }
 
 void TrialLoop::ConsultScheduler(Active& active, const MetricsLine& line, Process process,

@@ -108,6 +108,10 @@ class TrialLoop {
   void AnswerReport(Active& active, double resource, const std::optional<Decision>& decision);
   // The scheduler's variables for a trial (budget, rung, verdict file, stop points).
   EnvPairs SchedulerEnv(const TrialRecord& record, const std::optional<VerdictFile>& verdicts) const;
+  // The metrics file is not a regular file (a FIFO, a directory, /dev/zero): nothing it
+  // says can be read, so the trial is stopped (SIGTERM, SIGKILL after the grace period)
+  // and fails with `reason`.
+  void StopUnreadable(Active& active, const std::string& reason, Process process);
   // Once per run: a trial never reported the scheduler's resource and the metric on
   // one line, so the scheduler could not judge it (a typo in `resource`, or metrics
   // split over several lines).
