@@ -174,5 +174,23 @@ TEST_F(HostileMetricsTest, StepsOutsideInt64FallBackToTheLineOrdinalWithAWarning
   EXPECT_EQ(results[2].step, 7);
 }
 
+// A NUL in a reported string and in the log used to end `export` and `show` output
+// there (CSV rows lost with exit 0, the log's real last line hidden).
+TEST_F(HostileMetricsTest, NulBytesDoNotCutShowOrExportShort) {
+  WriteSweep(
+      "printf '{\"acc\": 1, \"note\": \"a\\u0000b\"}\\n' > \"$M\"\n"
+      "printf 'before\\000after\\nthe real last line\\n'\n");
+  ASSERT_EQ(Run({"run", "sweep.yaml"}).exit_code, 0);
+  const BoundedRun csv = Run({"export", "runs/e2e"});
+  EXPECT_EQ(csv.exit_code, 0) << csv.out;
+  EXPECT_NE(csv.out.find("a\u2400b"), std::string::npos) << csv.out;
+  EXPECT_EQ(csv.out.find('\0'), std::string::npos);
+  EXPECT_EQ(csv.out.substr(csv.out.size() - 2), "\r\n") << "the row is whole";
+  const BoundedRun show = Run({"show", "0", "runs/e2e"});
+  EXPECT_EQ(show.exit_code, 0) << show.out;
+  EXPECT_NE(show.out.find("before\u2400after"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("the real last line"), std::string::npos) << show.out;
+}
+
 }  // namespace
 }  // namespace gpusweep

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <fstream>
 
@@ -78,13 +80,33 @@ std::string LogTail(const std::filesystem::path& path, std::size_t lines) {
   return text;
 }
 
-Status WriteOutput(const std::string& text, const std::optional<std::string>& output_path) {
-  if (!output_path) {
-    std::fputs(text.c_str(), stdout);
-    return {};
+// `text` with each NUL byte shown as U+2400 (␀). A trial's log or a string it reported
+// may hold NULs; written raw they cut the output short in C-string paths, break CSV
+// readers, and hide what follows in a terminal.
+std::string NulsVisible(std::string_view text) {
+  std::string visible;
+  visible.reserve(text.size());
+  for (const char c : text) {
+    if (c == '\0') visible += "\u2400";
+    else visible += c;
   }
+  return visible;
+}
+
+// Writes `text` whole (an explicit length, never up to the first NUL), NULs visible.
+Status Emit(std::FILE* stream, std::string_view text) {
+  const std::string visible = NulsVisible(text);
+  if (std::fwrite(visible.data(), 1, visible.size(), stream) != visible.size() ||
+      std::fflush(stream) != 0)
+    return Fail(ErrorCode::kIo, fmt::format("could not write the output: {}",
+                                            std::strerror(errno)));
+  return {};
+}
+
+Status WriteOutput(const std::string& text, const std::optional<std::string>& output_path) {
+  if (!output_path) return Emit(stdout, text);
   // Atomic, so a failed export never leaves a half-written file behind.
-  return WriteFileAtomically(std::filesystem::absolute(*output_path), text);
+  return WriteFileAtomically(std::filesystem::absolute(*output_path), NulsVisible(text));
 }
 
 // A running trial's objective is only recorded when it ends; show the value it last
@@ -189,10 +211,9 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
       return Fail(ErrorCode::kInvalidArgument,
                   "--group ranks groups by their mean; it does not go with --sort, --top or "
                   "--state");
-    std::fputs(FormatGroups(trials, opened.context, GroupingOptions{args.ignore, false}).c_str(),
-               stdout);
+    GS_TRY(Emit(stdout, FormatGroups(trials, opened.context, GroupingOptions{args.ignore, false})));
   } else {
-    std::fputs(FormatStatus(trials, opened.context, options).c_str(), stdout);
+    GS_TRY(Emit(stdout, FormatStatus(trials, opened.context, options)));
   }
   GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm_start, LoadWarmStart(*opened.journal));
   constexpr std::size_t kWarmStartListed = 10;
@@ -218,10 +239,10 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
   std::optional<std::string> best =
       FormatBest(trials, opened.context, GroupingOptions{args.ignore, args.single});
   if (!best) {
-    std::fputs(FormatNoBest(trials, opened.context).c_str(), stderr);
+    GS_TRY(Emit(stderr, FormatNoBest(trials, opened.context)));
     return 1;
   }
-  std::fputs(best->c_str(), stdout);
+  GS_TRY(Emit(stdout, *best));
   return 0;
 }
 
@@ -274,9 +295,8 @@ Expected<int> ShowCommand(const std::string& trial_id, const std::optional<std::
   GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
                       opened.journal->LoadSchedulerEvents(number));
   const std::string resource = opened.meta.scheduler ? opened.meta.scheduler->resource : "budget";
-  std::fputs(FormatTrial(*trial, results, tail, opened.context, DecisionLines(events, resource))
-                 .c_str(),
-             stdout);
+  GS_TRY(Emit(stdout,
+              FormatTrial(*trial, results, tail, opened.context, DecisionLines(events, resource))));
   return 0;
 }
 

@@ -17,9 +17,11 @@
 
 namespace gpusweep {
 
-// The deepest nesting a metrics line or a journal value may have (an object holding an
-// array is depth 2). Real metrics are depth 1–3.
-inline constexpr int kMaxJsonDepth = 64;
+// The deepest nesting a stored value (a journal row, experiment.json) may have when it
+// is read back (an object holding an array is depth 2). Above what the config allows
+// for a parameter (128) plus the params object around it; metrics lines have their own,
+// lower limit (MetricsLimits).
+inline constexpr int kMaxStoredJsonDepth = 256;
 
 // The deepest nesting of arrays and objects in `text`, counting brackets outside
 // strings; stops counting (returns stop_above + 1) once it exceeds `stop_above`.
@@ -28,8 +30,8 @@ inline constexpr int kMaxJsonDepth = 64;
 int JsonNestingDepth(std::string_view text, int stop_above);
 
 // Parses `text` as one JSON value. Errors (kInvalidArgument): nested deeper than
-// `max_depth` ("nested more than 64 levels deep"), or not valid JSON ("not valid
+// `max_depth` ("nested more than 256 levels deep"), or not valid JSON ("not valid
 // JSON"). Never throws.
-Expected<Json> ParseJsonWithDepthLimit(std::string_view text, int max_depth = kMaxJsonDepth);
+Expected<Json> ParseJsonWithDepthLimit(std::string_view text, int max_depth = kMaxStoredJsonDepth);
 
 }  // namespace gpusweep

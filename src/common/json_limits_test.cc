@@ -26,12 +26,12 @@ TEST(JsonLimitsTest, DepthStopsCountingAboveTheLimit) {
 TEST(JsonLimitsTest, FiftyThousandLevelsAreRefusedWithoutBuildingAValue) {
   const auto parsed = ParseJsonWithDepthLimit(Nested(50000));
   ASSERT_FALSE(parsed);
-  EXPECT_EQ(parsed.error().message, "nested more than 64 levels deep");
+  EXPECT_EQ(parsed.error().message, "nested more than 256 levels deep");
 }
 
 TEST(JsonLimitsTest, TheLimitItselfIsAllowed) {
-  ASSERT_TRUE(ParseJsonWithDepthLimit(Nested(kMaxJsonDepth)));
-  EXPECT_FALSE(ParseJsonWithDepthLimit(Nested(kMaxJsonDepth + 1)));
+  ASSERT_TRUE(ParseJsonWithDepthLimit(Nested(kMaxStoredJsonDepth)));
+  EXPECT_FALSE(ParseJsonWithDepthLimit(Nested(kMaxStoredJsonDepth + 1)));
 }
 
 TEST(JsonLimitsTest, InvalidJsonIsAnErrorNotAnException) {

@@ -89,11 +89,23 @@ Expected<Json> Value::ToJsonAtDepth(int depth, const Value& outermost) const {
   if (value.is_number_float() && !std::isfinite(value.get<double>()))
     return Invalid(fmt::format("{} cannot be stored as JSON", Describe()),
                    "use a finite number, or quote it to make it a string");
+  if (value.is_string()) GS_TRY(RefuseNul());
   return value;
+}
+
+Status Value::RefuseNul() const {
+  // A C string (argv, the environment) ends at a NUL: the value would reach the trial
+  // silently cut short.
+  if (node_.Scalar().find('\0') != std::string::npos)
+    return Invalid("the string holds a NUL byte (\\0), which a command line or an "
+                   "environment variable cannot carry",
+                   "remove the \\0 escape from the string");
+  return {};
 }
 
 Expected<std::string> Value::ToText() const {
   if (!IsScalar()) return WrongType("a string", "write a plain or quoted string");
+  GS_TRY(RefuseNul());
   return node_.Scalar();
 }
 

@@ -70,7 +70,8 @@ class Value {
   // kMaxJsonDepth (which is how a recursive alias like `&x [*x]` shows up).
   static constexpr int kMaxJsonDepth = 128;
   Expected<Json> ToJson() const { return ToJsonAtDepth(0, *this); }
-  // The text of any non-null scalar ("3" for 3, "abc" for abc).
+  // The text of any non-null scalar ("3" for 3, "abc" for abc). Error: not a scalar,
+  // or the text holds a NUL byte (as ToJson for strings).
   Expected<std::string> ToText() const;
   Expected<bool> ToBool() const;
   Expected<std::int64_t> ToInt() const;
@@ -87,6 +88,8 @@ class Value {
  private:
   // `outermost` is the value ToJson was called on; too-deep errors point there.
   Expected<Json> ToJsonAtDepth(int depth, const Value& outermost) const;
+  // Error unless the scalar's text is free of NUL bytes.
+  Status RefuseNul() const;
 
   const YamlSource* source_;
   YAML::Node node_;

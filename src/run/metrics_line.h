@@ -21,7 +21,7 @@ namespace gpusweep {
 struct MetricsLimits {
   std::size_t max_line_bytes = std::size_t{1} << 20;    // 1 MiB: a longer line is skipped
   std::size_t max_stored_bytes = std::size_t{64} << 10;  // 64 KiB of JSON stored per line
-  int max_depth = kMaxJsonDepth;                          // deeper lines are skipped
+  int max_depth = 64;                                     // deeper lines are skipped
 };
 
 struct ParsedMetricsLine {
