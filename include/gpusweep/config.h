@@ -101,6 +101,10 @@ struct ResourcesConfig {
   // GPUs per trial. Size 1: every trial gets that many. Otherwise one count per trial
   // in trial-number order (grid order), validated to have exactly total-trials entries.
   std::vector<int> gpus_per_trial{1};
+  // Where gpus_per_trial's value is in the YAML (1-based), for errors found at run time
+  // (more GPUs than are available); 0 when the key is not written.
+  int gpus_per_trial_line = 0;
+  int gpus_per_trial_column = 0;
   std::optional<int> cpu_slots;       // nullopt = auto (usable cores); concurrency without GPUs
   std::optional<int> max_concurrent;  // nullopt = no cap beyond resources
 };

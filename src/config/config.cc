@@ -4,10 +4,13 @@
 #include "gpusweep/config.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <array>
 #include <climits>
+#include <optional>
+#include <sstream>
 #include <system_error>
 
 #include "config/resources_parser.h"
@@ -239,6 +242,56 @@ tl::unexpected<Error> YamlSyntaxError(const YamlSource& source, const YAML::Exce
                           e.mark.is_null() ? 1 : e.mark.column + 1, e.msg));
 }
 
+// Where each document's first node is; the events themselves are not needed.
+class FirstNodeMark : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> mark;
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& at, YAML::anchor_t) override { Note(at); }
+  void OnAlias(const YAML::Mark& at, YAML::anchor_t) override { Note(at); }
+  void OnScalar(const YAML::Mark& at, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    Note(at);
+  }
+  void OnSequenceStart(const YAML::Mark& at, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    Note(at);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& at, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Note(at);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void Note(const YAML::Mark& at) {
+    if (!mark) mark = at;
+  }
+};
+
+// The first document's root. yaml-cpp 0.7's LoadAll loops forever, growing memory, on a
+// document that starts with a stray ',' (jbeder/yaml-cpp#1040, fixed upstream in #1319):
+// its parser reports the same empty document again and again. So documents are walked
+// by hand, at most two, and a second one that starts where the first did is that stall.
+// Throws YAML::Exception for syntax errors, as LoadAll would.
+Expected<YAML::Node> LoadOnlyDocument(const YamlSource& source, const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  FirstNodeMark first, second;
+  if (parser.HandleNextDocument(first) && parser.HandleNextDocument(second)) {
+    const YAML::Mark at = second.mark.value_or(YAML::Mark::null_mark());
+    if (first.mark && first.mark->pos == at.pos)
+      return LocatedError(source, at, "",
+                          "YAML syntax error: the parser cannot continue here",
+                          "look for a stray ',' outside brackets");
+    return LocatedError(source, at, "", "the file holds more than one YAML document",
+                        "remove the second '---' section");
+  }
+  return YAML::Load(text);
+}
+
 }  // namespace
 
 Expected<ExperimentConfig> ParseConfig(std::string_view yaml_text, const fs::path& path) {
@@ -249,11 +302,8 @@ Expected<ExperimentConfig> ParseConfig(std::string_view yaml_text, const fs::pat
   if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: {}", path.string(), ec.message()));
   config.yaml_text = std::string(yaml_text);
   try {
-    const std::vector<YAML::Node> documents = YAML::LoadAll(config.yaml_text);
-    if (documents.size() > 1)
-      return Value(source, documents[1], "")
-          .Invalid("the file holds more than one YAML document", "remove the second '---' section");
-    const Value root(source, documents.empty() ? YAML::Node() : documents[0], "");
+    GS_ASSIGN_OR_RETURN(const YAML::Node document, LoadOnlyDocument(source, config.yaml_text));
+    const Value root(source, document, "");
     GS_TRY(ParseTop(root, config.config_path.parent_path(), config));
   } catch (const YAML::Exception& e) {
     return YamlSyntaxError(source, e);

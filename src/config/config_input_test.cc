@@ -43,5 +43,18 @@ TEST(ConfigInputTest, NulByteInAConstantOrTheCommandIsAnError) {
               StartsWith("exp.yaml:4:14: command[1]: the string holds a NUL byte"));
 }
 
+// yaml-cpp 0.7's LoadAll never returned on these (found by fuzz/config_fuzzer).
+TEST(ConfigInputTest, StrayCommaAtADocumentStartIsASyntaxErrorNotAHang) {
+  for (const char* text : {",", ",ame: {{^ist-gnn        # Ra     nd", "# c\n  ,[b #"}) {
+    EXPECT_THAT(ErrorFor(text), HasSubstr("YAML syntax error: the parser cannot continue here; "
+                                          "look for a stray ',' outside brackets"))
+        << text;
+  }
+  EXPECT_THAT(ErrorFor("name: e\n---\n,"),
+              StartsWith("exp.yaml:3:1: (top level): the file holds more than one YAML document"));
+  EXPECT_THAT(ErrorFor(std::string(kHead) + "command: [a]\n---\nname: f\n"),
+              StartsWith("exp.yaml:6:1: (top level): the file holds more than one YAML document"));
+}
+
 }  // namespace
 }  // namespace gpusweep

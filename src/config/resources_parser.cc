@@ -92,6 +92,8 @@ Expected<ResourcesConfig> ParseResources(const Value* value, std::uint64_t total
   if (const Value* gpus = mapping.Find("gpus")) GS_TRY(ParseGpus(*gpus, resources));
   if (const Value* counts = mapping.Find("gpus_per_trial")) {
     GS_TRY(ParseGpusPerTrial(*counts, total_trials, resources));
+    resources.gpus_per_trial_line = counts->mark().line + 1;
+    resources.gpus_per_trial_column = counts->mark().column + 1;
     GS_TRY(CheckCountsFitGpus(*counts, resources));
   } else if (resources.gpus == GpuMode::kNone) {
     resources.gpus_per_trial = {0};  // CPU-only experiments default to no GPUs per trial

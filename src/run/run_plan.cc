@@ -21,6 +21,27 @@ Expected<T> InConfig(Expected<T> result, const ExperimentConfig& config) {
               fmt::format("{}: {}", config.config_path.string(), result.error().message));
 }
 
+// Too few GPUs for a trial is a mistake in the config, wherever the GPUs came from
+// (NVML, --gpus, CUDA_VISIBLE_DEVICES or resources.gpus): exit 2, at the key's
+// position, saying which of them limited the count.
+Status InConfig(Status demand, const ExperimentConfig& config, const std::vector<std::string>& env,
+                const std::optional<std::vector<int>>& cli_gpus) {
+  if (demand) return demand;
+  const ResourcesConfig& resources = config.resources;
+  const std::string where =
+      resources.gpus_per_trial_line > 0
+          ? fmt::format("{}:{}:{}: resources.gpus_per_trial", config.config_path.string(),
+                        resources.gpus_per_trial_line, resources.gpus_per_trial_column)
+          : fmt::format("{}: resources.gpus_per_trial (not set: {} per trial by default)",
+                        config.config_path.string(), resources.gpus_per_trial.front());
+  const char* source = cli_gpus                                          ? "--gpus"
+                       : LookupEnv(env, "CUDA_VISIBLE_DEVICES")          ? "CUDA_VISIBLE_DEVICES"
+                       : resources.gpus == GpuMode::kList                ? "resources.gpus"
+                                                                         : "NVML detection";
+  return Fail(ErrorCode::kInvalidConfig,
+              fmt::format("{}: {} (GPUs allowed by {})", where, demand.error().message, source));
+}
+
 int GpusFor(const ResourcesConfig& resources, int number) {
   const auto& counts = resources.gpus_per_trial;
   if (counts.size() == 1) return counts.front();
@@ -163,7 +184,8 @@ Status PlanResources(const ExperimentConfig& config, GpuProbe& probe,
           plan.cpu_slots, plan.cpu_slots == 1 ? "" : "s"));
     plan.concurrency = plan.cpu_slots;
   } else {
-    GS_TRY(CheckGpuDemand(plan.gpus_needed, static_cast<int>(plan.gpus.size())));
+    GS_TRY(InConfig(CheckGpuDemand(plan.gpus_needed, static_cast<int>(plan.gpus.size())),
+                    config, env, cli_gpus));
     const bool any_cpu_trial =
         std::find(plan.gpus_needed.begin(), plan.gpus_needed.end(), 0) != plan.gpus_needed.end();
     plan.concurrency = static_cast<int>(plan.gpus.size()) + (any_cpu_trial ? plan.cpu_slots : 0);

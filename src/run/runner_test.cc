@@ -150,7 +150,13 @@ search_space: {}
   config.resources.gpus_per_trial = {3};
   auto outcome = Run(config, /*gpus=*/2);
   ASSERT_FALSE(outcome);
-  EXPECT_EQ(outcome.error().code, ErrorCode::kResource);
+  EXPECT_EQ(outcome.error().code, ErrorCode::kInvalidConfig);
+  EXPECT_NE(outcome.error().message.find(
+                "resources.gpus_per_trial (not set: 3 per trial by default): each trial needs 3 "
+                "GPUs but only 2 are available; lower gpus_per_trial or add GPUs (GPUs allowed "
+                "by NVML detection)"),
+            std::string::npos)
+      << outcome.error().message;
   EXPECT_FALSE(std::filesystem::exists(experiment_dir()));
 }
 

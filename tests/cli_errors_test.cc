@@ -1,0 +1,81 @@
+// End-to-end: config mistakes found at run time still exit 2 with the YAML location
+// and the key (GPU demand against the GPUs actually allowed; template names).
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "cli_harness.h"
+#include "run/test_util.h"
+
+namespace gpusweep {
+namespace {
+
+constexpr std::string_view kSweep = R"(name: e2e
+command: [/bin/true]
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  a: {type: choice, values: [1, 2]}
+)";
+
+// The fake libnvidia-ml (two GPUs) found by the binary's dlopen through
+// LD_LIBRARY_PATH, as the real driver library would be.
+class CliErrorsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directory(dir_.path() / "lib");
+    std::filesystem::create_symlink(GS_FAKE_NVML_PATH, dir_.path() / "lib" / "libnvidia-ml.so.1");
+    setenv("LD_LIBRARY_PATH", (dir_.path() / "lib").c_str(), 1);
+    unsetenv("CUDA_VISIBLE_DEVICES");
+  }
+  void TearDown() override {
+    unsetenv("LD_LIBRARY_PATH");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+  }
+  testing::CommandResult Run(const std::string& yaml, std::vector<std::string> extra = {}) {
+    WriteFile(dir_.path() / "sweep.yaml", yaml);
+    std::vector<std::string> args{"run", "sweep.yaml"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return testing::RunGpusweep(args, dir_.path());
+  }
+  TempDir dir_;
+};
+
+TEST_F(CliErrorsTest, TooManyGpusPerTrialExitsTwoNamingTheKeyWhereverGpusComeFrom) {
+  const std::string written = std::string(kSweep) + "resources: {gpus_per_trial: 2}\n";
+  const std::string at_key = "sweep.yaml:7:29: resources.gpus_per_trial: trial 0 needs 2 GPUs "
+                             "but only 1 is available";
+  auto by_flag = Run(written, {"--gpus", "1"});
+  EXPECT_EQ(by_flag.exit_code, 2) << by_flag.out;
+  EXPECT_NE(by_flag.out.find(at_key), std::string::npos) << by_flag.out;
+  EXPECT_NE(by_flag.out.find("(GPUs allowed by --gpus)"), std::string::npos) << by_flag.out;
+
+  setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+  auto by_env = Run(written);
+  EXPECT_EQ(by_env.exit_code, 2) << by_env.out;
+  EXPECT_NE(by_env.out.find(at_key), std::string::npos) << by_env.out;
+  EXPECT_NE(by_env.out.find("(GPUs allowed by CUDA_VISIBLE_DEVICES)"), std::string::npos)
+      << by_env.out;
+  unsetenv("CUDA_VISIBLE_DEVICES");
+
+  auto detected = Run(std::string(kSweep) + "resources:\n  gpus_per_trial: [1, 3]\n");
+  EXPECT_EQ(detected.exit_code, 2) << detected.out;
+  EXPECT_NE(detected.out.find("sweep.yaml:8:19: resources.gpus_per_trial: trial 1 needs 3 GPUs "
+                              "but only 2 are available"),
+            std::string::npos)
+      << detected.out;
+  EXPECT_NE(detected.out.find("(GPUs allowed by NVML detection)"), std::string::npos)
+      << detected.out;
+
+  auto listed = Run(std::string(kSweep) + "resources: {gpus: [0], gpus_per_trial: 2}\n");
+  EXPECT_EQ(listed.exit_code, 2) << listed.out;
+  EXPECT_NE(listed.out.find("sweep.yaml:7:40: resources.gpus_per_trial:"), std::string::npos)
+      << listed.out;
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "runs"));
+}
+
+}  // namespace
+}  // namespace gpusweep
