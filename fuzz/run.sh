@@ -46,7 +46,8 @@ for target in "${targets[@]}"; do
     status=1
   fi
   if ((merge)); then
-    nice -n 15 "$build_dir/$target" -merge=1 "${dict[@]}" "$kept" "$work" >/dev/null 2>&1
+    nice -n 15 "$build_dir/$target" -merge=1 "${dict[@]}" -artifact_prefix="$findings/" \
+      "$kept" "$work" >/dev/null 2>&1
   fi
 done
 exit $status

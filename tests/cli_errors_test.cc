@@ -77,5 +77,41 @@ TEST_F(CliErrorsTest, TooManyGpusPerTrialExitsTwoNamingTheKeyWhereverGpusComeFro
   EXPECT_FALSE(std::filesystem::exists(dir_.path() / "runs"));
 }
 
+// The YAML file:line:column of the string, then the position inside it; for a template
+// file its own line:column and where the YAML names it.
+TEST_F(CliErrorsTest, UnknownTemplateNameGivesTheYamlPositionInEveryForm) {
+  constexpr std::string_view kRest = R"(metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  lr: {type: choice, values: [1]}
+)";
+  auto argv = Run("name: e2e\ncommand: [/bin/echo, --lr, \"x {{lr2}}\"]\n" + std::string(kRest));
+  EXPECT_EQ(argv.exit_code, 2) << argv.out;
+  EXPECT_NE(argv.out.find("sweep.yaml:2:28: command[2]:1:3: unknown name 'lr2' in {{lr2}}"),
+            std::string::npos)
+      << argv.out;
+  auto shell = Run("name: e2e\nshell: true\ncommand: \"echo {{lr}} {{lr2}}\"\n" +
+                   std::string(kRest));
+  EXPECT_EQ(shell.exit_code, 2) << shell.out;
+  EXPECT_NE(shell.out.find("sweep.yaml:3:10: command:1:13: unknown name 'lr2'"), std::string::npos)
+      << shell.out;
+  WriteFile(dir_.path() / "setup.mustache", "lr = {{lr}}\nm = {{mom}}\n");
+  auto file = Run("name: e2e\ncommand: [/bin/true]\n" + std::string(kRest) +
+                  "templates:\n  - {src: setup.mustache, dst: setup.py}\n");
+  EXPECT_EQ(file.exit_code, 2) << file.out;
+  EXPECT_NE(file.out.find("setup.mustache:2:5: unknown name 'mom' in {{mom}}"), std::string::npos)
+      << file.out;
+  EXPECT_NE(file.out.find("(the template of templates[0] at "), std::string::npos) << file.out;
+  EXPECT_NE(file.out.find("sweep.yaml:8:5)"), std::string::npos) << file.out;
+  WriteFile(dir_.path() / "setup.mustache", "x\n  {{#a}}\n");
+  auto syntax = Run("name: e2e\ncommand: [/bin/true]\n" + std::string(kRest) +
+                    "templates:\n  - {src: setup.mustache, dst: setup.py}\n");
+  EXPECT_EQ(syntax.exit_code, 2) << syntax.out;
+  EXPECT_NE(syntax.out.find("sweep.yaml:8:11: templates[0].src: "), std::string::npos)
+      << syntax.out;
+  EXPECT_NE(syntax.out.find("Unclosed section \"a\" at line 2, column 3"), std::string::npos)
+      << syntax.out;
+}
+
 }  // namespace
 }  // namespace gpusweep

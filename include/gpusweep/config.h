@@ -123,9 +123,17 @@ struct WarmStartConfig {
   int line = 0;                // 1-based line of `from:` in the YAML, for later errors
 };
 
+// Where a string is in the experiment YAML (1-based; 0 = unknown, e.g. a config built in
+// code), kept for errors found only when the string is rendered for a trial.
+struct YamlPosition {
+  int line = 0;
+  int column = 0;
+};
+
 struct TemplateSpec {
   std::filesystem::path src;  // absolute (resolved against the config file's directory)
   std::string dst;            // relative path inside the trial directory (validated)
+  YamlPosition position;      // of the entry in `templates:`
   std::string text;           // src's content, read once when the config is loaded, so
                               // validation, identity and rendering all see the same text
 };
@@ -140,6 +148,8 @@ struct ExperimentConfig {
   std::vector<std::string> command;
   bool shell = false;
   std::string shell_command;
+  // Where each argv element (or the one shell command) is in the YAML, same order.
+  std::vector<YamlPosition> command_positions;
 
   MetricSpec metric;
   SamplerConfig sampler;

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <span>
 #include <vector>
 
 #include "gpusweep/json.h"
@@ -70,15 +71,18 @@ Json BudgetJson(double budget);
 Expected<std::string> RenderTemplate(std::string_view text, const Json& context,
                                      std::string_view what);
 
-// Renders each element of `argv` (what = "command[<index>]"); no quoting, one element
-// stays one argument whatever it contains. Errors as RenderTemplate.
+// Renders each element of `argv` (what = labels[i], or "command[<i>]" where `labels`
+// has no entry, e.g. "sweep.yaml:2:31: command[2]"); no quoting, one element stays one
+// argument whatever it contains. Errors as RenderTemplate.
 Expected<std::vector<std::string>> RenderArgv(const std::vector<std::string>& argv,
-                                              const Json& context);
+                                              const Json& context,
+                                              std::span<const std::string> labels = {});
 
 // Renders a shell command line (what = "command"): every substituted value is
 // POSIX single-quoted (a b -> 'a b', it's -> 'it'"'"'s', 0.1 -> '0.1'), so values never
 // split into words or run as code. Errors as RenderTemplate.
-Expected<std::string> RenderShellCommand(std::string_view command, const Json& context);
+Expected<std::string> RenderShellCommand(std::string_view command, const Json& context,
+                                         std::string_view what = "command");
 
 // POSIX single-quoting of one word: wraps in '...' and writes each ' as '"'"'.
 std::string ShellQuote(std::string_view word);

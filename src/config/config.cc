@@ -92,6 +92,7 @@ Status ParseArgv(const Value& value, ExperimentConfig& config) {
     GS_ASSIGN_OR_RETURN(std::string arg, element.ToText());
     GS_TRY(CheckTemplateText(element, arg));
     config.command.push_back(std::move(arg));
+    config.command_positions.push_back(element.position());
   }
   return {};
 }
@@ -115,6 +116,7 @@ Status ParseCommand(const Mapping& top, ExperimentConfig& config) {
         "a string command runs through a shell, which needs shell: true",
         "write command as a list [program, arg, ...] (no shell), or add shell: true");
   config.shell_command = value.node().Scalar();
+  config.command_positions = {value.position()};
   if (config.shell_command.empty())
     return value.Invalid("the command is empty", "write a shell command");
   return CheckTemplateText(value, config.shell_command);

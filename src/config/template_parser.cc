@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <fstream>
 #include <kainjow/mustache.hpp>
 #include <sstream>
@@ -27,6 +29,7 @@ Expected<TemplateSpec> ParseTemplate(const Value& value, const fs::path& config_
   GS_ASSIGN_OR_RETURN(Value src, mapping.Require("src", "add src: <template file>"));
   GS_ASSIGN_OR_RETURN(Value dst, mapping.Require("dst", "add dst: <path in the trial directory>"));
   TemplateSpec spec;
+  spec.position = value.position();
   GS_ASSIGN_OR_RETURN(std::string src_text, src.ToText());
   spec.src = (config_dir / src_text).lexically_normal();
   auto content = ReadTextFile(spec.src);
@@ -81,7 +84,21 @@ Expected<std::string> ParseTemplateDst(const Value& value) {
 std::optional<std::string> MustacheSyntaxError(const std::string& text) {
   const kainjow::mustache::mustache parsed{text};
   if (parsed.is_valid()) return std::nullopt;
-  return parsed.error_message();
+  // kainjow ends with a byte offset ("Unclosed section \"a\" at 57"); a person needs
+  // the line and column.
+  std::string message = parsed.error_message();
+  const std::size_t at = message.rfind(" at ");
+  std::size_t offset = 0;
+  const char* digits = message.data() + (at == std::string::npos ? 0 : at + 4);
+  const auto [end, ec] = std::from_chars(digits, message.data() + message.size(), offset);
+  if (at == std::string::npos || ec != std::errc() || end != message.data() + message.size() ||
+      offset > text.size())
+    return message;
+  const std::string_view before = std::string_view(text).substr(0, offset);
+  const auto line = std::count(before.begin(), before.end(), '\n') + 1;
+  const std::size_t newline = before.rfind('\n');
+  const std::size_t column = newline == std::string_view::npos ? offset + 1 : offset - newline;
+  return fmt::format("{} at line {}, column {}", message.substr(0, at), line, column);
 }
 
 Expected<std::string> ReadTextFile(const fs::path& path) {

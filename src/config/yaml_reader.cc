@@ -22,6 +22,11 @@ tl::unexpected<Error> LocatedError(const YamlSource& source, const YAML::Mark& m
                           hint.empty() ? "" : "; ", hint));
 }
 
+YamlPosition Value::position() const {
+  if (mark_.is_null()) return {};
+  return YamlPosition{mark_.line + 1, mark_.column + 1};
+}
+
 Value::Value(const YamlSource& source, YAML::Node node, std::string path)
     : Value(source, node, std::move(path), node.Mark()) {}
 

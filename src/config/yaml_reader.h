@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusweep/config.h"
 #include "gpusweep/json.h"
 #include "gpusweep/status.h"
 
@@ -46,6 +47,7 @@ class Value {
   const YamlSource& source() const { return *source_; }
   const YAML::Mark& mark() const { return mark_; }
   int line() const;  // 1-based; 0 if the node has no position
+  YamlPosition position() const;  // 1-based line and column; 0, 0 without a position
 
   // The child at `key` of this mapping / `index` of this list, with extended path.
   Value Child(YAML::Node child, std::string_view key) const;

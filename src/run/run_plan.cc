@@ -212,9 +212,9 @@ Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPl
     seeded.insert(seeded.end(), history.begin(), history.end());
     trial.suggestion = plan.sampler->Suggest(number, seeded);
   }
-  GS_ASSIGN_OR_RETURN(
-      trial.rendered,
-      InConfig(RenderTrial(config, trial.suggestion, experiment_dir, budget), config));
+  // RenderTrial's errors name the YAML file:line:column themselves.
+  GS_ASSIGN_OR_RETURN(trial.rendered,
+                      RenderTrial(config, trial.suggestion, experiment_dir, budget));
   return trial;
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -21,6 +22,16 @@ Error IoError(const std::filesystem::path& path, std::string_view what, int err)
 
 }  // namespace
 
+namespace {
+
+// "<config>:<line>:<column>: " where a string is in the YAML ("<config>: " without).
+std::string YamlPlace(const ExperimentConfig& config, const YamlPosition& at) {
+  if (at.line == 0) return config.config_path.string() + ": ";
+  return fmt::format("{}:{}:{}: ", config.config_path.string(), at.line, at.column);
+}
+
+}  // namespace
+
 Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Suggestion& suggestion,
                                     const std::filesystem::path& experiment_dir,
                                     std::optional<double> budget) {
@@ -30,19 +41,34 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Sugges
                         config.config_path.parent_path().string(), experiment_dir.string(),
                         budget};
   Json context = MakeTemplateContext(suggestion.params, info);
+  std::vector<std::string> labels;  // "sweep.yaml:2:31: command[2]": where each string is
+  for (std::size_t i = 0; i < std::max<std::size_t>(config.command.size(), 1); ++i)
+    labels.push_back(
+        YamlPlace(config, i < config.command_positions.size() ? config.command_positions[i]
+                                                              : YamlPosition{}) +
+        (config.shell ? std::string("command") : fmt::format("command[{}]", i)));
   if (config.shell) {
-    GS_ASSIGN_OR_RETURN(std::string command, RenderShellCommand(config.shell_command, context));
+    GS_ASSIGN_OR_RETURN(std::string command,
+                        RenderShellCommand(config.shell_command, context, labels.front()));
     trial.argv = {"/bin/sh", "-c", std::move(command)};
   } else {
-    GS_ASSIGN_OR_RETURN(trial.argv, RenderArgv(config.command, context));
+    GS_ASSIGN_OR_RETURN(trial.argv, RenderArgv(config.command, context, labels));
   }
   for (std::size_t i = 0; i < config.templates.size(); ++i) {
     const TemplateSpec& spec = config.templates[i];
-    GS_ASSIGN_OR_RETURN(std::filesystem::path dst, ConfinedPath(trial.dir, spec.dst));
-    GS_ASSIGN_OR_RETURN(std::string text,
-                        RenderTemplate(spec.text, context,
-                                       fmt::format("template {}", spec.src.filename().string())));
-    trial.files.emplace_back(std::move(dst), std::move(text));
+    const std::string entry = fmt::format("templates[{}]", i);
+    auto dst = ConfinedPath(trial.dir, spec.dst);
+    if (!dst)
+      return Fail(dst.error().code, fmt::format("{}{}.dst: {}", YamlPlace(config, spec.position),
+                                                entry, dst.error().message));
+    // The template file's own line:column first, then where the YAML names it.
+    auto text = RenderTemplate(spec.text, context, spec.src.string());
+    if (!text)
+      return Fail(text.error().code,
+                  fmt::format("{} (the template of {} at {}:{}:{})", text.error().message, entry,
+                              config.config_path.string(), spec.position.line,
+                              spec.position.column));
+    trial.files.emplace_back(std::move(*dst), std::move(*text));
   }
   return trial;
 }

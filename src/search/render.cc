@@ -47,19 +47,21 @@ Expected<std::string> RenderTemplate(std::string_view text, const Json& context,
 }
 
 Expected<std::vector<std::string>> RenderArgv(const std::vector<std::string>& argv,
-                                              const Json& context) {
+                                              const Json& context,
+                                              std::span<const std::string> labels) {
   std::vector<std::string> rendered;
   rendered.reserve(argv.size());
   for (std::size_t i = 0; i < argv.size(); ++i) {
-    GS_ASSIGN_OR_RETURN(std::string arg, Render(argv[i], context, fmt::format("command[{}]", i),
-                                                search::ValueQuoting::kRaw));
+    const std::string what = i < labels.size() ? labels[i] : fmt::format("command[{}]", i);
+    GS_ASSIGN_OR_RETURN(std::string arg, Render(argv[i], context, what, search::ValueQuoting::kRaw));
     rendered.push_back(std::move(arg));
   }
   return rendered;
 }
 
-Expected<std::string> RenderShellCommand(std::string_view command, const Json& context) {
-  return Render(command, context, "command", search::ValueQuoting::kShell);
+Expected<std::string> RenderShellCommand(std::string_view command, const Json& context,
+                                         std::string_view what) {
+  return Render(command, context, what, search::ValueQuoting::kShell);
 }
 
 std::string ShellQuote(std::string_view word) {
