@@ -20,6 +20,7 @@ packages=(
   python3
   libcpp-httplib-dev libopencv-ml-dev
   chromium chromium-driver python3-selenium
+  clang-14 libclang-rt-14-dev  # fuzz/: libFuzzer targets, 30 s of each in the test suite
 )
 # Debian's nodejs/npm, unless a node with npm is installed already (e.g. NodeSource's).
 if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
