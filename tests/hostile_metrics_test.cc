@@ -51,7 +51,8 @@ kill_grace: 1s
     BoundedRun run;
     int status = 0;
     rusage usage{};
-    run.exited = testing::WaitUntil(seconds, [&] { return wait4(pid, &status, WNOHANG, &usage) == pid; });
+    run.exited = testing::WaitUntil(
+        seconds, [&] { return wait4(pid, &status, WNOHANG, &usage) == pid; });
     if (!run.exited) {
       kill(-pid, SIGKILL);
       wait4(pid, &status, 0, &usage);
@@ -59,6 +60,15 @@ kill_grace: 1s
     run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     run.max_rss_kib = usage.ru_maxrss;
     run.out = ReadFile(log);
+    return run;
+  }
+
+  // Runs the sweep: it must end (no hang) with `exit_code`, its output holding `expected`.
+  BoundedRun RunSweepExpecting(int exit_code, std::string_view expected = {}) {
+    BoundedRun run = Run({"run", "sweep.yaml"});
+    EXPECT_TRUE(run.exited) << run.out;
+    EXPECT_EQ(run.exit_code, exit_code) << run.out;
+    if (!expected.empty()) EXPECT_NE(run.out.find(expected), std::string::npos) << run.out;
     return run;
   }
 
@@ -84,9 +94,7 @@ kill_grace: 1s
 // Today's bug: gpusweep blocked in open() on the FIFO forever and ignored SIGTERM.
 TEST_F(HostileMetricsTest, FifoIsRefusedWithoutBlockingAndTheTrialStopped) {
   WriteSweep("rm -f \"$M\"; mkfifo \"$M\"; echo '{\"acc\": 1}' > \"$M\"; sleep 600\n");
-  const BoundedRun run = Run({"run", "sweep.yaml"});
-  ASSERT_TRUE(run.exited) << run.out;
-  EXPECT_EQ(run.exit_code, 1) << run.out;
+  const BoundedRun run = RunSweepExpecting(1);
   const TrialRecord trial = Trial0();
   EXPECT_EQ(trial.state, TrialState::kFailed);
   EXPECT_NE(trial.failure_reason.find("metrics.jsonl is a FIFO, not a regular file"),
@@ -96,17 +104,13 @@ TEST_F(HostileMetricsTest, FifoIsRefusedWithoutBlockingAndTheTrialStopped) {
 
 TEST_F(HostileMetricsTest, DirectoryIsRefusedWithoutACrash) {
   WriteSweep("rm -f \"$M\"; mkdir \"$M\"; sleep 600\n");
-  const BoundedRun run = Run({"run", "sweep.yaml"});
-  ASSERT_TRUE(run.exited) << run.out;
-  EXPECT_EQ(run.exit_code, 1) << run.out;
+  const BoundedRun run = RunSweepExpecting(1);
   EXPECT_NE(Trial0().failure_reason.find("metrics.jsonl is a directory"), std::string::npos);
 }
 
 TEST_F(HostileMetricsTest, LinkToDevZeroIsRefusedInBoundedMemory) {
   WriteSweep("ln -sf /dev/zero \"$M\"; sleep 600\n");
-  const BoundedRun run = Run({"run", "sweep.yaml"});
-  ASSERT_TRUE(run.exited) << run.out;
-  EXPECT_EQ(run.exit_code, 1) << run.out;
+  const BoundedRun run = RunSweepExpecting(1);
   EXPECT_NE(Trial0().failure_reason.find("metrics.jsonl is a character device"),
             std::string::npos);
   EXPECT_LT(run.max_rss_kib, 100 * 1024);
@@ -116,13 +120,8 @@ TEST_F(HostileMetricsTest, TwoHundredMegabyteLineIsSkippedNotStored) {
   WriteSweep(
       "head -c 200000000 /dev/zero | tr '\\0' x > \"$M\"\n"
       "printf '\\n{\"acc\": 1}\\n' >> \"$M\"\n");
-  const BoundedRun run = Run({"run", "sweep.yaml"});
-  ASSERT_TRUE(run.exited) << run.out;
-  EXPECT_EQ(run.exit_code, 0) << run.out;
-  EXPECT_NE(run.out.find("metrics.jsonl:1: line of 200000000 bytes, over the 1048576-byte "
-                         "limit, skipped"),
-            std::string::npos)
-      << run.out;
+  const BoundedRun run = RunSweepExpecting(
+      0, "metrics.jsonl:1: line of 200000000 bytes, over the 1048576-byte limit, skipped");
   const TrialRecord trial = Trial0();
   EXPECT_EQ(trial.state, TrialState::kCompleted);
   EXPECT_EQ(trial.objective, 1.0);
@@ -138,12 +137,8 @@ TEST_F(HostileMetricsTest, DeeplyNestedLineIsSkippedAndResumeWorks) {
   WriteSweep(
       "{ printf '{\"a\": '; head -c 50000 /dev/zero | tr '\\0' '['\n"
       "  head -c 50000 /dev/zero | tr '\\0' ']'; printf '}\\n{\"acc\": 1}\\n'; } > \"$M\"\n");
-  const BoundedRun run = Run({"run", "sweep.yaml"});
-  ASSERT_TRUE(run.exited) << run.out;
-  EXPECT_EQ(run.exit_code, 0) << run.out;
-  EXPECT_NE(run.out.find("metrics.jsonl:1: nested more than 64 levels deep, skipped"),
-            std::string::npos)
-      << run.out;
+  const BoundedRun run =
+      RunSweepExpecting(0, "metrics.jsonl:1: nested more than 64 levels deep, skipped");
   EXPECT_EQ(Trial0().state, TrialState::kCompleted);
   for (const std::vector<std::string>& command :
        {std::vector<std::string>{"run", "sweep.yaml"}, {"show", "0", "runs/e2e"},
@@ -157,13 +152,9 @@ TEST_F(HostileMetricsTest, StepsOutsideInt64FallBackToTheLineOrdinalWithAWarning
   WriteSweep(
       "printf '{\"step\": 1e300, \"acc\": 1}\\n{\"step\": 18446744073709551615, \"acc\": 2}\\n"
       "{\"step\": 7, \"acc\": 3}\\n' > \"$M\"\n");
-  const BoundedRun run = Run({"run", "sweep.yaml"});
-  ASSERT_TRUE(run.exited) << run.out;
-  EXPECT_EQ(run.exit_code, 0) << run.out;
-  EXPECT_NE(run.out.find("metrics.jsonl:1: \"step\": 1e+300 is outside the 64-bit integer "
-                         "range, ignored as a step"),
-            std::string::npos)
-      << run.out;
+  const BoundedRun run = RunSweepExpecting(
+      0, "metrics.jsonl:1: \"step\": 1e+300 is outside the 64-bit integer range, ignored "
+         "as a step");
   EXPECT_NE(run.out.find("metrics.jsonl:2: \"step\": 18446744073709551615 is outside"),
             std::string::npos)
       << run.out;

@@ -120,7 +120,8 @@ void MetricsReader::EndLine(MetricsBatch& batch) {
   for (const std::string& problem : parsed.problems)
     batch.warnings.push_back(fmt::format("{}:{}: {}", path_.string(), line_number_, problem));
   if (!parsed.object) return;
-  batch.lines.push_back(MetricsLine{parsed.step.value_or(object_count_), std::move(*parsed.object)});
+  batch.lines.push_back(
+      MetricsLine{parsed.step.value_or(object_count_), std::move(*parsed.object)});
   ++object_count_;
 }
 

@@ -97,22 +97,18 @@ TEST(MetricsReaderTest, RefusesAFifoWithoutBlocking) {
   EXPECT_FALSE(reader.Finish().refused) << "refused once, then never read again";
 }
 
-TEST(MetricsReaderTest, RefusesADirectory) {
+TEST(MetricsReaderTest, RefusesADirectoryAndALinkToAnEndlessDevice) {
   TempDir dir;
-  auto path = dir.path() / "metrics.jsonl";
-  std::filesystem::create_directory(path);
-  auto batch = MetricsReader(path).Finish();
-  ASSERT_TRUE(batch.refused);
-  EXPECT_NE(batch.refused->find("is a directory"), std::string::npos) << *batch.refused;
-}
-
-TEST(MetricsReaderTest, RefusesALinkToAnEndlessDevice) {
-  TempDir dir;
-  auto path = dir.path() / "metrics.jsonl";
-  std::filesystem::create_symlink("/dev/zero", path);
-  auto batch = MetricsReader(path).Poll();
-  ASSERT_TRUE(batch.refused);
-  EXPECT_NE(batch.refused->find("is a character device"), std::string::npos) << *batch.refused;
+  const auto directory = dir.path() / "a" / "metrics.jsonl";
+  std::filesystem::create_directories(directory);
+  const auto link = dir.path() / "metrics.jsonl";
+  std::filesystem::create_symlink("/dev/zero", link);
+  for (const auto& [path, kind] : {std::pair{directory, "is a directory"},
+                                   std::pair{link, "is a character device"}}) {
+    auto batch = MetricsReader(path).Poll();
+    ASSERT_TRUE(batch.refused) << kind;
+    EXPECT_NE(batch.refused->find(kind), std::string::npos) << *batch.refused;
+  }
 }
 
 TEST(MetricsReaderTest, SkipsALineOverTheLimitWithoutHoldingIt) {
