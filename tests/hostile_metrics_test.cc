@@ -68,7 +68,9 @@ kill_grace: 1s
     BoundedRun run = Run({"run", "sweep.yaml"});
     EXPECT_TRUE(run.exited) << run.out;
     EXPECT_EQ(run.exit_code, exit_code) << run.out;
-    if (!expected.empty()) EXPECT_NE(run.out.find(expected), std::string::npos) << run.out;
+    if (!expected.empty()) {
+      EXPECT_NE(run.out.find(expected), std::string::npos) << run.out;
+    }
     return run;
   }
 
