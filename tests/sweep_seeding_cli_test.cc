@@ -1,5 +1,7 @@
 // End-to-end: what the terminal and `status` say about a warm start, a bare-list
 // warning, and a sweep stopped by max_failures (exit code 1, the failures named).
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "cli_fixture.h"
@@ -60,6 +62,39 @@ max_failures: 2
                              "exit code 1"),
             std::string::npos)
       << failing.out;
+}
+
+// A `python3` on PATH that lacks the trial's packages (a pyenv shim picking another
+// interpreter): the end of the run, and the max_failures message, say where it resolved
+// and how to pin one.
+TEST_F(CliTest, MissingModuleFromAPathPythonPointsAtPinningTheInterpreter) {
+  const auto shim = dir_.path() / "shims" / "python3";
+  WriteFile(shim, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'numpy'\" >&2\nexit 1\n");
+  std::filesystem::permissions(shim, std::filesystem::perms::owner_all);
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", (shim.parent_path().string() + ":" + old_path).c_str(), 1);
+  const std::string config = R"(
+name: e2e
+command: [python3, train.py]
+metric: {name: score, mode: max}
+sampler: {type: random, trials: 3}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+resources: {cpu_slots: 1}
+)";
+  Write(config);
+  auto all_failed = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  Write(config + "max_failures: 1\n");
+  auto stopped = RunGpusweep({"run", "sweep.yaml", "--dir", "runs/stopped"}, dir_.path());
+  setenv("PATH", old_path.c_str(), 1);
+
+  const std::string hint = "hint: a module is missing and the trials run python3, which PATH "
+                           "resolves to " + shim.string();
+  EXPECT_EQ(all_failed.exit_code, 1) << all_failed.out;
+  EXPECT_NE(all_failed.out.find(hint), std::string::npos) << all_failed.out;
+  EXPECT_EQ(stopped.exit_code, 1) << stopped.out;
+  EXPECT_NE(stopped.out.find("(max_failures: 1)"), std::string::npos) << stopped.out;
+  EXPECT_NE(stopped.out.find(hint), std::string::npos) << stopped.out;
 }
 
 }  // namespace

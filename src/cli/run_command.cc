@@ -7,9 +7,11 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/interpreter_hint.h"
 #include "cli/terminal.h"
 #include "cli/terminal_observer.h"
 #include "run/experiment_meta.h"
+#include "run/trial_env.h"
 #include "gpusweep/experiment.h"
 #include "gpusweep/resources.h"
 
@@ -62,11 +64,18 @@ Expected<int> RunCommand(const RunCommandArgs& args) {
 
   Expected<RunOutcome> outcome = RunExperiment(config, options, observer);
   observer.Close();
-  if (!outcome) return tl::unexpected(outcome.error());
+  if (!outcome) {
+    Error error = outcome.error();  // e.g. max_failures reached: its message has the reason
+    if (auto hint = InterpreterHint(config, error.message, CurrentEnvironment()))
+      error.message += "\n" + *hint;
+    return tl::unexpected(std::move(error));
+  }
 
   context.now = WallClock();
   context.total_trials = outcome->info.total_trials;
   std::fputs(FormatSummary(outcome->trials, context, 10).c_str(), stdout);
+  if (auto hint = InterpreterHint(config, outcome->trials, CurrentEnvironment()))
+    std::fputs((*hint + "\n").c_str(), stdout);
   std::fflush(stdout);
   return RankTrials(outcome->trials, config.metric).empty() ? 1 : 0;
 }
