@@ -15,7 +15,8 @@ epoch when `gpusweep run` runs it again (gpusweep.attempt() > 1). Run standalone
 
     OMP_NUM_THREADS=1 /usr/bin/python3 train.py --lr 0.002 --epochs 4
 
-Data: the IDX files in /usr/share/datasets/fashion-mnist (gzip, decoded with
+Data (examples/common/fashion_mnist.py): the IDX files in
+/usr/share/datasets/fashion-mnist (gzip, decoded with
 numpy; no torchvision). Only the TRAINING set is used: a fixed permutation of
 its 60000 images (independent of --seed, so every trial sees the same split)
 gives --val-size held-out validation images and --train-size disjoint training
@@ -28,18 +29,19 @@ deterministic algorithms requested (cuDNN may still differ across GPU models).
 """
 
 import argparse
-import gzip
 import os
 import pathlib
 import sys
 import time
 
 # Standalone runs: find python/gpusweep.py in this repository (gpusweep itself
-# puts its folder on PYTHONPATH).
+# puts its folder on PYTHONPATH), and the examples' shared data code.
+_REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(_REPO / "examples" / "common"))
 try:
     import gpusweep
 except ImportError:
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
+    sys.path.insert(0, str(_REPO / "python"))
     import gpusweep
 
 import numpy as np
@@ -50,12 +52,8 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-DATA_DIR = pathlib.Path("/usr/share/datasets/fashion-mnist")
-TRAIN_IMAGES = "train-images-idx3-ubyte.gz"
-TRAIN_LABELS = "train-labels-idx1-ubyte.gz"
-TRAIN_COUNT = 60000
-SPLIT_SEED = 20240601  # fixed: the train/val split is the same for all trials
-PIXEL_MEAN, PIXEL_STD = 0.2860, 0.3530  # Fashion-MNIST training set statistics
+from fashion_mnist import (DATA_DIR, TRAIN_COUNT, configure_torch, evaluate,  # noqa: E402
+                           load_split, train_epoch)
 
 
 def parse_args(argv=None):
@@ -87,36 +85,6 @@ def parse_args(argv=None):
     return args
 
 
-def read_idx(path):
-    """Decodes a gzip'd IDX file (big-endian header: magic, then one u32 per dim)."""
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    ndim = data[3]
-    if data[:2] != b"\0\0" or data[2] != 0x08:  # 0x08: unsigned bytes
-        raise ValueError("%s: not an unsigned-byte IDX file" % path)
-    shape = tuple(int(d) for d in np.frombuffer(data, ">u4", count=ndim, offset=4))
-    return np.frombuffer(data, np.uint8, offset=4 + 4 * ndim).reshape(shape)
-
-
-def load_split(data_dir, train_size, val_size):
-    """Returns ((x_train, y_train), (x_val, y_val)) as normalised float32 tensors.
-
-    Only the selected images are converted to float, so decoding costs little
-    more than decompressing the file.
-    """
-    images = read_idx(data_dir / TRAIN_IMAGES)
-    labels = read_idx(data_dir / TRAIN_LABELS)
-    order = np.random.default_rng(SPLIT_SEED).permutation(len(labels))
-    val_idx, train_idx = order[:val_size], order[val_size:val_size + train_size]
-
-    def tensors(idx):
-        x = (images[idx].astype(np.float32) / 255.0 - PIXEL_MEAN) / PIXEL_STD
-        return (torch.from_numpy(x).unsqueeze(1),
-                torch.from_numpy(labels[idx].astype(np.int64)))
-
-    return tensors(train_idx), tensors(val_idx)
-
-
 class SmallCnn(nn.Module):
     """conv3x3(c)-BN-ReLU-pool, conv3x3(2c)-BN-ReLU-pool, dropout, linear(10)."""
 
@@ -133,54 +101,6 @@ class SmallCnn(nn.Module):
         x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)  # 28 -> 14
         x = F.max_pool2d(F.relu(self.bn2(self.conv2(x))), 2)  # 14 -> 7
         return self.fc(self.dropout(torch.flatten(x, 1)))
-
-
-def train_epoch(model, optimizer, x, y, batch_size, generator, device):
-    """One pass over (x, y) in a seeded random order; returns the mean loss, or
-    None when gpusweep asked the trial to stop (the epoch is abandoned: the
-    checkpoint of the previous epoch is the one to keep)."""
-    model.train()
-    order = torch.randperm(len(x), generator=generator)
-    total = 0.0
-    for start in range(0, len(x), batch_size):
-        if gpusweep.stop_requested():
-            return None
-        idx = order[start:start + batch_size]
-        xb, yb = x[idx].to(device), y[idx].to(device)
-        optimizer.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(xb), yb)
-        loss.backward()
-        optimizer.step()
-        total += loss.item() * len(idx)
-    return total / len(x)
-
-
-@torch.no_grad()
-def evaluate(model, x, y, device, batch_size=1000):
-    """Returns (mean cross-entropy, accuracy) on (x, y)."""
-    model.eval()
-    loss_sum, correct = 0.0, 0
-    for start in range(0, len(x), batch_size):
-        xb = x[start:start + batch_size].to(device)
-        yb = y[start:start + batch_size].to(device)
-        logits = model(xb)
-        loss_sum += F.cross_entropy(logits, yb, reduction="sum").item()
-        correct += (logits.argmax(1) == yb).sum().item()
-    return loss_sum / len(x), correct / len(x)
-
-
-def configure_torch(seed):
-    """Seeds torch, honours OMP_NUM_THREADS, picks the device."""
-    threads = os.environ.get("OMP_NUM_THREADS")
-    if threads and threads.isdigit() and int(threads) > 0:
-        torch.set_num_threads(int(threads))
-    torch.manual_seed(seed)
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    # Deterministic kernels where they exist; on cuda an op without one warns
-    # instead of failing the trial.
-    torch.use_deterministic_algorithms(True, warn_only=device.type == "cuda")
-    torch.backends.cudnn.benchmark = False
-    return device
 
 
 def load_checkpoint(path, model, optimizer, generator):
@@ -231,8 +151,8 @@ def main(argv=None):
         gpusweep.report(last_report)
         return 0
     for epoch in range(done + 1, args.epochs + 1):
-        train_loss = train_epoch(model, optimizer, x_train, y_train,
-                                 args.batch_size, generator, device)
+        train_loss = train_epoch(model, optimizer, x_train, y_train, args.batch_size,
+                                 generator, device, gpusweep.stop_requested)
         if train_loss is None:
             print("stop requested during epoch %d" % epoch, file=sys.stderr, flush=True)
             break
