@@ -7,7 +7,8 @@
 #   --cpp-sdk adds LibTorch, zlib and Fashion-MNIST for the C++ SDK's optional `fit`
 #   component and examples/cpp-fashion-mnist;
 #   --tests adds what optional tests use (Optuna, to load `export --format optuna`;
-#   everything of --cpp-sdk, whose tests build and sweep the C++ example)
+#   everything of --cpp-sdk, whose tests build and sweep the C++ example; PyTorch for
+#   examples/nas-fashion-mnist's network builder and its end-to-end run)
 # Always: the dashboard's packages (cpp-httplib, OpenCV's ml module for the importance
 # forest, Chromium + chromedriver + Selenium for its browser tests) and its npm packages
 # (`npm ci` in web/ from web/package-lock.json, when that lockfile changed).
@@ -29,7 +30,8 @@ for flag in "$@"; do
     --examples) packages+=(python3-torch python3-numpy dataset-fashion-mnist) ;;
     --bench) packages+=(python3-optuna python3-numpy bc liblbfgsb0 python3-decorator) ;;
     --cpp-sdk) packages+=(libtorch-dev zlib1g-dev dataset-fashion-mnist) ;;
-    --tests) packages+=(python3-optuna libtorch-dev zlib1g-dev dataset-fashion-mnist) ;;
+    --tests) packages+=(python3-optuna libtorch-dev zlib1g-dev dataset-fashion-mnist
+                        python3-torch python3-numpy) ;;
     *) echo "install-deps: unknown option $flag (use --examples, --cpp-sdk, --bench, --tests)" >&2; exit 2 ;;
   esac
 done
