@@ -200,6 +200,24 @@ class BadArchitectureTest(unittest.TestCase):
         parse_architecture({"schema": 1, "blocks": [block], "id": "x"})
 
 
+class AugmentTest(unittest.TestCase):
+    def test_shift_flip_gives_a_shifted_or_flipped_copy_of_each_image(self):
+        import train
+        x = torch.randn(16, 1, 6, 6)
+        out = train.shift_flip(torch.Generator().manual_seed(3))(x)
+        self.assertEqual(out.shape, x.shape)
+        padded = nn.functional.pad(x, (2, 2, 2, 2), mode="replicate")
+        flips = 0
+        for i in range(len(x)):
+            crops = {(dy, dx, f): padded[i, :, dy:dy + 6, dx:dx + 6] for dy in range(5)
+                     for dx in range(5) for f in (False, True)}
+            matches = [k for k, c in crops.items()
+                       if torch.equal(c.flip(-1) if k[2] else c, out[i])]
+            self.assertTrue(matches, "image %d is no shift or flip of its input" % i)
+            flips += all(k[2] for k in matches)
+        self.assertTrue(0 < flips < len(x))  # some flipped, some not
+
+
 DATA = pathlib.Path("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz")
 
 
@@ -246,7 +264,7 @@ class TrainProgramTest(unittest.TestCase):
     def test_retrain_reports_test_acc_once_as_the_objective(self):
         good = json.dumps(arch(([[]], [conv(4)]), ([[]], [conv(8)])))
         result = self.run_train("--architecture", good, "--stage", "retrain",
-                                "--retrain-size", "1000", "--epochs", "2",
+                                "--data-size", "1000", "--epochs", "2",
                                 "--batch-size", "32")
         lines = self.reports(result)
         self.assertNotIn("test_acc", lines[0])

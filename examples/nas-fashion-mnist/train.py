@@ -12,9 +12,9 @@ reports after each epoch through gpusweep.report:
     out, the training images come after them) and reports
     {"epoch", "train_loss", "val_loss", "val_acc"} on the held-out part; the
     objective is the last val_acc.
-  retrain: trains on all 60000 training images (no part is held out, so
-    `data_size` is not used; --retrain-size caps it for smoke tests), then
-    tests once on the official 10,000-image test set and reports
+  retrain: trains on all 60000 training images (no part is held out; a
+    `data_size` other than 0 takes fewer, e.g. for smoke tests), then tests
+    once on the official 10,000-image test set and reports
     {"epoch", "train_loss", "test_acc"} plus the objective metric
     ($GPUSWEEP_METRIC, e.g. val_acc) with the same value, since gpusweep needs
     the objective from every trial.
@@ -74,9 +74,9 @@ def parse_args(argv=None):
                    help="epochs (default: params.json's epochs, else 1)")
     p.add_argument("--val-size", type=int, default=2000,
                    help="held-out validation images for val_acc (stages other than retrain)")
-    p.add_argument("--retrain-size", type=int, default=None,
-                   help="training images in stage retrain (default: all %d; fewer only "
-                        "for smoke tests)" % TRAIN_COUNT)
+    p.add_argument("--retrain-threads", type=int, default=None,
+                   help="CPU threads in stage retrain (default: OMP_NUM_THREADS); the "
+                        "retrain runs alone, so it may use the cores the search shared")
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--lr", type=float, default=3e-3, help="peak AdamW learning rate")
     p.add_argument("--weight-decay", type=float, default=1e-4)
@@ -111,18 +111,15 @@ def resolve_settings(args, params):
         raise UsageError("epochs must be a positive integer, got %r" % (epochs,))
     if not 1 <= args.val_size < TRAIN_COUNT:
         raise UsageError("--val-size must be in 1..%d" % (TRAIN_COUNT - 1))
-    if stage == "retrain":
-        size = TRAIN_COUNT if args.retrain_size is None else args.retrain_size
-        if not 1 <= size <= TRAIN_COUNT:
-            raise UsageError("--retrain-size must be in 1..%d" % TRAIN_COUNT)
-        return architecture, stage, size, epochs
     size = args.data_size if args.data_size is not None else params.get("data_size")
+    if stage == "retrain" and size in (None, 0):
+        size = TRAIN_COUNT  # all the training data: nothing is held out in retrain
     if not isinstance(size, int) or size < 1:
         raise UsageError("data_size must be a positive integer, got %r" % (size,))
-    available = TRAIN_COUNT - args.val_size
+    available = TRAIN_COUNT - (0 if stage == "retrain" else args.val_size)
     if size > available:
-        print("data_size %d is more than the %d training images outside the validation "
-              "part; using %d" % (size, available, available), file=sys.stderr)
+        print("data_size %d is more than the %d training images available; using %d"
+              % (size, available, available), file=sys.stderr)
         size = available
     return architecture, stage, size, epochs
 
@@ -155,6 +152,8 @@ def save_checkpoint(path, state):
 def train(args, architecture, stage, train_size, epochs):
     """Trains and reports; returns the process exit status."""
     device = configure_torch(args.seed)
+    if stage == "retrain" and args.retrain_threads and device.type == "cpu":
+        torch.set_num_threads(args.retrain_threads)
     started = time.monotonic()
     model = build_network(architecture).to(device)  # ArchitectureError before data loads
     val_size = 0 if stage == "retrain" else args.val_size
