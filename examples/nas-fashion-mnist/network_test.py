@@ -271,7 +271,7 @@ class TrainProgramTest(unittest.TestCase):
         # 0.243 when written: better than chance (0.1) on the official test labels.
         self.assertGreater(lines[-1]["test_acc"], 0.15)
         self.assertEqual(lines[-1]["val_acc"], lines[-1]["test_acc"])
-        self.assertIn("train=300 val=0", result.stderr)
+        self.assertIn("train=1000 val=0", result.stderr)
 
 
 if __name__ == "__main__":
