@@ -139,7 +139,7 @@ Status SqliteJournal::WriteUpsert(const TrialRecord& record,
     // REPLACE deletes the old row and inserts the new one in one statement; no other
     // table refers to trials by rowid, so nothing is lost.
     GS_ASSIGN_OR_RETURN(
-        auto stmt, db_.Prepare(fmt::format("INSERT OR REPLACE INTO trials ({}) VALUES (?1, ?2, "
+        auto stmt, db_.PrepareCached(fmt::format("INSERT OR REPLACE INTO trials ({}) VALUES (?1, ?2, "
                                            "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
                                            "?14, ?15, ?16, ?17, ?18)",
                                            journal::kTrialColumns),
@@ -167,7 +167,7 @@ Status SqliteJournal::WriteFinish(const TrialRecord& record,
   {
     GS_ASSIGN_OR_RETURN(
         auto update,
-        db_.Prepare("UPDATE trials SET state = ?2, end_time = ?3, exit_code = ?4, "
+        db_.PrepareCached("UPDATE trials SET state = ?2, end_time = ?3, exit_code = ?4, "
                     "term_signal = ?5, failure_reason = ?6, objective = ?7, last_metrics = ?8 "
                     "WHERE number = ?1",
                     what));
@@ -205,7 +205,7 @@ Status SqliteJournal::AppendResults(const std::vector<IntermediateResult>& resul
 Status SqliteJournal::InsertEvents(const std::vector<SchedulerEventRecord>& events,
                                    std::string_view what) {
   if (events.empty()) return {};
-  GS_ASSIGN_OR_RETURN(auto insert, db_.Prepare("INSERT INTO scheduler_events (time, trial, kind, "
+  GS_ASSIGN_OR_RETURN(auto insert, db_.PrepareCached("INSERT INTO scheduler_events (time, trial, kind, "
                                                "detail) VALUES (?1, ?2, ?3, ?4)",
                                                what));
   for (const SchedulerEventRecord& event : events) {
@@ -259,7 +259,7 @@ Status SqliteJournal::InsertResults(const std::vector<IntermediateResult>& resul
   if (results.empty()) return {};
   GS_ASSIGN_OR_RETURN(
       auto insert,
-      db_.Prepare(fmt::format("INSERT INTO results ({}) VALUES (?1, ?2, ?3, ?4, ?5)",
+      db_.PrepareCached(fmt::format("INSERT INTO results ({}) VALUES (?1, ?2, ?3, ?4, ?5)",
                               journal::kResultColumns),
                   what));
   for (const IntermediateResult& result : results) {
@@ -352,7 +352,7 @@ Status SqliteJournal::AppendEvent(double time, std::string_view kind, const Json
 Status SqliteJournal::WriteEvent(double time, std::string_view kind, const Json& detail,
                                  std::string_view what) {
   GS_ASSIGN_OR_RETURN(auto insert,
-                      db_.Prepare("INSERT INTO events (time, kind, detail) VALUES (?1, ?2, ?3)",
+                      db_.PrepareCached("INSERT INTO events (time, kind, detail) VALUES (?1, ?2, ?3)",
                                   what));
   insert.Bind(1, time).Bind(2, kind).Bind(3, DumpJson(detail));
   return insert.Run();
@@ -366,12 +366,12 @@ Status SqliteJournal::Apply(const std::vector<JournalWrite>& writes, Durability 
   if (durability == Durability::kAtSync) {
     // In WAL mode, synchronous=NORMAL writes the commit to the WAL without fsync; Sync
     // then fsyncs the WAL, which is all synchronous=FULL would have done at commit.
-    GS_TRY(db_.Exec("PRAGMA synchronous = NORMAL", "defer fsync"));
+    GS_TRY(db_.Run("PRAGMA synchronous = NORMAL", "defer fsync"));
     unsynced_ = true;
   }
   Status committed = ApplyInTransaction(writes, what);
   if (durability == Durability::kAtSync)
-    GS_TRY(db_.Exec("PRAGMA synchronous = FULL", "restore synchronous=FULL"));
+    GS_TRY(db_.Run("PRAGMA synchronous = FULL", "restore synchronous=FULL"));
   return committed;
 }
 

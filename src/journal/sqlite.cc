@@ -51,13 +51,16 @@ Expected<Database> Database::Open(const std::filesystem::path& path, OpenMode mo
 }
 
 Database::Database(Database&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)), path_(std::move(other.path_)) {}
+    : handle_(std::exchange(other.handle_, nullptr)),
+      path_(std::move(other.path_)),
+      compiled_(std::exchange(other.compiled_, {})) {}
 
 Database& Database::operator=(Database&& other) noexcept {
   if (this != &other) {
     Close();
     handle_ = std::exchange(other.handle_, nullptr);
     path_ = std::move(other.path_);
+    compiled_ = std::exchange(other.compiled_, {});
   }
   return *this;
 }
@@ -65,6 +68,8 @@ Database& Database::operator=(Database&& other) noexcept {
 Database::~Database() { Close(); }
 
 void Database::Close() {
+  for (auto& [sql, handle] : compiled_) sqlite3_finalize(handle);
+  compiled_.clear();
   // sqlite3_close_v2 defers the close until every statement is finalized, so a
   // destruction order mistake cannot leak the connection.
   if (handle_ != nullptr) sqlite3_close_v2(std::exchange(handle_, nullptr));
@@ -88,6 +93,34 @@ Expected<Statement> Database::Prepare(std::string_view sql, std::string_view wha
   return Statement(this, stmt, std::string(what));
 }
 
+Expected<Statement> Database::PrepareCached(std::string_view sql, std::string_view what) {
+  if (auto idle = compiled_.find(sql); idle != compiled_.end()) {
+    sqlite3_stmt* handle = idle->second;
+    compiled_.erase(idle);
+    return Statement(this, handle, std::string(what), std::string(sql));
+  }
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v3(handle_, sql.data(), static_cast<int>(sql.size()),
+                                    SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return tl::unexpected(LastError(what));
+  }
+  return Statement(this, stmt, std::string(what), std::string(sql));
+}
+
+void Database::KeepCompiled(std::string sql, sqlite3_stmt* handle) {
+  sqlite3_reset(handle);
+  sqlite3_clear_bindings(handle);
+  if (handle_ == nullptr || !compiled_.emplace(std::move(sql), handle).second)
+    sqlite3_finalize(handle);  // closed meanwhile, or a second copy of the same SQL
+}
+
+Status Database::Run(std::string_view sql, std::string_view what) {
+  GS_ASSIGN_OR_RETURN(Statement statement, PrepareCached(sql, what));
+  return statement.Run();
+}
+
 std::int64_t Database::ChangedRows() const { return sqlite3_changes64(handle_); }
 
 Error Database::LastError(std::string_view what) const {
@@ -105,20 +138,29 @@ Statement::Statement(Statement&& other) noexcept
     : db_(other.db_),
       handle_(std::exchange(other.handle_, nullptr)),
       what_(std::move(other.what_)),
+      cached_sql_(std::exchange(other.cached_sql_, {})),
       bind_error_(std::move(other.bind_error_)) {}
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {
-    sqlite3_finalize(handle_);
+    Release();
     db_ = other.db_;
     handle_ = std::exchange(other.handle_, nullptr);
     what_ = std::move(other.what_);
+    cached_sql_ = std::exchange(other.cached_sql_, {});
     bind_error_ = std::move(other.bind_error_);
   }
   return *this;
 }
 
-Statement::~Statement() { sqlite3_finalize(handle_); }
+Statement::~Statement() { Release(); }
+
+void Statement::Release() {
+  sqlite3_stmt* handle = std::exchange(handle_, nullptr);
+  if (handle == nullptr) return;
+  if (cached_sql_.empty()) sqlite3_finalize(handle);
+  else db_->KeepCompiled(std::exchange(cached_sql_, {}), handle);
+}
 
 Statement& Statement::RecordBindResult(int rc) {
   if (rc != SQLITE_OK && !bind_error_) bind_error_ = db_->LastError(what_);
@@ -191,7 +233,7 @@ std::optional<double> Statement::OptionalDouble(int column) const {
 // --- Transaction ------------------------------------------------------------
 
 Expected<Transaction> Transaction::Begin(Database& db, std::string_view what) {
-  GS_TRY(db.Exec("BEGIN IMMEDIATE", fmt::format("{}: begin transaction", what)));
+  GS_TRY(db.Run("BEGIN IMMEDIATE", fmt::format("{}: begin transaction", what)));
   return Transaction(&db, std::string(what));
 }
 
@@ -201,13 +243,13 @@ Transaction::Transaction(Transaction&& other) noexcept
 Transaction::~Transaction() {
   // Best effort: if ROLLBACK itself fails, SQLite has already rolled back (that is
   // the only way it fails outside a transaction), so there is nothing left to undo.
-  if (db_ != nullptr) (void)db_->Exec("ROLLBACK", "rollback");
+  if (db_ != nullptr) (void)db_->Run("ROLLBACK", "rollback");
 }
 
 Status Transaction::Commit() {
   if (db_ == nullptr)
     return Fail(ErrorCode::kJournal, what_ + ": commit without an open transaction");
-  GS_TRY(db_->Exec("COMMIT", fmt::format("{}: commit", what_)));
+  GS_TRY(db_->Run("COMMIT", fmt::format("{}: commit", what_)));
   db_ = nullptr;
   return {};
 }

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +48,12 @@ class Database {
   // Runs one or more statements that return no rows the caller needs.
   Status Exec(std::string_view sql, std::string_view what);
   Expected<Statement> Prepare(std::string_view sql, std::string_view what);
+  // Prepare for the statements a run repeats for every trial: compiled once per
+  // connection and kept; the Statement hands it back (reset, bindings cleared) when it is
+  // destroyed. Two Statements of the same `sql` alive at once get two compilations.
+  Expected<Statement> PrepareCached(std::string_view sql, std::string_view what);
+  // One statement that returns no rows (BEGIN, COMMIT, a PRAGMA), through PrepareCached.
+  Status Run(std::string_view sql, std::string_view what);
   // Rows changed by the last INSERT/UPDATE/DELETE on this connection.
   std::int64_t ChangedRows() const;
 
@@ -56,11 +64,14 @@ class Database {
   const std::string& path() const { return path_; }
 
  private:
+  friend class Statement;
   Database(sqlite3* handle, std::string path) : handle_(handle), path_(std::move(path)) {}
   void Close();
+  void KeepCompiled(std::string sql, sqlite3_stmt* handle);
 
   sqlite3* handle_ = nullptr;
   std::string path_;
+  std::map<std::string, sqlite3_stmt*, std::less<>> compiled_;  // PrepareCached's, idle
 };
 
 // A prepared statement. Parameter indices and column indices follow SQLite: parameters
@@ -102,13 +113,15 @@ class Statement {
 
  private:
   friend class Database;
-  Statement(Database* db, sqlite3_stmt* handle, std::string what)
-      : db_(db), handle_(handle), what_(std::move(what)) {}
+  Statement(Database* db, sqlite3_stmt* handle, std::string what, std::string cached_sql = {})
+      : db_(db), handle_(handle), what_(std::move(what)), cached_sql_(std::move(cached_sql)) {}
   Statement& RecordBindResult(int rc);
+  void Release();  // finalizes, or hands a cached statement back to db_
 
   Database* db_ = nullptr;
   sqlite3_stmt* handle_ = nullptr;
   std::string what_;
+  std::string cached_sql_;  // from PrepareCached: its key there; else empty
   std::optional<Error> bind_error_;
 };
 

@@ -84,6 +84,48 @@ TEST_F(JournalSqliteTest, BindErrorIsReportedByStep) {
   EXPECT_EQ(Count(), std::int64_t{0});
 }
 
+TEST_F(JournalSqliteTest, CachedStatementsAreReusedResetAndNameTheirCaller) {
+  const std::string sql = "INSERT INTO t (i) VALUES (?1)";
+  for (int i = 0; i < 3; ++i) {
+    auto insert = db_->PrepareCached(sql, "insert");
+    ASSERT_TRUE(insert) << insert.error().message;
+    insert->Bind(1, i);
+    ASSERT_TRUE(insert->Run());
+  }
+  {
+    // A step left half-done is reset when the statement goes back; bindings are cleared.
+    auto select = db_->PrepareCached("SELECT i FROM t ORDER BY i", "select");
+    ASSERT_TRUE(select);
+    auto row = select->Step();
+    ASSERT_TRUE(row && *row);
+  }
+  auto select = db_->PrepareCached("SELECT i FROM t ORDER BY i", "select again");
+  ASSERT_TRUE(select);
+  auto row = select->Step();
+  ASSERT_TRUE(row && *row);
+  EXPECT_EQ(select->Int64(0), 0);  // from the first row again
+  // Two of the same SQL at once are two statements; both work.
+  auto first = db_->PrepareCached(sql, "first");
+  auto second = db_->PrepareCached(sql, "second");
+  ASSERT_TRUE(first && second);
+  first->Bind(1, 10);
+  second->Bind(1, 11);
+  ASSERT_TRUE(first->Run());
+  ASSERT_TRUE(second->Run());
+  auto count = Count();
+  ASSERT_TRUE(count);
+  EXPECT_EQ(*count, 5);
+  // Errors name the caller of this use, not of the first.
+  ASSERT_TRUE(db_->Exec("CREATE UNIQUE INDEX u ON t (i)", "index"));
+  auto duplicate = db_->PrepareCached(sql, "insert trial 7");
+  ASSERT_TRUE(duplicate);
+  duplicate->Bind(1, 10);
+  const Status run = duplicate->Run();
+  ASSERT_FALSE(run);
+  EXPECT_NE(run.error().message.find("insert trial 7"), std::string::npos) << run.error().message;
+  EXPECT_TRUE(db_->Run("PRAGMA synchronous = NORMAL", "pragma"));
+}
+
 TEST_F(JournalSqliteTest, TransactionRollsBackUnlessCommitted) {
   {
     auto txn = Transaction::Begin(*db_, "first");

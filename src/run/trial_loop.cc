@@ -183,8 +183,7 @@ Status TrialLoop::Commit(Durability durability) {
 // sleeps); the observer hears of the changes it covers once it is done.
 Status TrialLoop::StartSync() {
   GS_ASSIGN_OR_RETURN(std::function<Status()> sync, journal_.SyncLater());
-  syncs_.push_back(InFlightSync{std::async(std::launch::async, std::move(sync)),
-                                std::move(after_commit_)});
+  syncs_.push_back(InFlightSync{sync_worker_.Submit(std::move(sync)), std::move(after_commit_)});
   after_commit_.clear();
   return {};
 }

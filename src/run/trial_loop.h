@@ -15,6 +15,7 @@
 #include "run/failure_budget.h"
 #include "run/metrics_reader.h"
 #include "run/run_plan.h"
+#include "run/serial_worker.h"
 #include "run/runner.h"
 #include "run/trial_env.h"
 #include "run/verdict_file.h"
@@ -155,6 +156,7 @@ class TrialLoop {
     std::vector<std::function<void()>> notify;  // waits for `done`
   };
   std::deque<InFlightSync> syncs_;  // in commit order
+  SerialWorker sync_worker_;        // runs them; declared after syncs_, so joined first
   FailureBudget failures_;              // max_failures: stops new launches once reached
 };
 
