@@ -1,9 +1,14 @@
 // Invalid configurations: each class of mistake gives file:line:column, the key path,
 // what is wrong and what would be valid.
+#include <sys/stat.h>
+
+#include <fstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "config/config_test_util.h"
+#include "config/template_parser.h"
 #include "gpusweep/config.h"
 
 namespace gpusweep {
@@ -319,6 +324,39 @@ TEST_F(TemplateErrorsTest, SourceMustExistAndBeValidMustache) {
               HasSubstr(":7:5: templates[1]: dst 'x' is also written by templates[0]"));
   EXPECT_THAT(ErrorFor(head + "  - {src: ok.mustache}\n", dir_.path() / "exp.yaml"),
               HasSubstr(":6:5: templates[0].dst: missing required key 'dst'"));
+}
+
+// A FIFO would block open() and read() forever, a directory or device is no text, a
+// huge file would be rendered into every trial: each is a config error at the src.
+TEST_F(TemplateErrorsTest, SourceMustBeARegularFileOfBoundedSize) {
+  const std::string head = std::string(kHead) + "sampler: {type: grid}\ntemplates:\n";
+  const std::string at = ":6:11: templates[0].src: '";
+  const std::filesystem::path fifo = dir_.path() / "fifo.mustache";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_THAT(ErrorFor(head + "  - {src: fifo.mustache, dst: x}\n", dir_.path() / "exp.yaml"),
+              HasSubstr(at + fifo.string() + "' is not a readable file: it is a FIFO, not a "
+                                             "regular file"));
+  std::filesystem::create_symlink(fifo, dir_.path() / "link.mustache");
+  EXPECT_THAT(ErrorFor(head + "  - {src: link.mustache, dst: x}\n", dir_.path() / "exp.yaml"),
+              HasSubstr("it is a FIFO, not a regular file"));
+  std::filesystem::create_directory(dir_.path() / "dir.mustache");
+  EXPECT_THAT(ErrorFor(head + "  - {src: dir.mustache, dst: x}\n", dir_.path() / "exp.yaml"),
+              HasSubstr("it is a directory, not a regular file"));
+  std::filesystem::create_symlink("/dev/zero", dir_.path() / "zero.mustache");
+  EXPECT_THAT(ErrorFor(head + "  - {src: zero.mustache, dst: x}\n", dir_.path() / "exp.yaml"),
+              HasSubstr("it is a character device, not a regular file"));
+  const std::filesystem::path huge = dir_.path() / "huge.mustache";
+  {
+    std::ofstream out(huge);
+    out << std::string(config_detail::kMaxTextFileBytes + 1, 'x');
+  }
+  EXPECT_THAT(ErrorFor(head + "  - {src: huge.mustache, dst: x}\n", dir_.path() / "exp.yaml"),
+              HasSubstr(at + huge.string() + "' is 16777217 bytes, over the 16777216-byte "
+                                             "limit for a config or template file"));
+  // A template of exactly the limit is read (and rendered like any other).
+  std::filesystem::resize_file(huge, config_detail::kMaxTextFileBytes);
+  EXPECT_EQ(ErrorFor(head + "  - {src: huge.mustache, dst: x}\n", dir_.path() / "exp.yaml"),
+            "<parsed without error>");
 }
 
 }  // namespace

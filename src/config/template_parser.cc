@@ -1,13 +1,19 @@
 #include "config/template_parser.h"
 
+#include "common/unique_fd.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <array>
 #include <charconv>
-#include <fstream>
 #include <kainjow/mustache.hpp>
-#include <sstream>
 #include <system_error>
 
 namespace gpusweep::config_detail {
@@ -101,17 +107,55 @@ std::optional<std::string> MustacheSyntaxError(const std::string& text) {
   return fmt::format("{} at line {}, column {}", message.substr(0, at), line, column);
 }
 
-Expected<std::string> ReadTextFile(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    return Fail(ErrorCode::kIo, fmt::format("'{}' is not a readable file{}", path.string(),
-                                            ec ? ": " + ec.message() : ""));
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in.good() && !in.eof())
-    return Fail(ErrorCode::kIo, fmt::format("cannot read '{}'", path.string()));
-  return text.str();
+namespace {
+
+// What a file that is not a regular one is, for the error.
+std::string_view FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+}  // namespace
+
+Expected<std::string> ReadTextFile(const fs::path& path, std::uint64_t max_bytes) {
+  // Non-blocking: opening a FIFO for reading would wait for a writer forever. What was
+  // opened is judged by fstat (a path checked first could be swapped before the open).
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid())
+    return Fail(ErrorCode::kIo, fmt::format("'{}' is not a readable file: {}", path.string(),
+                                            std::strerror(errno)));
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0)
+    return Fail(ErrorCode::kIo, fmt::format("cannot read '{}': {}", path.string(),
+                                            std::strerror(errno)));
+  if (!S_ISREG(info.st_mode))
+    return Fail(ErrorCode::kIo, fmt::format("'{}' is not a readable file: it is {}, not a "
+                                            "regular file",
+                                            path.string(), FileKind(info.st_mode)));
+  const auto too_big = [&](std::uint64_t size) {
+    return Fail(ErrorCode::kIo,
+                fmt::format("'{}' is {} bytes, over the {}-byte limit for a config or "
+                            "template file",
+                            path.string(), size, max_bytes));
+  };
+  if (static_cast<std::uint64_t>(info.st_size) > max_bytes) return too_big(info.st_size);
+  // It may still grow while read: read at most one byte past the limit to notice.
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      return Fail(ErrorCode::kIo, fmt::format("cannot read '{}': {}", path.string(),
+                                              std::strerror(errno)));
+    if (n == 0) return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > max_bytes) return too_big(text.size());
+  }
 }
 
 }  // namespace gpusweep::config_detail

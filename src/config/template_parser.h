@@ -7,6 +7,7 @@
 // Failures are located Error{kInvalidConfig}.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -30,7 +31,17 @@ Expected<std::string> ParseTemplateDst(const Value& value);
 // kainjow::mustache's message when `text` is not a valid Mustache template.
 std::optional<std::string> MustacheSyntaxError(const std::string& text);
 
-// Reads a whole file. Error{kIo}-style message text on failure (caller locates it).
-Expected<std::string> ReadTextFile(const std::filesystem::path& path);
+// The most a config or template file may hold: 16 MiB. Every trial renders each
+// template and the config's text is journaled, so a mistaken path to a data file must
+// fail at once, not fill memory and disk.
+constexpr std::uint64_t kMaxTextFileBytes = std::uint64_t{16} << 20;
+
+// Reads a whole regular file of at most `max_bytes`. Never blocks on a FIFO (opened
+// non-blocking) and judges what it opened (fstat), so a FIFO, directory or device is
+// refused even if swapped in after a check. Error{kIo} with message text the caller
+// locates (file:line of the YAML that names it): "'<path>' is not a readable file: it
+// is a FIFO, not a regular file", "'<path>' is 20000000 bytes, over the limit ...".
+Expected<std::string> ReadTextFile(const std::filesystem::path& path,
+                                   std::uint64_t max_bytes = kMaxTextFileBytes);
 
 }  // namespace gpusweep::config_detail
