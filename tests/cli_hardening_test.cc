@@ -8,12 +8,15 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <set>
+#include <string>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "cli_harness.h"
 #include "gpusweep/journal.h"
+#include "gpusweep/trial.h"
 #include "run/test_util.h"
 
 namespace gpusweep {
@@ -145,6 +148,36 @@ kill_grace: 1s
   ::kill(run, SIGINT);
   EXPECT_EQ(WaitExit(run), 130) << ReadFile(Log());
   EXPECT_TRUE(LiveTrialProcesses(exp()).empty()) << ReadFile(Log());
+}
+
+// Where scripts/cgroup-probe.sh found cgroups usable (GPUSWEEP_EXPECT_CGROUP=1, set by
+// scripts/test.sh and .ci/run), every trial of a real run sits in a cgroup of its own:
+// a gpusweep that quietly fell back to process groups fails here instead of passing.
+TEST_F(CliHardeningTest, EveryTrialRunsInACgroupOfItsOwnWhereTheMachineAllows) {
+  const char* expect = std::getenv("GPUSWEEP_EXPECT_CGROUP");
+  if (expect == nullptr || std::string(expect) != "1")
+    GTEST_SKIP() << "GPUSWEEP_EXPECT_CGROUP is not 1 (scripts/test.sh sets it where "
+                    "scripts/cgroup-probe.sh finds cgroup v2 usable)";
+  Write(R"yaml(
+name: e2e
+command: [/bin/sh, -c, 'sed -n "s/^0:://p" /proc/self/cgroup > cgroup.txt; echo "{\"acc\": 1}" >> "$GPUSWEEP_METRICS"']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  a: {type: int, low: 1, high: 3}
+resources: {cpu_slots: 2}
+)yaml");
+  const CommandResult run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  std::set<std::string> cgroups;
+  for (int trial = 0; trial < 3; ++trial) {
+    std::string cgroup = ReadFile(exp() / "trials" / TrialDirName(trial) / "cgroup.txt");
+    while (!cgroup.empty() && cgroup.back() == '\n') cgroup.pop_back();
+    EXPECT_NE(cgroup.find("/gpusweep-"), std::string::npos) << trial << ": " << cgroup;
+    EXPECT_NE(cgroup.find("/trial-"), std::string::npos) << trial << ": " << cgroup;
+    cgroups.insert(cgroup);
+  }
+  EXPECT_EQ(cgroups.size(), 3u);  // one each
 }
 
 // The launch intent is in the journal before the process starts: the trial finds its

@@ -19,6 +19,7 @@
 namespace gpusweep {
 namespace {
 
+using testing::CgroupExpected;
 using testing::ShellRequest;
 using testing::TempDir;
 using testing::WaitForExit;
@@ -120,10 +121,11 @@ TEST_P(ContainmentTest, UsesTheMechanismAskedFor) {
     EXPECT_EQ(runner_->containment(), ContainmentKind::kTagged);
   }
   // kAuto: a cgroup where gpusweep can write its own cgroup (root in CI), else tags.
-  // GPUSWEEP_EXPECT_CGROUP=1 (set by scripts/test.sh as root) makes the fallback an error.
-  const char* expect = ::getenv("GPUSWEEP_EXPECT_CGROUP");
-  if (GetParam() == ContainmentChoice::kAuto && expect != nullptr && std::string(expect) == "1") {
-    EXPECT_EQ(runner_->containment(), ContainmentKind::kCgroup);
+  // Where the machine gives cgroups (CgroupExpected), the fallback is an error.
+  if (GetParam() == ContainmentChoice::kAuto && CgroupExpected()) {
+    EXPECT_EQ(runner_->containment(), ContainmentKind::kCgroup)
+        << "GPUSWEEP_EXPECT_CGROUP=1 (scripts/cgroup-probe.sh made a cgroup here), but "
+           "gpusweep fell back to process groups";
   }
   std::cout << "containment: "
             << (runner_->containment() == ContainmentKind::kCgroup ? "cgroup v2" : "tagged") << "\n";
@@ -196,7 +198,11 @@ TEST_P(ContainmentTest, StopLeftoversEndsADeadRunsTrials) {
 // A run killed with its guard and never resumed leaves empty cgroups; the next
 // gpusweep of any experiment removes them.
 TEST_P(ContainmentTest, EmptyCgroupsOfDeadRunsAreRemoved) {
-  if (runner_->containment() != ContainmentKind::kCgroup) GTEST_SKIP() << "no cgroups here";
+  if (GetParam() == ContainmentChoice::kTaggedOnly) GTEST_SKIP() << "cgroups only";
+  if (runner_->containment() != ContainmentKind::kCgroup) {
+    ASSERT_FALSE(CgroupExpected()) << "GPUSWEEP_EXPECT_CGROUP=1, but gpusweep uses no cgroup";
+    GTEST_SKIP() << "no cgroups here";
+  }
   std::string own;
   {
     std::ifstream cgroups("/proc/self/cgroup");

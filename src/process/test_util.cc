@@ -4,14 +4,21 @@
 #include <stdlib.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 namespace gpusweep::testing {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+bool CgroupExpected() {
+  const char* expect = std::getenv("GPUSWEEP_EXPECT_CGROUP");
+  return expect != nullptr && std::string_view(expect) == "1";
+}
 
 bool WaitUntil(const std::function<bool()>& condition, double seconds) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(

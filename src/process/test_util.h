@@ -15,6 +15,12 @@ namespace gpusweep::testing {
 using test_support::ReadFile;
 using test_support::TempDir;
 
+// Whether this machine must give each trial a cgroup v2: GPUSWEEP_EXPECT_CGROUP=1, set
+// by scripts/test.sh when scripts/cgroup-probe.sh finds cgroups usable (and by .ci/run
+// as root on a cgroup v2 machine). Then a fallback to process groups is a test failure,
+// never a skip; without it the cgroup-only tests skip and say so.
+bool CgroupExpected();
+
 // Polls `condition` every 10 ms; true once it holds, false after `seconds`.
 bool WaitUntil(const std::function<bool()>& condition, double seconds);
 
