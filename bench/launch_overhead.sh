@@ -29,19 +29,24 @@ now() { date +%s.%N; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 times=()
 for round in $(seq "$rounds"); do
+  # Each round in directories of its own, all removed at exit: deleting thousands of
+  # files between rounds made the next round's file creation slow on ext4 without a
+  # journal (the inode allocator skips recently deleted inodes one by one), and
+  # gpusweep, creating 4 files per trial to the reference's 1, paid that 4 times over.
+  mkdir -p "$work/round$round/ref"
+  cp "$work/sweep.yaml" "$work/round$round/"
   # Reference: the same processes, same environment variable shape, no journal.
-  rm -rf "$work/ref" "$work/runs" && mkdir -p "$work/ref"
   start=$(now)
-  seq "$n" | xargs -P 2 -I{} env GPUSWEEP_METRICS="$work/ref/{}.jsonl" /bin/sh -c "$trial_cmd"
+  seq "$n" | xargs -P 2 -I{} env GPUSWEEP_METRICS="$work/round$round/ref/{}.jsonl" /bin/sh -c "$trial_cmd"
   ref=$(echo "$(now) - $start" | bc)
   start=$(now)
-  (cd "$work" && "$binary" run sweep.yaml > "$work/run.log")
+  (cd "$work/round$round" && "$binary" run sweep.yaml > "$work/run.log")
   sweep=$(echo "$(now) - $start" | bc)
   times+=("$ref:$sweep")
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
-/usr/bin/python3 - "$work/runs/overhead/gpusweep.db" "$n" "$load_before" "$load_after" "${times[@]}" <<'PY'
+/usr/bin/python3 - "$work/round$rounds/runs/overhead/gpusweep.db" "$n" "$load_before" "$load_after" "${times[@]}" <<'PY'
 import sqlite3, statistics, sys
 db, n, load_before, load_after = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 rounds = [tuple(map(float, t.split(":"))) for t in sys.argv[5:]]
