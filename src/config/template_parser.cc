@@ -1,5 +1,6 @@
 #include "config/template_parser.h"
 
+#include "common/file_kind.h"
 #include "common/unique_fd.h"
 
 #include <fcntl.h>
@@ -106,20 +107,6 @@ std::optional<std::string> MustacheSyntaxError(const std::string& text) {
   const std::size_t column = newline == std::string_view::npos ? offset + 1 : offset - newline;
   return fmt::format("{} at line {}, column {}", message.substr(0, at), line, column);
 }
-
-namespace {
-
-// What a file that is not a regular one is, for the error.
-std::string_view FileKind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
-}  // namespace
 
 Expected<std::string> ReadTextFile(const fs::path& path, std::uint64_t max_bytes) {
   // Non-blocking: opening a FIFO for reading would wait for a writer forever. What was

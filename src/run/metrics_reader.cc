@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "common/file_kind.h"
 #include "common/unique_fd.h"
 
 namespace gpusweep {
@@ -18,16 +19,6 @@ namespace {
 
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 constexpr std::uint64_t kSlackBytes = 4096;  // read past the size seen by fstat
-
-// What a non-regular file is, for the refusal.
-const char* FileKind(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
 
 }  // namespace
 
