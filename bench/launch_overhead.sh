@@ -5,12 +5,13 @@
 # gpusweep back to back (so both see the same machine load), and reports each round's
 # ratio and their median, the load average, and the idle gap between one trial's end
 # and the next trial's start (last round, from the journal).
-# Usage: bench/launch_overhead.sh [N] [R]   (default 400 trials, 3 rounds; needs build/gpusweep)
+# Usage: [GPUSWEEP_BINARY=path] bench/launch_overhead.sh [N] [R]   (default 400 trials,
+# 3 rounds; needs build/gpusweep unless GPUSWEEP_BINARY names another build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-400}
 rounds=${2:-3}
-binary=$PWD/build/gpusweep
+binary=${GPUSWEEP_BINARY:-$PWD/build/gpusweep}  # another build, to compare: GPUSWEEP_BINARY=...
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

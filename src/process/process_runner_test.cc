@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -182,6 +183,30 @@ TEST_F(ProcessRunnerTest, SpawnErrorsNameTheProblem) {
   ASSERT_FALSE(no_log);
   EXPECT_EQ(no_log.error().code, ErrorCode::kIo);
   EXPECT_EQ(runner_->running(), 0u);
+}
+
+// A failure after the clone (exec refuses the file) comes back from the child: through
+// shared memory in the CLONE_VM clone into a cgroup, through a pipe or vfork otherwise.
+TEST_F(ProcessRunnerTest, ExecFailureInTheChildIsReported) {
+  const std::filesystem::path program = dir_.path() / "not-a-program";
+  {
+    std::ofstream out(program, std::ios::binary);
+    out << std::string("\x01\x02\x03 no shebang, no ELF\n");
+  }
+  std::filesystem::permissions(program, std::filesystem::perms::owner_all);
+  SpawnRequest request = ShellRequest("true", dir_.path());
+  request.argv = {program.string()};
+  for (int attempt = 0; attempt < 3; ++attempt) {  // the runner stays usable after each
+    Expected<ProcessId> failed = runner_->Spawn(request);
+    ASSERT_FALSE(failed);
+    EXPECT_EQ(failed.error().code, ErrorCode::kProcess);
+    EXPECT_THAT(failed.error().message, HasSubstr("Exec format error"));
+    EXPECT_EQ(runner_->running(), 0u);
+  }
+  const ProcessId ok = SpawnShell("exit 3");
+  std::optional<ProcessExit> exit = WaitForExit(*runner_, ok, kExitTimeout);
+  ASSERT_TRUE(exit);
+  EXPECT_EQ(exit->exit_code, 3);
 }
 
 TEST_F(ProcessRunnerTest, InterruptIsReportedNotFatal) {
