@@ -107,6 +107,15 @@ class Journal {
   // given. A version 1 journal has none.
   virtual Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(
       std::optional<int> trial = std::nullopt) = 0;
+  // Scheduler events with seq > `after_seq`, in seq order: what a reader following a
+  // run (the dashboard's rung lines) has not seen yet, without re-reading the rest.
+  // This default filters LoadSchedulerEvents(); the SQLite journal asks SQLite.
+  virtual Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEventsAfter(
+      std::int64_t after_seq) {
+    auto events = LoadSchedulerEvents();
+    if (events) std::erase_if(*events, [after_seq](const auto& e) { return e.seq <= after_seq; });
+    return events;
+  }
 
   // Every trial, ordered by number.
   virtual Expected<std::vector<TrialRecord>> LoadTrials() = 0;

@@ -31,6 +31,9 @@ class ForwardingJournal : public Journal {
   Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(std::optional<int> t) override {
     return inner_->LoadSchedulerEvents(t);
   }
+  Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEventsAfter(std::int64_t s) override {
+    return inner_->LoadSchedulerEventsAfter(s);
+  }
   Expected<std::vector<TrialRecord>> LoadTrials() override { return inner_->LoadTrials(); }
   Expected<std::optional<TrialRecord>> LoadTrial(int n) override { return inner_->LoadTrial(n); }
   Expected<std::vector<IntermediateResult>> LoadResults(int t) override {

@@ -41,6 +41,8 @@ class SqliteJournal final : public Journal {
                        const std::vector<SchedulerEventRecord>& events) override;
   Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(
       std::optional<int> trial) override;
+  Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEventsAfter(
+      std::int64_t after_seq) override;
   Expected<std::vector<TrialRecord>> LoadTrials() override;
   Expected<std::optional<TrialRecord>> LoadTrial(int number) override;
   Expected<std::vector<IntermediateResult>> LoadResults(int trial) override;
@@ -54,6 +56,9 @@ class SqliteJournal final : public Journal {
   Expected<std::vector<Json>> LoadEvents(std::string_view kind) override;
 
  private:
+  // Scheduler events matching `where` ("" or a condition on ?1 = `bound`), by seq.
+  Expected<std::vector<SchedulerEventRecord>> QuerySchedulerEvents(std::string_view where,
+                                                                   std::int64_t bound);
   bool unsynced_ = false;  // a kAtSync commit is not yet fsync'ed
   UniqueFd wal_;           // the WAL, opened at the first Sync
   // The statements of each write, inside the caller's transaction.
@@ -218,15 +223,25 @@ Status SqliteJournal::InsertEvents(const std::vector<SchedulerEventRecord>& even
 
 Expected<std::vector<SchedulerEventRecord>> SqliteJournal::LoadSchedulerEvents(
     std::optional<int> trial) {
+  return QuerySchedulerEvents(trial ? "WHERE trial = ?1" : "", trial.value_or(0));
+}
+
+Expected<std::vector<SchedulerEventRecord>> SqliteJournal::LoadSchedulerEventsAfter(
+    std::int64_t after_seq) {
+  return QuerySchedulerEvents("WHERE seq > ?1", after_seq);
+}
+
+Expected<std::vector<SchedulerEventRecord>> SqliteJournal::QuerySchedulerEvents(
+    std::string_view where, std::int64_t bound) {
   std::vector<SchedulerEventRecord> events;
   if (version_ < 2) return events;
   constexpr std::string_view kWhat = "load scheduler events";
   GS_ASSIGN_OR_RETURN(
       auto rows, db_.Prepare(fmt::format("SELECT seq, time, trial, kind, detail FROM "
                                          "scheduler_events {} ORDER BY seq",
-                                         trial ? "WHERE trial = ?1" : ""),
+                                         where),
                              kWhat));
-  if (trial) rows.Bind(1, *trial);
+  if (!where.empty()) rows.Bind(1, bound);
   while (true) {
     GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
     if (!has_row) return events;

@@ -186,6 +186,11 @@ TEST_F(JournalAccessTest, SchedulerEventsKeepTheirOrderAndCommitWithResults) {
   ASSERT_TRUE(of_one);
   ASSERT_EQ(of_one->size(), 2u);
   EXPECT_EQ((*of_one)[1].detail["i"], 3);
+  auto newer = writer->LoadSchedulerEventsAfter((*all)[1].seq);  // a reader's cursor
+  ASSERT_TRUE(newer);
+  ASSERT_EQ(newer->size(), 2u);
+  EXPECT_EQ((*newer)[0].detail["i"], 2);
+  EXPECT_TRUE(writer->LoadSchedulerEventsAfter((*all)[3].seq)->empty());
 }
 
 TEST_F(JournalAccessTest, ForeignSqliteFileIsRefusedAndLeftAlone) {
