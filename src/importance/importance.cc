@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "gpusweep/report.h"
 #include "importance/fanova_tree.h"
@@ -54,13 +55,12 @@ Design Encode(const std::vector<TrialRecord>& trials, const SearchSpace& space) 
   design.rows.assign(flats.size(), {});
   for (const auto& [name, first] : flats[0]) {
     bool everywhere = true, numeric = true;
-    std::vector<std::string> seen;
+    std::set<std::string> seen;  // sorted: the one-hot columns' order (a set: 10,000 trials)
     for (const auto& flat : flats) {
       auto it = flat.find(name);
       if (it == flat.end()) { everywhere = false; break; }
       numeric = numeric && it->second.is_number();
-      std::string text = it->second.dump();
-      if (std::find(seen.begin(), seen.end(), text) == seen.end()) seen.push_back(text);
+      seen.insert(it->second.dump());
     }
     if (!everywhere || seen.size() < 2) continue;
     Encoded param{name, {}, {}};
@@ -77,9 +77,8 @@ Design Encode(const std::vector<TrialRecord>& trials, const SearchSpace& space) 
       param.features.push_back(static_cast<int>(design.bounds.size()));
       design.bounds.emplace_back(low, high);
     } else {
-      std::sort(seen.begin(), seen.end());
-      param.categories = seen;
-      for (const std::string& category : seen) {
+      param.categories.assign(seen.begin(), seen.end());
+      for (const std::string& category : param.categories) {
         for (std::size_t i = 0; i < flats.size(); ++i)
           design.rows[i].push_back(flats[i].at(name).dump() == category ? 1.0 : 0.0);
         param.features.push_back(static_cast<int>(design.bounds.size()));
