@@ -16,7 +16,7 @@ if (!output) {
 const bundle = await esbuild.build({
   entryPoints: [join(here, 'src', 'main.js')],
   bundle: true,
-  minify: true,
+  minify: process.env.GPUSWEEP_WEB_MINIFY !== '0',  // 0: readable names in browser profiles
   format: 'iife',
   target: ['chrome100', 'firefox100', 'safari15'],
   write: false,

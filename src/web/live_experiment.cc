@@ -6,13 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "common/unique_fd.h"
 #include "gpusweep/report.h"
-#include "importance/importance.h"
 #include "web/experiment_catalog.h"
 
 namespace gpusweep::web {
@@ -22,16 +22,26 @@ Json OptionalNumber(const std::optional<double>& value) {
   return value && std::isfinite(*value) ? Json(*value) : Json();
 }
 
-// The resource values at which the scheduler judged trials (ASHA/Hyperband/SH rungs).
-std::vector<double> RungResources(const std::vector<SchedulerEventRecord>& events) {
-  std::set<double> rungs;
+// Adds the resource values at which the scheduler judged trials (ASHA/Hyperband/SH
+// rungs) in `events` to `rungs`.
+void AddRungResources(const std::vector<SchedulerEventRecord>& events, std::set<double>& rungs) {
   for (const SchedulerEventRecord& event : events) {
     const Json decision = event.detail.value("decision", Json());
     if (!decision.is_object() || decision.value("rung", -1) < 0) continue;
     const Json resource = decision.value("resource", Json());
     if (resource.is_number()) rungs.insert(resource.get<double>());
   }
-  return {rungs.begin(), rungs.end()};
+}
+
+// Appends `values` as a JSON array of numbers.
+template <typename T>
+void AppendArray(std::string& out, const std::vector<T>& values) {
+  out += '[';
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    fmt::format_to(std::back_inserter(out), "{}", values[i]);
+  }
+  out += ']';
 }
 
 }  // namespace
@@ -99,7 +109,7 @@ Expected<std::unique_ptr<LiveExperiment>> LiveExperiment::Open(const std::filesy
   if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: {}", dir.string(), ec.message()));
   auto live = std::unique_ptr<LiveExperiment>(
       new LiveExperiment(std::move(canonical), std::move(meta), std::move(journal), std::move(decisions)));
-  live->space_ = std::move(space);
+  live->importance_ = std::make_unique<LiveImportance>(std::move(space));
   return live;
 }
 
@@ -112,46 +122,46 @@ Status LiveExperiment::RefreshLocked() {
                       journal_->LoadMetricPoints(meta_.metric.name, points_cursor_));
   const std::int64_t revision = revision_ + 1;
   bool changed = false;
-  std::vector<TrialRow> rows;
-  rows.reserve(trials.size());
+  std::vector<TrialText> texts;
+  texts.reserve(trials.size());
   std::size_t old = 0;
-  for (TrialRecord& trial : trials) {
-    while (old < trials_.size() && trials_[old].record.number < trial.number) ++old;
-    std::string text = TrialJson(trial).dump();
-    const bool same = old < trials_.size() && trials_[old].record.number == trial.number &&
-                      trials_[old].json_text == text;
+  for (const TrialRecord& trial : trials) {
+    while (old < records_.size() && records_[old].number < trial.number) ++old;
+    std::string text = TrialJson(trial).dump(-1, ' ', false, Json::error_handler_t::replace);
+    const bool same = old < records_.size() && records_[old].number == trial.number &&
+                      texts_[old].json == text;
     changed |= !same;
-    rows.push_back({std::move(trial), std::move(text), same ? trials_[old].revision : revision});
+    texts.push_back({std::move(text), same ? texts_[old].revision : revision});
   }
-  if (changed) revision_ = revision;
-  trials_ = std::move(rows);
+  changed |= trials.size() != records_.size();
+  records_ = std::move(trials);
+  texts_ = std::move(texts);
   for (const MetricPoint& point : points) {
     points_cursor_ = point.cursor;
     if (point.value && std::isfinite(*point.value)) points_.push_back(point);
   }
-  if (meta_.scheduler) {
-    GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events, journal_->LoadSchedulerEvents());
-    rungs_ = RungResources(events);
-  }
+  const std::size_t rungs_before = rungs_.size();
+  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
+                      journal_->LoadSchedulerEventsAfter(events_seq_));
+  if (!events.empty()) events_seq_ = events.back().seq;
+  AddRungResources(events, rungs_);
+  if (changed) revision_ = revision;
+  if (changed || rungs_.size() != rungs_before || summary_.is_null()) SummarizeLocked();
   data_version_ = version;
   return {};
 }
 
-Expected<Json> LiveExperiment::Summary() {
-  std::lock_guard lock(mutex_);
-  GS_TRY(RefreshLocked());
-  std::vector<TrialRecord> records;
-  records.reserve(trials_.size());
+void LiveExperiment::SummarizeLocked() {
   Json counts = Json::object();
   std::vector<std::string> params;
-  for (const TrialRow& row : trials_) {
-    records.push_back(row.record);
-    const std::string state(ToString(row.record.state));
+  std::set<std::string> named;
+  for (const TrialRecord& trial : records_) {
+    const std::string state(ToString(trial.state));
     counts[state] = counts.value(state, 0) + 1;
-    for (auto& [name, value] : FlattenParams(row.record.params))
-      if (std::find(params.begin(), params.end(), name) == params.end()) params.push_back(name);
+    for (auto& [name, value] : FlattenParams(trial.params))
+      if (named.insert(name).second) params.push_back(name);
   }
-  std::vector<const TrialRecord*> ranked = RankTrials(records, meta_.metric);
+  std::vector<const TrialRecord*> ranked = RankTrials(records_, meta_.metric);
   Json best = ranked.empty() ? Json()
                              : Json{{"trial", ranked.front()->number},
                                     {"value", *ranked.front()->objective}};
@@ -160,72 +170,85 @@ Expected<Json> LiveExperiment::Summary() {
     scheduler = Json{{"type", meta_.scheduler->type},
                      {"resource", meta_.scheduler->resource},
                      {"max_resource", meta_.scheduler->max_resource}};
-  return Json{{"name", meta_.name},
-              {"dir", dir_.string()},
-              {"metric", meta_.metric.name},
-              {"mode", meta_.metric.mode == Mode::kMax ? "max" : "min"},
-              {"total", meta_.total_trials},
-              {"recorded", trials_.size()},
-              {"counts", std::move(counts)},
-              {"best", std::move(best)},
-              {"running", ExperimentLock::IsHeld(dir_)},
-              {"scheduler", std::move(scheduler)},
-              {"params", params},
-              {"rungs", rungs_}};
+  summary_ = Json{{"name", meta_.name},
+                  {"dir", dir_.string()},
+                  {"metric", meta_.metric.name},
+                  {"mode", meta_.metric.mode == Mode::kMax ? "max" : "min"},
+                  {"total", meta_.total_trials},
+                  {"recorded", records_.size()},
+                  {"revision", revision_},
+                  {"counts", std::move(counts)},
+                  {"best", std::move(best)},
+                  {"scheduler", std::move(scheduler)},
+                  {"params", params},
+                  {"rungs", std::vector<double>(rungs_.begin(), rungs_.end())}};
 }
 
-Expected<Json> LiveExperiment::TrialsSince(std::int64_t since) {
+Expected<Json> LiveExperiment::Summary() {
   std::lock_guard lock(mutex_);
   GS_TRY(RefreshLocked());
-  Json trials = Json::array();
-  for (const TrialRow& row : trials_)
-    if (row.revision > since) trials.push_back(Json::parse(row.json_text));
-  return Json{{"revision", revision_}, {"trials", std::move(trials)}};
+  Json summary = summary_;
+  summary["running"] = ExperimentLock::IsHeld(dir_);
+  return summary;
 }
 
-Expected<Json> LiveExperiment::PointsAfter(std::int64_t after) {
+Expected<std::string> LiveExperiment::TrialsSince(std::int64_t since) {
+  std::lock_guard lock(mutex_);
+  GS_TRY(RefreshLocked());
+  std::string out = fmt::format("{{\"revision\":{},\"trials\":[", revision_);
+  bool first = true;
+  for (const TrialText& text : texts_) {
+    if (text.revision <= since) continue;
+    if (!first) out += ',';
+    first = false;
+    out += text.json;
+  }
+  out += "]}";
+  return out;
+}
+
+Expected<std::string> LiveExperiment::PointsAfter(std::int64_t after) {
   std::lock_guard lock(mutex_);
   GS_TRY(RefreshLocked());
   auto first = std::upper_bound(points_.begin(), points_.end(), after,
                                 [](std::int64_t c, const MetricPoint& p) { return c < p.cursor; });
+  const auto count = static_cast<std::size_t>(points_.end() - first);
   std::vector<int> trial, attempt;
   std::vector<std::int64_t> step;
   std::vector<double> value;
+  trial.reserve(count), attempt.reserve(count), step.reserve(count), value.reserve(count);
   for (auto it = first; it != points_.end(); ++it) {
     trial.push_back(it->trial);
     attempt.push_back(it->attempt);
     step.push_back(it->step);
     value.push_back(*it->value);
   }
-  return Json{{"cursor", std::max(after, points_cursor_)},
-              {"trial", trial},
-              {"attempt", attempt},
-              {"step", step},
-              {"value", value}};
+  std::string out;
+  out.reserve(64 + count * 32);
+  fmt::format_to(std::back_inserter(out), "{{\"cursor\":{},\"trial\":", std::max(after, points_cursor_));
+  AppendArray(out, trial);
+  out += ",\"attempt\":";
+  AppendArray(out, attempt);
+  out += ",\"step\":";
+  AppendArray(out, step);
+  out += ",\"value\":";
+  AppendArray(out, value);  // finite only (kept so above): fmt's shortest round-trip form
+  out += '}';
+  return out;
 }
 
 Expected<Json> LiveExperiment::Importance() {
-  std::vector<TrialRecord> trials;
   std::int64_t revision = 0;
   {
     std::lock_guard lock(mutex_);
     GS_TRY(RefreshLocked());
-    if (importance_ && importance_->first == revision_) return importance_->second;
     revision = revision_;
-    for (const TrialRow& row : trials_) trials.push_back(row.record);
   }
   // Outside the lock: a large sweep's forest takes a while, and other requests go on.
-  GS_ASSIGN_OR_RETURN(std::vector<importance::ParamImportance> ranked,
-                      importance::FanovaImportances(trials, space_));
-  Json params = Json::array();
-  for (const auto& p : ranked) params.push_back(Json{{"name", p.name}, {"importance", p.importance}});
-  const auto completed = std::count_if(trials.begin(), trials.end(), [](const TrialRecord& t) {
-    return t.state == TrialState::kCompleted && t.objective;
+  return importance_->Get(revision, [this] {
+    std::lock_guard lock(mutex_);
+    return TrialsSnapshot{revision_, records_};
   });
-  Json result{{"method", "fanova"}, {"trials", completed}, {"params", std::move(params)}};
-  std::lock_guard lock(mutex_);
-  importance_ = std::pair(revision, result);
-  return result;
 }
 
 Expected<Json> LiveExperiment::TrialDetail(int number) {

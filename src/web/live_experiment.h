@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "gpusweep/json.h"
 #include "gpusweep/status.h"
 #include "run/experiment_meta.h"
+#include "web/live_importance.h"
 
 namespace gpusweep::web {
 
@@ -40,17 +42,20 @@ class LiveExperiment {
   // {name, dir, metric, mode, total, counts{state: n}, best{trial, value}|null, running,
   //  scheduler{type, resource, max_resource}|null, params[names], rungs[resource values]}
   Expected<Json> Summary();
-  // {revision, trials: [trial objects changed after `since`, by number]} (see TrialJson).
-  Expected<Json> TrialsSince(std::int64_t since);
+  // {revision, trials: [trial objects changed after `since`, by number]} (see TrialJson),
+  // as JSON text: each trial's text is kept from when it last changed, so a 10,000-trial
+  // answer is a concatenation, not 10,000 objects built and dumped.
+  Expected<std::string> TrialsSince(std::int64_t since);
   // {cursor, trial[], attempt[], step[], value[]}: the objective metric's intermediate
-  // values appended after `after`, columnar so 200,000 points stay a few MB.
-  Expected<Json> PointsAfter(std::int64_t after);
+  // values appended after `after`, columnar so 200,000 points stay a few MB; JSON text.
+  Expected<std::string> PointsAfter(std::int64_t after);
   // {trial, results[{attempt, step, time, values}], decisions[lines], log_tail} of
   // trial `number`; Error{kNotFound} if it has not started.
   Expected<Json> TrialDetail(int number);
 
-  // {method: "fanova", trials: n, params: [{name, importance}] most important first},
-  // computed over the completed trials (importance.h), cached until trials change.
+  // Parameter importance of the completed trials (LiveImportance::Get): {method,
+  // trials, revision, current, params: [{name, importance}] most important first}.
+  // Recomputed, throttled, when trials changed since; a stale result says current: false.
   Expected<Json> Importance();
 
   const std::filesystem::path& dir() const { return dir_; }
@@ -62,9 +67,11 @@ class LiveExperiment {
   // Re-reads the journal when a writer committed since the last read. Caller holds mutex_.
   Status RefreshLocked();
 
-  struct TrialRow {
-    TrialRecord record;
-    std::string json_text;  // TrialJson(record).dump(): what changed is compared on this
+  // Rebuilds summary_ (less `running`) from records_ and rungs_. Caller holds mutex_.
+  void SummarizeLocked();
+
+  struct TrialText {
+    std::string json;  // TrialJson(record).dump(): what changed is compared on this
     std::int64_t revision = 0;
   };
 
@@ -75,12 +82,14 @@ class LiveExperiment {
   DecisionFormatter decisions_;
   std::optional<std::int64_t> data_version_;  // the journal's when last read
   std::int64_t revision_ = 0;
-  std::vector<TrialRow> trials_;  // by number
-  std::vector<MetricPoint> points_;  // with a value only, append order
+  std::vector<TrialRecord> records_;  // by number
+  std::vector<TrialText> texts_;      // records_'s, same index
+  std::vector<MetricPoint> points_;   // with a value only, append order
   std::int64_t points_cursor_ = 0;
-  std::vector<double> rungs_;
-  SearchSpace space_;  // declared bounds for importance; empty if the config is unreadable
-  std::optional<std::pair<std::int64_t, Json>> importance_;  // (revision, result)
+  std::set<double> rungs_;
+  std::int64_t events_seq_ = 0;  // the last scheduler event read for rungs_
+  Json summary_;                 // Summary() less `running`, as of revision_
+  std::unique_ptr<LiveImportance> importance_;
 };
 
 // One trial for the dashboard: {number, state, attempt, params{flattened name: value},

@@ -30,32 +30,70 @@ TEST(LiveExperimentTest, SummaryCountsStatesAndNamesTheBest) {
   EXPECT_EQ((*summary)["running"], false);
 }
 
+Json Parsed(const Expected<std::string>& text) {
+  EXPECT_TRUE(text) << text.error().message;
+  return text ? Json::parse(*text) : Json();
+}
+
 TEST(LiveExperimentTest, OnlyChangedTrialsAndNewPointsTravel) {
   TempDir tmp;
   FakeExperiment fake(tmp.path(), "exp", 3, 2);
   auto live = MustOpen(fake.dir());
-  auto first = live->TrialsSince(0);
-  ASSERT_TRUE(first);
-  EXPECT_EQ((*first)["trials"].size(), 3u);
-  auto points = live->PointsAfter(0);
-  ASSERT_TRUE(points);
-  EXPECT_EQ((*points)["trial"].size(), 6u);
-  const auto revision = (*first)["revision"].get<std::int64_t>();
-  const auto cursor = (*points)["cursor"].get<std::int64_t>();
+  Json first = Parsed(live->TrialsSince(0));
+  EXPECT_EQ(first["trials"].size(), 3u);
+  EXPECT_EQ(first["trials"][2]["objective"], 0.2);
+  Json points = Parsed(live->PointsAfter(0));
+  EXPECT_EQ(points["trial"].size(), 6u);
+  EXPECT_EQ(points["value"][3], 0.1);  // trial 1's second step: 0.1 * 1 * 2 / 2
+  const auto revision = first["revision"].get<std::int64_t>();
+  const auto cursor = points["cursor"].get<std::int64_t>();
 
-  auto same = live->TrialsSince(revision);
-  ASSERT_TRUE(same);
-  EXPECT_TRUE((*same)["trials"].empty());  // nothing changed: nothing travels
+  EXPECT_TRUE(Parsed(live->TrialsSince(revision))["trials"].empty());  // nothing changed
+  EXPECT_TRUE(Parsed(live->PointsAfter(cursor))["trial"].empty());
 
   fake.AddTrial(3, 2);  // a run finishes another trial meanwhile
-  auto next = live->TrialsSince(revision);
-  ASSERT_TRUE(next);
-  ASSERT_EQ((*next)["trials"].size(), 1u);
-  EXPECT_EQ((*next)["trials"][0]["number"], 3);
-  auto new_points = live->PointsAfter(cursor);
-  ASSERT_TRUE(new_points);
-  EXPECT_EQ((*new_points)["trial"], (Json{3, 3}));
-  EXPECT_EQ((*new_points)["step"], (Json{0, 1}));
+  Json next = Parsed(live->TrialsSince(revision));
+  ASSERT_EQ(next["trials"].size(), 1u);
+  EXPECT_EQ(next["trials"][0]["number"], 3);
+  EXPECT_GT(next["revision"], revision);
+  Json new_points = Parsed(live->PointsAfter(cursor));
+  EXPECT_EQ(new_points["trial"], (Json{3, 3}));
+  EXPECT_EQ(new_points["step"], (Json{0, 1}));
+  EXPECT_GT(new_points["cursor"], cursor);
+}
+
+TEST(LiveExperimentTest, RungsComeFromTheSchedulersDecisionsAsTheyAreJournaled) {
+  TempDir tmp;
+  FakeExperiment fake(tmp.path(), "exp", 2);
+  auto live = MustOpen(fake.dir());
+  EXPECT_EQ((*live->Summary())["rungs"], Json::array());
+  auto decision = [](int trial, int rung, double resource) {
+    return SchedulerEventRecord{0, 1.7e9, trial, "report",
+                                Json{{"decision", {{"rung", rung}, {"resource", resource}}}}};
+  };
+  ASSERT_TRUE(fake.journal().AppendResults({}, {decision(0, 0, 1), decision(1, 1, 3),
+                                               decision(1, -1, 7)}));  // -1: no rung
+  EXPECT_EQ((*live->Summary())["rungs"], (Json{1, 3}));
+  ASSERT_TRUE(fake.journal().AppendResults({}, {decision(0, 2, 9), decision(1, 0, 1)}));
+  EXPECT_EQ((*live->Summary())["rungs"], (Json{1, 3, 9}));  // only the new events read
+}
+
+TEST(LiveExperimentTest, ImportanceSaysWhenItLagsBehindTheTrials) {
+  TempDir tmp;
+  FakeExperiment fake(tmp.path(), "exp", 6);
+  auto live = MustOpen(fake.dir());
+  auto first = live->Importance();
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ((*first)["trials"], 6);
+  EXPECT_EQ((*first)["current"], true);
+  EXPECT_EQ((*first)["params"].size(), 2u);
+  fake.AddTrial(6, 2);
+  // Right after the last forest the throttle holds the next one back: the answer comes
+  // at once, stale and marked so.
+  auto stale = live->Importance();
+  ASSERT_TRUE(stale);
+  EXPECT_EQ((*stale)["trials"], 6);
+  EXPECT_EQ((*stale)["current"], false);
 }
 
 TEST(LiveExperimentTest, TrialDetailHasResultsAndTheLogTail) {

@@ -33,8 +33,10 @@ Expected<std::string> BuildReport(const std::filesystem::path& dir, DecisionForm
                       LiveExperiment::Open(dir, std::move(decisions)));
   Json data = Json::object();
   GS_ASSIGN_OR_RETURN(data["experiment"], experiment->Summary());
-  GS_ASSIGN_OR_RETURN(data["trials"], experiment->TrialsSince(0));
-  GS_ASSIGN_OR_RETURN(data["points"], experiment->PointsAfter(0));
+  GS_ASSIGN_OR_RETURN(const std::string trials, experiment->TrialsSince(0));
+  GS_ASSIGN_OR_RETURN(const std::string points, experiment->PointsAfter(0));
+  data["trials"] = Json::parse(trials);
+  data["points"] = Json::parse(points);
   GS_ASSIGN_OR_RETURN(data["importance"], experiment->Importance());
   GS_ASSIGN_OR_RETURN(std::vector<int> pages, TrialsWithPages(*experiment, data["trials"]["trials"]));
   Json details = Json::object();

@@ -17,6 +17,7 @@ async function route() {
     else if (data.isReport()) await experimentPage(app, 'report');
     else await experimentsPage(app);
   } catch (e) {
+    console.error(e);  // the stack, for the browser's console and the tests' logs
     app.replaceChildren(el('p', { class: 'error' }, `Could not load this page: ${e.message}`));
   }
 }
