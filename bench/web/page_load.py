@@ -5,6 +5,8 @@ Usage: page_load.py SERVER_URL SERVER_PID EXPERIMENT_ID... (bench/web/run.sh)"""
 import shutil
 import statistics
 import sys
+import time
+import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -13,11 +15,10 @@ from selenium.webdriver.support.ui import WebDriverWait
 REPEATS = 5
 
 MEASURE = """
-const drawn = performance.getEntriesByName('gpusweep-charts-drawn');
-const importance = [...document.querySelectorAll('section[data-chart]')]
-  .some((s) => s.dataset.chart.startsWith('Parameter importance') && s.dataset.drawn);
-return drawn.length ? [drawn[0].startTime, importance ? drawn[drawn.length - 1].startTime : null,
-                       document.querySelectorAll('table.trials tbody tr').length] : null;"""
+const mark = (name) => performance.getEntriesByName(name).map((e) => e.startTime)[0];
+const drawn = mark('gpusweep-charts-drawn');
+return drawn === undefined ? null : [drawn, mark('gpusweep-importance-drawn') ?? null,
+                                     document.querySelectorAll('table.trials tbody tr').length];"""
 
 
 def driver():
@@ -41,13 +42,27 @@ def load(browser, url):
     browser.get("about:blank")
     browser.get(url)
     WebDriverWait(browser, 120).until(lambda d: d.execute_script(MEASURE))
-    # Importance arrives after the main charts; wait for it separately.
+    # Importance arrives after the main charts (it draws on its own); wait for it too.
     WebDriverWait(browser, 120).until(lambda d: d.execute_script(MEASURE)[1] is not None)
     return browser.execute_script(MEASURE)
 
 
+def warm_up(url, experiments):
+    """Seconds until the server has read every journal and computed every importance
+    (it starts on both when it starts; a first page waits for what is not done)."""
+    start = time.monotonic()
+    with urllib.request.urlopen(url + "api/experiments", timeout=600) as answer:
+        answer.read()
+    for exp in experiments:
+        with urllib.request.urlopen(f"{url}api/e/{exp}/importance", timeout=600) as answer:
+            answer.read()
+    return time.monotonic() - start
+
+
 def main():
     url, pid, experiments = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    print(f"server warm-up (journals read, importance computed): {warm_up(url, experiments):.1f} s, "
+          f"peak RSS {peak_rss_mib(pid):.1f} MiB")
     browser = driver()
     print("| experiment | rows shown | first load: charts drawn | then: importance drawn | "
           f"warm loads: charts drawn (median of {REPEATS}) | server peak RSS |")

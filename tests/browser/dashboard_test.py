@@ -38,6 +38,50 @@ resources: {{cpu_slots: {slots}}}
 """
 
 
+# Budgeted ASHA over 8 configurations, rungs at epochs 1, 2 and 4: the losers of each
+# rung are paused and end pruned there, so the learning curves have rungs and stops.
+ASHA_SWEEP = """name: asha
+command: [/bin/sh, -c, 'for e in $(seq 1 {{budget}}); do echo "{\\"epoch\\": $e, \\"score\\": $(({{a}} * e))}" >> "$GPUSWEEP_METRICS"; done']
+metric: {name: score, mode: max}
+sampler: {type: grid}
+scheduler: {type: asha, min_resource: 1, max_resource: 4, reduction_factor: 2}
+search_space:
+  a: {type: int, low: 1, high: 8}
+resources: {cpu_slots: 2}
+"""
+
+# The intermediate-values chart as drawn: its rung lines and pruned markers from the
+# ECharts option, each located on the canvas, and whether the pixels there have the
+# rung colour (#7a4fb8, dashed: some pixels of the column) or the marker colour
+# (#d9534f) — drawn, not only configured.
+CURVES_DRAWN = """
+const chart = window.gpusweepChart('Intermediate values');
+const option = chart.getOption();
+const canvas = chart.getDom().querySelector('canvas');
+const ctx = canvas.getContext('2d');
+const scale = canvas.width / chart.getWidth();
+const near = (x, y, rgb, radius) => {
+  const px = ctx.getImageData(Math.round(x * scale) - radius, Math.round(y * scale) - radius,
+                              2 * radius + 1, 2 * radius + 1).data;
+  for (let i = 0; i < px.length; i += 4)
+    if (Math.abs(px[i] - rgb[0]) < 40 && Math.abs(px[i + 1] - rgb[1]) < 40 && Math.abs(px[i + 2] - rgb[2]) < 40 && px[i + 3] > 100) return true;
+  return false;
+};
+const grid = chart.getModel().getComponent('grid').coordinateSystem.getRect();
+const rungs = (option.series[2].markLine || {data: []}).data.map((d) => d.xAxis);
+const rungDrawn = rungs.map((r) => {
+  const x = chart.convertToPixel({xAxisIndex: 0}, r);
+  for (let y = grid.y + 2; y < grid.y + grid.height - 2; y += 3) if (near(x, y, [122, 79, 184], 1)) return true;
+  return false;
+});
+const stops = option.series[1].data;
+const stopDrawn = stops.map((s) => {
+  const [x, y] = chart.convertToPixel({xAxisIndex: 0, yAxisIndex: 0}, [s[0], s[1]]);
+  return near(x, y, [217, 83, 79], 2);
+});
+return {rungs, rungDrawn, stops: stops.map((s) => [s[0], s[2]]), stopDrawn};"""
+
+
 def write_sweep(root, name, trials, steps, gate="-", slots=2):
     path = root / f"{name}.yaml"
     path.write_text(SWEEP.format(name=name, trial=HERE / "trial.py", steps=steps, gate=gate,
@@ -88,6 +132,10 @@ class DashboardTest(unittest.TestCase):
         sweep = write_sweep(cls.tmp, "finished", trials=12, steps=8)
         subprocess.run([BINARY, "run", str(sweep), "--dir", str(cls.runs / "finished")],
                        check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
+        asha = cls.tmp / "asha.yaml"
+        asha.write_text(ASHA_SWEEP)
+        subprocess.run([BINARY, "run", str(asha), "--dir", str(cls.runs / "asha")],
+                       check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
         cls.server = Server(cls.runs)
         cls.driver = make_driver()
 
@@ -121,12 +169,11 @@ class DashboardTest(unittest.TestCase):
         self.driver.save_screenshot(str(path))
         self.assertGreater(path.stat().st_size, 10000)
 
-    def test_experiments_page_lists_the_experiment(self):
+    def test_experiments_page_lists_the_experiments(self):
         self.open("#/")
-        rows = self.rows()
-        self.assertEqual(len(rows), 1)
-        self.assertIn("finished", rows[0].text)
-        self.assertIn("12 / 12", rows[0].text)
+        rows = {r.get_attribute("data-experiment"): r.text for r in self.rows()}
+        self.assertEqual(set(rows), {"asha", "finished"})
+        self.assertIn("12 / 12", rows["finished"])
         self.shoot("experiments")
 
     def test_experiment_page_has_every_trial_and_every_chart_drawn(self):
@@ -142,6 +189,23 @@ class DashboardTest(unittest.TestCase):
         self.assertIn(EVIL, self.driver.find_element(By.ID, "trials").text)
         self.assertIsNone(self.driver.execute_script("return window.pwned"))
         self.shoot("experiment")
+
+    def test_learning_curves_show_the_rungs_and_where_pruned_trials_stopped(self):
+        self.open("#/e/asha")
+        summary = self.server.json("api/e/asha/summary")
+        self.assertEqual(summary["rungs"], [1, 2, 4])
+        trials = self.server.json("api/e/asha/trials")["trials"]
+        pruned = {t["number"] for t in trials if t["state"] == "pruned"}
+        self.assertTrue(pruned)  # ASHA paused the losers; the run's end settled them
+        drawn = self.driver.execute_script(CURVES_DRAWN)
+        self.assertEqual(drawn["rungs"], [1, 2, 4])
+        self.assertEqual(drawn["rungDrawn"], [True, True, True])
+        # One marker per pruned trial, at the rung it stopped at.
+        self.assertEqual(sorted(t for _, t in drawn["stops"]), sorted(pruned))
+        for epoch, _ in drawn["stops"]:
+            self.assertIn(epoch, (1, 2))
+        self.assertTrue(all(drawn["stopDrawn"]), drawn)
+        self.shoot("asha")
 
     def test_table_sorts_and_filters(self):
         self.open("#/e/finished")

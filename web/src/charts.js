@@ -13,7 +13,7 @@ echarts.use([BarChart, LineChart, LinesChart, ParallelChart, ScatterChart, DataZ
   GridComponent, LegendComponent, MarkLineComponent, ParallelComponent, TitleComponent,
   TooltipComponent, VisualMapComponent, CanvasRenderer]);
 
-const COLORS = { completed: '#2f7ed8', pruned: '#e4a23d', failed: '#d9534f', running: '#8bbf4c', best: '#1b1b1b' };
+const COLORS = { completed: '#2f7ed8', pruned: '#e4a23d', failed: '#d9534f', running: '#8bbf4c', best: '#1b1b1b', rung: '#7a4fb8' };
 const live = new Set();
 
 // Calls `whenDrawn` once every chart made since the last reset() has rendered.
@@ -29,26 +29,43 @@ export function reset(onAllDrawn) {
 // A chart in a titled panel. The panel gets data-drawn="true" once ECharts has rendered.
 export function panel(parent, title, className = '') {
   const body = el('div', { class: 'chart' });
-  const box = el('section', { class: `panel ${className}`, dataset: { chart: title } }, el('h3', {}, title), body);
+  const note = el('p', { class: 'note muted' });
+  const box = el('section', { class: `panel ${className}`, dataset: { chart: title } }, el('h3', {}, title), body, note);
   parent.append(box);
-  return { box, body };
+  return { box, body, note, chart: null };
 }
 
-export function draw(target, option) {
+// Draws `option` in `target`: the first time a new chart (counted for whenDrawn unless
+// `counted` is false), later the same chart with the option replaced, which costs far
+// less than a new one. `onDrawn` runs after each render.
+export function draw(target, { note, ...option }, { counted = true, onDrawn = () => {} } = {}) {
+  target.note.textContent = note || '';
+  if (target.chart) {
+    target.chart.setOption({ animation: false, ...option }, { notMerge: true, lazyUpdate: false });
+    return target.chart;
+  }
   const chart = echarts.init(target.body, null, { renderer: 'canvas' });
+  target.chart = chart;
   live.add(chart);
-  pending += 1;
-  let counted = false;
+  if (counted) pending += 1;
+  let first = counted;
   chart.on('finished', () => {
     target.box.dataset.drawn = 'true';
-    if (counted) return;
-    counted = true;
+    onDrawn();
+    if (!first) return;
+    first = false;
     pending -= 1;
     if (pending === 0) whenDrawn();
   });
   chart.setOption({ animation: false, ...option });
   return chart;
 }
+
+// For the browser tests: the chart drawn in a panel, found by its title.
+window.gpusweepChart = (title) => {
+  const box = [...document.querySelectorAll('section[data-chart]')].find((b) => b.dataset.chart === title);
+  return box ? echarts.getInstanceByDom(box.querySelector('.chart')) : null;
+};
 
 window.addEventListener('resize', () => live.forEach((c) => c.resize()));
 
@@ -80,28 +97,39 @@ export function historyOption(trials, summary) {
 }
 
 // Learning curves: one polyline per trial attempt, pruned trials marked where they
-// stopped, the scheduler's rungs as vertical lines.
+// stopped, the scheduler's rungs as vertical dashed lines. The polylines go to ECharts
+// as one flat Float64Array ([n, x1, y1, ..., xn, yn, n', ...], the 'lines' series'
+// large format): 10,000 curves of 20 points draw in one pass, without 10,000 objects.
 export function curvesOption(points, trials, summary) {
-  const byKey = new Map();
+  const byKey = new Map();  // trial attempt -> indices into points, in step order
   for (let i = 0; i < points.trial.length; i += 1) {
     const key = points.trial[i] * 1000 + points.attempt[i];
     let line = byKey.get(key);
-    if (!line) byKey.set(key, (line = { trial: points.trial[i], coords: [] }));
-    line.coords.push([points.step[i], points.value[i]]);
+    if (!line) byKey.set(key, (line = []));
+    line.push(i);
   }
   const state = new Map(trials.map((t) => [t.number, t.state]));
-  const lines = [];
+  const lastAttempt = new Map();  // a pruned trial stopped in its last attempt
+  for (let i = 0; i < points.trial.length; i += 1) lastAttempt.set(points.trial[i], Math.max(lastAttempt.get(points.trial[i]) || 0, points.attempt[i]));
+  const flat = new Float64Array(byKey.size + 2 * points.trial.length);
   const stops = [];
+  let at = 0;
   for (const line of byKey.values()) {
-    line.coords.sort((a, b) => a[0] - b[0]);
-    lines.push({ coords: line.coords });
-    if (state.get(line.trial) === 'pruned') stops.push([...line.coords[line.coords.length - 1], line.trial]);
+    if (line.some((k, j) => j > 0 && points.step[k] < points.step[line[j - 1]])) line.sort((a, b) => points.step[a] - points.step[b]);
+    flat[at++] = line.length;
+    for (const k of line) { flat[at++] = points.step[k]; flat[at++] = points.value[k]; }
+    const last = line[line.length - 1];
+    const trial = points.trial[last];
+    if (state.get(trial) === 'pruned' && points.attempt[last] === lastAttempt.get(trial)) stops.push([points.step[last], points.value[last], points.trial[last]]);
   }
   // 'lines' series do not size the axes: give them the data's extent.
   let [x0, x1, y0, y1] = [Infinity, -Infinity, Infinity, -Infinity];
   for (let i = 0; i < points.step.length; i += 1) {
-    x0 = Math.min(x0, points.step[i]); x1 = Math.max(x1, points.step[i]);
-    y0 = Math.min(y0, points.value[i]); y1 = Math.max(y1, points.value[i]);
+    const x = points.step[i], y = points.value[i];
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
   }
   for (const r of summary.rungs || []) { x0 = Math.min(x0, r); x1 = Math.max(x1, r); }
   const pad = (y1 - y0) * 0.05 || 1;
@@ -115,9 +143,11 @@ export function curvesOption(points, trials, summary) {
     yAxis: { type: 'value', name: summary.metric, ...extent.y, axisLabel: { showMinLabel: false, showMaxLabel: false, formatter: (v) => fmtNumber(v) } },
     series: [
       { name: 'curves', type: 'lines', coordinateSystem: 'cartesian2d', polyline: true, large: true,
-        largeThreshold: 500, lineStyle: { width: 1, opacity: 0.45, color: COLORS.completed }, data: lines,
-        markLine: rungs.length ? { silent: true, symbol: 'none', lineStyle: { color: '#999', type: 'dashed' }, data: rungs } : undefined },
-      { name: 'stopped', type: 'scatter', symbol: 'x', symbolSize: 7, large: true, itemStyle: { color: COLORS.failed }, data: stops },
+        largeThreshold: 0, silent: true, dimensions: ['value'], lineStyle: { width: 1, opacity: byKey.size > 2000 ? 0.15 : 0.45, color: COLORS.completed }, data: flat },
+      { name: 'stopped', type: 'scatter', symbol: 'diamond', symbolSize: 6, large: stops.length > 2000, itemStyle: { color: COLORS.failed }, data: stops },
+      // On a series of their own: a markLine on the flat 'lines' data breaks ECharts.
+      { name: 'rungs', type: 'scatter', data: [], silent: true,
+        markLine: rungs.length ? { silent: true, symbol: 'none', animation: false, lineStyle: { color: COLORS.rung, type: 'dashed', width: 1.5 }, data: rungs } : undefined },
     ],
   };
 }
@@ -130,8 +160,26 @@ function axisOf(trials, name) {
   return { numeric, categories };
 }
 
+// At most this many lines in parallel coordinates: each is its own canvas path, and past
+// a few thousand the picture is a solid band anyway.
+const PARALLEL_MAX = 1500;
+
+// The trials parallel coordinates draw: all, or the best fifth of PARALLEL_MAX and an
+// evenly spaced sample (by trial number) of the others. {trials, note}.
+function parallelSample(done, mode) {
+  if (done.length <= PARALLEL_MAX) return { trials: done, note: '' };
+  const ranked = [...done].sort((a, b) => (mode === 'max' ? b.objective - a.objective : a.objective - b.objective));
+  const top = ranked.slice(0, PARALLEL_MAX / 5);
+  const rest = ranked.slice(top.length).sort((a, b) => a.number - b.number);
+  const every = rest.length / (PARALLEL_MAX - top.length);
+  const sample = [];
+  for (let i = 0; i < PARALLEL_MAX - top.length; i += 1) sample.push(rest[Math.floor(i * every)]);
+  return { trials: [...sample, ...top], note: `${PARALLEL_MAX} of ${done.length} completed trials: the best ${top.length} and an even sample of the rest` };
+}
+
 export function parallelOption(trials, summary) {
-  const done = trials.filter((t) => t.state === 'completed' && t.objective !== null);
+  const sample = parallelSample(trials.filter((t) => t.state === 'completed' && t.objective !== null), summary.mode);
+  const done = sample.trials;
   const names = summary.params;
   const axes = names.map((name) => ({ name, ...axisOf(done, name) }));
   const parallelAxis = axes.map((a, i) => (a.numeric
@@ -146,6 +194,7 @@ export function parallelOption(trials, summary) {
     visualMap: objectives.length ? { show: false, dimension: names.length, min: Math.min(...objectives), max: Math.max(...objectives),
       inRange: { color: summary.mode === 'max' ? ['#d0d8e8', '#1f5fa8'] : ['#1f5fa8', '#d0d8e8'] } } : undefined,
     series: [{ type: 'parallel', lineStyle: { width: 1, opacity: 0.5 }, data: values, progressive: 0 }],
+    note: sample.note,
   };
 }
 

@@ -62,20 +62,61 @@ class ExperimentState {
   list() { return [...this.trials.values()].sort((a, b) => a.number - b.number); }
 }
 
-function drawCharts(grid, s, trials, points, importance) {
-  charts.reset(signalDrawn);
-  grid.replaceChildren();
-  charts.draw(charts.panel(grid, 'Optimisation history'), charts.historyOption(trials, s));
-  charts.draw(charts.panel(grid, 'Intermediate values'), charts.curvesOption(points, trials, s));
-  charts.draw(charts.panel(grid, 'Parallel coordinates', 'wide'), charts.parallelOption(trials, s));
-  if (importance) charts.draw(charts.panel(grid, 'Parameter importance (fANOVA)'), charts.importanceOption(importance));
-  for (const name of s.params) charts.draw(charts.panel(grid, `Slice: ${name}`, 'small'), charts.sliceOption(trials, s, name));
+// The experiment page's charts, made once and then updated in place as data arrives.
+class ExperimentCharts {
+  constructor(grid) {
+    this.grid = grid;
+    this.panels = new Map();
+    charts.reset(signalDrawn);
+  }
+
+  panel(title, className) {
+    if (!this.panels.has(title)) this.panels.set(title, charts.panel(this.grid, title, className));
+    return this.panels.get(title);
+  }
+
+  render(s, trials, points) {
+    charts.draw(this.panel('Optimisation history'), charts.historyOption(trials, s));
+    charts.draw(this.panel('Intermediate values'), charts.curvesOption(points, trials, s));
+    charts.draw(this.panel('Parallel coordinates', 'wide'), charts.parallelOption(trials, s));
+    this.panel('Parameter importance (fANOVA)');  // its place, drawn when it arrives
+    for (const name of s.params) charts.draw(this.panel(`Slice: ${name}`, 'small'), charts.sliceOption(trials, s, name));
+  }
+
+  // Importance draws on its own: it never holds up or redraws the other charts.
+  importance(result) {
+    const target = this.panel('Parameter importance (fANOVA)');
+    const stale = result.current ? '' : ' (updating: trials finished since)';
+    charts.draw(target, { ...charts.importanceOption(result), note: `over ${result.trials} completed trials${stale}` },
+      { counted: false, onDrawn: () => performance.mark('gpusweep-importance-drawn') });
+  }
+}
+
+// Fetches parameter importance until it is current for the trials the page shows:
+// once after the first draw, again whenever a poll brings trials or the server says its
+// answer lags behind (it recomputes at most every few seconds). One request at a time.
+class ImportanceFollower {
+  constructor(id, onResult) { this.id = id; this.onResult = onResult; this.busy = false; this.wanted = 0; this.have = -1; }
+
+  want(revision) {
+    this.wanted = Math.max(this.wanted, revision);
+    if (this.busy || this.have >= this.wanted) return;
+    this.busy = true;
+    data.importance(this.id).then((result) => {
+      this.busy = false;
+      if (this.stopped || !result || !result.params) return;
+      if (result.params.length) this.onResult(result);
+      this.have = result.current ? Math.max(result.revision, this.wanted) : result.revision;
+      if (this.have < this.wanted && !this.stopped) setTimeout(() => this.want(this.wanted), POLL_MS);
+    });
+  }
+
+  stop() { this.stopped = true; }
 }
 
 export async function experimentPage(app, id) {
   stopPolling();
   const [s, t, p] = await Promise.all([data.summary(id), data.trials(id), data.points(id)]);
-  let importance = null;  // fetched after the first draw: a large sweep's forest takes a while
   s.id = id;
   const state = new ExperimentState();
   state.mergeTrials(t);
@@ -85,39 +126,47 @@ export async function experimentPage(app, id) {
   const grid = el('div', { class: 'grid' });
   app.replaceChildren(head, grid);
   const table = new TrialTable(app, id, s);
-  let current = s;
+  const view = new ExperimentCharts(grid);
+  let renderMs = 0;
   const render = (summary) => {
+    const began = performance.now();
     summary.id = id;
-    current = summary;
     head.replaceChildren(summaryLine(summary));
     const trials = state.list();
-    drawCharts(grid, summary, trials, state.points, importance);
+    view.render(summary, trials, state.points);
     table.update(trials, summary);
+    renderMs = performance.now() - began;
   };
   render(s);
-  data.importance(id).then((result) => {
-    if (!result || !result.params || !result.params.length) return;
-    importance = result;
-    render(current);
-  });
+  const importance = new ImportanceFollower(id, (result) => view.importance(result));
+  // After the first draw: the page is usable before the forest's answer comes.
+  requestAnimationFrame(() => setTimeout(() => importance.want(s.revision || 0), 0));
+  stopPolling = () => importance.stop();
   if (data.isReport() || !s.running) { setLive(data.isReport() ? 'report' : ''); return; }
   setLive('live');
   let active = true;
-  stopPolling = () => { active = false; };
+  stopPolling = () => { active = false; importance.stop(); };
+  // A 10,000-trial sweep takes a while to redraw: never spend more than a fifth of the
+  // time redrawing.
+  const next = () => setTimeout(poll, Math.max(POLL_MS, 4 * renderMs));
   const poll = async () => {
     if (!active) return;
     try {
       const [summary, nt, np] = await Promise.all([data.summary(id), data.trials(id, state.revision), data.points(id, state.cursor)]);
-      if (state.mergeTrials(nt) + state.mergePoints(np) > 0 || summary.running !== s.running) render(summary);
+      if (!active) return;
+      if (state.mergeTrials(nt) + state.mergePoints(np) > 0 || summary.running !== s.running) {
+        render(summary);
+        importance.want(state.revision);
+      }
       s.running = summary.running;
       setLive(summary.running ? 'live' : 'finished');
       if (!summary.running) return;
     } catch (e) {
       setLive(`update failed: ${e.message}`);
     }
-    setTimeout(poll, POLL_MS);
+    next();
   };
-  setTimeout(poll, POLL_MS);
+  next();
 }
 
 function keyValues(object) {
