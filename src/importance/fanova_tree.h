@@ -5,8 +5,8 @@
 // Source: F. Hutter, H. Hoos, K. Leyton-Brown, "An Efficient Approach for Assessing
 // Hyperparameter Importance", ICML 2014 (the linear-time marginal over a tree's leaves),
 // as Optuna's FanovaImportanceEvaluator computes it (optuna/importance/_fanova/_tree.py):
-// per-node statistics weighted by subspace volume, marginal predictions at the
-// midpoints between each feature's split thresholds, weighted by the gaps' widths.
+// marginal predictions on the cells between each feature's split thresholds, weighted
+// by the cells' widths, each the volume-weighted mean of the leaves overlapping it.
 #pragma once
 
 #include <utility>
@@ -39,21 +39,17 @@ class FanovaTree {
   double MarginalVariance(const std::vector<int>& features) const;
 
  private:
-  struct Statistic {
-    double value = 0;   // volume-weighted mean prediction below the node
-    double weight = 0;  // volume of the node's subspace
+  struct Leaf {
+    double value = 0;
+    Bounds box;  // the leaf's part of the search space
   };
-  void PrecomputeStatistics();
+  void CollectLeaves();
   void PrecomputeSplitCells();
-  // Mean prediction and weight with `active` features fixed at `point`, others
-  // marginalised out (NaN in `point` = marginalised).
-  std::pair<double, double> MarginalizedStatistic(const std::vector<double>& point) const;
 
   RegressionTree tree_;
   Bounds bounds_;
-  std::vector<Statistic> statistics_;
-  std::vector<std::vector<bool>> subtree_features_;  // per node: features split on below
-  std::vector<std::vector<double>> midpoints_, sizes_;  // per feature: cells between splits
+  std::vector<Leaf> leaves_;
+  std::vector<std::vector<double>> edges_;  // per feature: low, its split thresholds, high
   double variance_ = 0;
 };
 
