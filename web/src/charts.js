@@ -16,14 +16,31 @@ echarts.use([BarChart, LineChart, LinesChart, ParallelChart, ScatterChart, DataZ
 const COLORS = { completed: '#2f7ed8', pruned: '#e4a23d', failed: '#d9534f', running: '#8bbf4c', best: '#1b1b1b', rung: '#7a4fb8' };
 const live = new Set();
 
-// Calls `whenDrawn` once every chart made since the last reset() has rendered.
+// Calls `whenDrawn` once every chart made since the last reset() has rendered, after
+// allMade() said no more are coming (ECharts may render a chart within setOption, so
+// "none pending" alone would fire after the first).
 let pending = 0;
+let made = false;
+let fired = false;
 let whenDrawn = () => {};
 export function reset(onAllDrawn) {
   for (const chart of live) chart.dispose();
   live.clear();
   pending = 0;
+  made = false;
+  fired = false;
   whenDrawn = onAllDrawn;
+}
+
+function settle() {
+  if (fired || !made || pending > 0) return;
+  fired = true;  // once per reset()
+  whenDrawn();
+}
+
+export function allMade() {
+  made = true;
+  settle();
 }
 
 // A chart in a titled panel. The panel gets data-drawn="true" once ECharts has rendered.
@@ -55,7 +72,7 @@ export function draw(target, { note, ...option }, { counted = true, onDrawn = ()
     if (!first) return;
     first = false;
     pending -= 1;
-    if (pending === 0) whenDrawn();
+    settle();
   });
   chart.setOption({ animation: false, ...option });
   return chart;

@@ -81,6 +81,7 @@ class ExperimentCharts {
     charts.draw(this.panel('Parallel coordinates', 'wide'), charts.parallelOption(trials, s));
     this.panel('Parameter importance (fANOVA)');  // its place, drawn when it arrives
     for (const name of s.params) charts.draw(this.panel(`Slice: ${name}`, 'small'), charts.sliceOption(trials, s, name));
+    charts.allMade();
   }
 
   // Importance draws on its own: it never holds up or redraws the other charts.
@@ -194,5 +195,5 @@ export async function trialPage(app, id, number) {
     d.decisions.length ? el('section', { class: 'panel wide' }, el('h3', {}, 'Scheduler decisions'), el('ul', { class: 'decisions' }, d.decisions.map((line) => el('li', {}, line)))) : '',
     el('section', { class: 'panel wide' }, el('h3', {}, 'output.log (tail)'), el('pre', { class: 'log', id: 'log-tail' }, d.log_tail || '(empty)')));
   if (d.results.length) charts.draw(charts.panel(grid, 'Metrics over steps', 'wide'), charts.trialMetricsOption(d.results));
-  else signalDrawn();
+  charts.allMade();
 }
