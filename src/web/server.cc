@@ -1,5 +1,6 @@
 #include "web/server.h"
 
+#include <malloc.h>
 #include <sys/random.h>
 
 #include <charconv>
@@ -199,6 +200,13 @@ bool IsLoopbackHost(const std::string& host) {
 
 Status Serve(const ServeOptions& options, const std::function<void(int port)>& on_listening,
              const std::function<void(std::function<void()> stop)>& install_stop) {
+  // Answers of several MB (a 10,000-trial sweep's trials and points) are built on
+  // httplib's worker threads. By default glibc raises its mmap threshold to the largest
+  // block freed and gives each thread an arena, so those blocks stay in the process
+  // (RSS 150 MB after a few page loads, bench/README.md). A fixed threshold hands them
+  // back to the kernel when freed; two arenas bound the rest.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+  mallopt(M_ARENA_MAX, 2);
   GS_ASSIGN_OR_RETURN(ExperimentCatalog catalog, ExperimentCatalog::Create(options.roots));
   ExperimentCache cache(std::move(catalog), options.decisions);
   httplib::Server server;
