@@ -346,17 +346,20 @@ TEST_F(TemplateErrorsTest, SourceMustBeARegularFileOfBoundedSize) {
   EXPECT_THAT(ErrorFor(head + "  - {src: zero.mustache, dst: x}\n", dir_.path() / "exp.yaml"),
               HasSubstr("it is a character device, not a regular file"));
   const std::filesystem::path huge = dir_.path() / "huge.mustache";
-  {
-    std::ofstream out(huge);
-    out << std::string(config_detail::kMaxTextFileBytes + 1, 'x');
-  }
+  std::ofstream(huge).close();
+  std::filesystem::resize_file(huge, config_detail::kMaxTextFileBytes + 1);  // sparse
   EXPECT_THAT(ErrorFor(head + "  - {src: huge.mustache, dst: x}\n", dir_.path() / "exp.yaml"),
               HasSubstr(at + huge.string() + "' is 16777217 bytes, over the 16777216-byte "
                                              "limit for a config or template file"));
-  // A template of exactly the limit is read (and rendered like any other).
-  std::filesystem::resize_file(huge, config_detail::kMaxTextFileBytes);
-  EXPECT_EQ(ErrorFor(head + "  - {src: huge.mustache, dst: x}\n", dir_.path() / "exp.yaml"),
-            "<parsed without error>");
+  // The limit itself is allowed, one byte more is not.
+  const std::filesystem::path small = dir_.path() / "small.mustache";
+  std::ofstream(small) << "0123456789";
+  const auto whole = config_detail::ReadTextFile(small, 10);
+  ASSERT_TRUE(whole) << whole.error().message;
+  EXPECT_EQ(*whole, "0123456789");
+  const auto over = config_detail::ReadTextFile(small, 9);
+  ASSERT_FALSE(over);
+  EXPECT_THAT(over.error().message, HasSubstr("is 10 bytes, over the 9-byte limit"));
 }
 
 }  // namespace
