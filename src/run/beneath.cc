@@ -52,9 +52,11 @@ bool Confined(const fs::path& relative) {
 
 }  // namespace
 
-Expected<UniqueFd> OpenOwnDirectory(const fs::path& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+Expected<UniqueFd> OpenOwnDirectory(const fs::path& dir, DirectoryOrigin* origin) {
+  const bool created = ::mkdir(dir.c_str(), 0755) == 0;
+  if (!created && errno != EEXIST)
     return tl::unexpected(IoError(dir, "cannot create directory", errno));
+  if (origin != nullptr) *origin = created ? DirectoryOrigin::kCreated : DirectoryOrigin::kExisted;
   UniqueFd fd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid())
     return tl::unexpected(IoError(dir, "cannot open directory",
@@ -82,11 +84,9 @@ Expected<UniqueFd> MakeDirectoriesBeneath(int root, const fs::path& relative,
   return current;
 }
 
-Status WriteFileAt(int dir, const std::string& name, const std::string& text,
-                   const fs::path& shown) {
-  const std::string temp = fmt::format(".{}.tmp.{}", name, ::getpid());
-  ::unlinkat(dir, temp.c_str(), 0);  // a leftover of a killed gpusweep (or a link)
-  UniqueFd fd(::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+Status WriteNewFileAt(int dir, const std::string& name, const std::string& text,
+                      const fs::path& shown) {
+  UniqueFd fd(::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                        0644));
   if (!fd.valid()) return tl::unexpected(IoError(shown, "cannot create", errno));
   std::size_t written = 0;
@@ -95,15 +95,27 @@ Status WriteFileAt(int dir, const std::string& name, const std::string& text,
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const int err = errno;
-      ::unlinkat(dir, temp.c_str(), 0);
+      ::unlinkat(dir, name.c_str(), 0);
       return tl::unexpected(IoError(shown, "cannot write", err));
     }
     written += static_cast<std::size_t>(n);
   }
+  if (::close(fd.release()) != 0) {
+    const int err = errno;
+    ::unlinkat(dir, name.c_str(), 0);
+    return tl::unexpected(IoError(shown, "cannot write", err));
+  }
+  return {};
+}
+
+Status WriteFileAt(int dir, const std::string& name, const std::string& text,
+                   const fs::path& shown) {
+  const std::string temp = fmt::format(".{}.tmp.{}", name, ::getpid());
+  ::unlinkat(dir, temp.c_str(), 0);  // a leftover of a killed gpusweep (or a link)
   // No fsync: rename makes the file appear whole or not at all to readers, which is
   // what matters; after a power loss the journal (fsync'ed) still says the trial did
   // not finish, so it runs again and these files are written anew.
-  if (::close(fd.release()) != 0) return tl::unexpected(IoError(shown, "cannot write", errno));
+  GS_TRY(WriteNewFileAt(dir, temp, text, shown));
   if (::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {
     const int err = errno;
     ::unlinkat(dir, temp.c_str(), 0);

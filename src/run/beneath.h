@@ -14,9 +14,13 @@
 
 namespace gpusweep {
 
+// Whether OpenOwnDirectory made the directory (so it holds nothing yet) or found it.
+enum class DirectoryOrigin { kCreated, kExisted };
+
 // Creates `dir` if missing (its parent must exist) and opens it; Error{kIo} when it is
-// a symbolic link or not a directory.
-Expected<UniqueFd> OpenOwnDirectory(const std::filesystem::path& dir);
+// a symbolic link or not a directory. `origin`, if given, says which.
+Expected<UniqueFd> OpenOwnDirectory(const std::filesystem::path& dir,
+                                    DirectoryOrigin* origin = nullptr);
 
 // mkdir -p of `relative` (no "..", not absolute) beneath the directory `root`, never
 // leaving it; returns the last directory opened. `shown` names root in errors.
@@ -27,6 +31,13 @@ Expected<UniqueFd> MakeDirectoriesBeneath(int root, const std::filesystem::path&
 // named `name` is replaced, never followed. Error{kIo} naming `shown`.
 Status WriteFileAt(int dir, const std::string& name, const std::string& text,
                    const std::filesystem::path& shown);
+// Creates `name` (O_CREAT|O_EXCL|O_NOFOLLOW: an existing file or link is an error) and
+// writes `text` in place; removed again on failure. For a directory gpusweep has just
+// created (nothing there, nobody reading it yet). A kill -9 halfway leaves a partial
+// file in a directory that the next attempt finds existing, so it writes through
+// WriteFileAt.
+Status WriteNewFileAt(int dir, const std::string& name, const std::string& text,
+                      const std::filesystem::path& shown);
 
 // Renames `from` to `to` inside `dir` when `from` exists (a link is moved, not followed).
 Status MoveAsideAt(int dir, const std::string& from, const std::string& to,

@@ -112,14 +112,23 @@ Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int att
   std::filesystem::create_directories(trial.dir.parent_path(), ec);
   if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: cannot create trial directory: {}",
                                                   trial.dir.string(), ec.message()));
-  GS_ASSIGN_OR_RETURN(UniqueFd dir, OpenOwnDirectory(trial.dir));
-  // Each attempt starts with its own, empty metrics.jsonl: no line of an earlier copy
-  // can become a result of this one. Files without a journaled attempt (written by a
-  // gpusweep older than the launch intent) are kept as *.unrecorded.*.
-  const std::string kept = attempt > 1 ? fmt::format("attempt{}", attempt - 1) : "unrecorded";
-  GS_TRY(MoveAsideAt(dir.get(), "output.log", fmt::format("output.{}.log", kept), trial.dir));
-  GS_TRY(MoveAsideAt(dir.get(), "metrics.jsonl", fmt::format("metrics.{}.jsonl", kept), trial.dir));
-  GS_TRY(WriteFileAt(dir.get(), "params.json", params.dump(2) + "\n", trial.dir / "params.json"));
+  DirectoryOrigin origin = DirectoryOrigin::kExisted;
+  GS_ASSIGN_OR_RETURN(UniqueFd dir, OpenOwnDirectory(trial.dir, &origin));
+  if (origin == DirectoryOrigin::kCreated) {
+    // Nothing to move aside and nobody to see a half-written file: the usual case, with
+    // no rename and no lookups of files that cannot be there.
+    GS_TRY(WriteNewFileAt(dir.get(), "params.json", params.dump(2) + "\n",
+                          trial.dir / "params.json"));
+  } else {
+    // Each attempt starts with its own, empty metrics.jsonl: no line of an earlier copy
+    // can become a result of this one. Files without a journaled attempt (written by a
+    // gpusweep older than the launch intent) are kept as *.unrecorded.*.
+    const std::string kept = attempt > 1 ? fmt::format("attempt{}", attempt - 1) : "unrecorded";
+    GS_TRY(MoveAsideAt(dir.get(), "output.log", fmt::format("output.{}.log", kept), trial.dir));
+    GS_TRY(MoveAsideAt(dir.get(), "metrics.jsonl", fmt::format("metrics.{}.jsonl", kept),
+                       trial.dir));
+    GS_TRY(WriteFileAt(dir.get(), "params.json", params.dump(2) + "\n", trial.dir / "params.json"));
+  }
   for (const auto& [path, text] : trial.files) {
     const std::filesystem::path relative = path.lexically_relative(trial.dir);
     GS_ASSIGN_OR_RETURN(UniqueFd parent,

@@ -32,7 +32,8 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Sugges
                                     std::optional<double> budget = std::nullopt);
 
 // Creates the trial directory and writes params.json and the rendered files (each
-// atomically: temp file + rename), never following a symbolic link out of the trial
+// atomically, temp file + rename, except params.json in a directory just created,
+// which nothing can be reading), never following a symbolic link out of the trial
 // directory (beneath.h). For attempt > 1, the previous attempt's
 // output.log and metrics.jsonl are renamed to output.attempt<N-1>.log and
 // metrics.attempt<N-1>.jsonl so the new attempt starts clean but nothing is lost.
