@@ -86,6 +86,21 @@ window.gpusweepChart = (title) => {
 
 window.addEventListener('resize', () => live.forEach((c) => c.resize()));
 
+// Small squares for the many-point scatters: ECharts' large mode paints symbols under 4
+// px with one fillRect each, anything else as a path (10,000 circles were most of the
+// paint of a 10,000-trial page, bench/web).
+const BULK_SYMBOL = 'rect';
+const BULK_SIZE = 3.5;
+
+// Scatter points as one flat Float64Array of `dims.length` numbers each, with the
+// series' `dimensions` (ECharts' typed-array data): no array per point for the page to
+// allocate and setOption to clone, which at 37,000 points cost more than drawing them.
+function packed(items, dims, row) {
+  const flat = new Float64Array(items.length * dims.length);
+  items.forEach((item, i) => flat.set(row(item), i * dims.length));
+  return { data: flat, dimensions: dims };
+}
+
 const better = (mode) => (mode === 'max' ? Math.max : Math.min);
 
 // Objective of each finished trial against its number, and the best so far.
@@ -100,8 +115,8 @@ export function historyOption(trials, summary) {
     bestLine.push([t.number, best]);
   }
   const series = ['completed', 'pruned'].map((state) => ({
-    name: state, type: 'scatter', symbolSize: 5, large: true, itemStyle: { color: COLORS[state] },
-    data: done.filter((t) => t.state === state).map((t) => [t.number, t.objective]),
+    name: state, type: 'scatter', symbol: BULK_SYMBOL, symbolSize: BULK_SIZE, large: true, itemStyle: { color: COLORS[state] },
+    ...packed(done.filter((t) => t.state === state), ['trial', 'objective'], (t) => [t.number, t.objective]),
   }));
   series.push({ name: 'best so far', type: 'line', step: 'end', showSymbol: false, data: bestLine, lineStyle: { color: COLORS.best } });
   return {
@@ -161,7 +176,7 @@ export function curvesOption(points, trials, summary) {
     series: [
       { name: 'curves', type: 'lines', coordinateSystem: 'cartesian2d', polyline: true, large: true,
         largeThreshold: 0, silent: true, dimensions: ['value'], lineStyle: { width: 1, opacity: byKey.size > 2000 ? 0.15 : 0.45, color: COLORS.completed }, data: flat },
-      { name: 'stopped', type: 'scatter', symbol: 'diamond', symbolSize: 6, large: stops.length > 2000, itemStyle: { color: COLORS.failed }, data: stops },
+      { name: 'stopped', type: 'scatter', ...(stops.length > 2000 ? { symbol: BULK_SYMBOL, symbolSize: BULK_SIZE, large: true } : { symbol: 'diamond', symbolSize: 6 }), itemStyle: { color: COLORS.failed }, data: stops },
       // On a series of their own: a markLine on the flat 'lines' data breaks ECharts.
       { name: 'rungs', type: 'scatter', data: [], silent: true,
         markLine: rungs.length ? { silent: true, symbol: 'none', animation: false, lineStyle: { color: COLORS.rung, type: 'dashed', width: 1.5 }, data: rungs } : undefined },
@@ -219,14 +234,15 @@ export function parallelOption(trials, summary) {
 export function sliceOption(trials, summary, name) {
   const done = trials.filter((t) => t.state === 'completed' && t.objective !== null && t.params[name] !== undefined);
   const axis = axisOf(done, name);
+  const index = new Map((axis.categories || []).map((c, i) => [c, i]));  // category -> x
   return {
     grid: { left: 50, right: 10, top: 10, bottom: 40 },
-    tooltip: { trigger: 'item', formatter: (p) => `trial ${escapeHtml(p.value[2])}: ${escapeHtml(name)}=${escapeHtml(p.value[0])}` },
+    tooltip: { trigger: 'item', formatter: (p) => `trial ${escapeHtml(p.value[2])}: ${escapeHtml(name)}=${escapeHtml(axis.numeric ? fmtNumber(p.value[0]) : axis.categories[p.value[0]])}` },
     xAxis: axis.numeric ? { type: 'value', name, nameLocation: 'middle', nameGap: 25, scale: true }
       : { type: 'category', name, nameLocation: 'middle', nameGap: 25, data: axis.categories, axisLabel: { interval: 0, width: 120, overflow: 'truncate' } },
     yAxis: { type: 'value', scale: true },
-    series: [{ type: 'scatter', symbolSize: 4, large: true, itemStyle: { color: COLORS.completed },
-      data: done.map((t) => [axis.numeric ? t.params[name] : fmtValue(t.params[name]), t.objective, t.number]) }],
+    series: [{ type: 'scatter', symbol: BULK_SYMBOL, symbolSize: BULK_SIZE, large: true, itemStyle: { color: COLORS.completed },
+      ...packed(done, ['x', 'objective', 'trial'], (t) => [axis.numeric ? t.params[name] : index.get(fmtValue(t.params[name])), t.objective, t.number]) }],
   };
 }
 

@@ -55,7 +55,10 @@ class ExperimentState {
   constructor() { this.trials = new Map(); this.revision = 0; this.cursor = 0; this.points = { trial: [], attempt: [], step: [], value: [] }; }
   mergeTrials(t) { for (const trial of t.trials) this.trials.set(trial.number, trial); this.revision = t.revision; return t.trials.length; }
   mergePoints(p) {
-    for (const k of ['trial', 'attempt', 'step', 'value']) for (const v of p[k]) this.points[k].push(v);
+    for (const k of ['trial', 'attempt', 'step', 'value']) {
+      if (!this.points[k].length) this.points[k] = p[k];  // the first answer: 200,000 numbers, no copy
+      else for (const v of p[k]) this.points[k].push(v);
+    }
     this.cursor = p.cursor;
     return p.trial.length;
   }
