@@ -1,6 +1,8 @@
-"""Times the dashboard in headless Chromium: for each experiment, navigation start to
-the moment every chart of the experiment page has drawn (the page's
-'gpusweep-charts-drawn' mark), and to the importance chart; then the server's peak RSS.
+"""Times the dashboard in headless Chromium. First the server's warm-up (it reads every
+journal and computes every importance as it starts); then, for each experiment,
+navigation start to the moment the last chart of the experiment page has drawn (the
+page's 'gpusweep-charts-drawn' mark) and to the importance chart's first draw
+('gpusweep-importance-drawn'); then the server's peak RSS (VmHWM).
 Usage: page_load.py SERVER_URL SERVER_PID EXPERIMENT_ID... (bench/web/run.sh)"""
 import shutil
 import statistics
