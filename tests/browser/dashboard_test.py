@@ -264,6 +264,15 @@ class DashboardTest(unittest.TestCase):
             Path(f"{gate}-1").touch()  # trial 1 finishes; trial 2 starts
             WebDriverWait(self.driver, WAIT_S).until(lambda d: completed() == 2)
             self.assertGreaterEqual(len(self.rows()), rows_before)
+            # Importance follows without a reload: with one completed trial there was
+            # none; the second one gives the forest two points.
+            note = lambda: self.driver.execute_script(
+                "const p = [...document.querySelectorAll('section[data-chart]')].find("
+                "(b) => b.dataset.chart === 'Parameter importance (fANOVA)');"
+                "return p ? p.querySelector('.note').textContent : '';")
+            WebDriverWait(self.driver, WAIT_S).until(
+                lambda d: note().startswith("over 2 completed trials") and "updating" not in note())
+            self.assertIn("Parameter importance (fANOVA)", self.charts_with_pixels())
             self.shoot("live")
         finally:
             for k in range(1, 4):
