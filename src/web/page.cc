@@ -1,5 +1,8 @@
 #include "web/page.h"
 
+#include <functional>
+#include <string_view>
+
 #include <fmt/format.h>
 
 namespace gpusweep::web {
@@ -33,9 +36,14 @@ std::string ScriptForInline(std::string_view script) {
 }
 
 std::string ServedPage() {
-  return WithHead(
-      "<link rel=\"stylesheet\" href=\"app.css\">\n"
-      "<script src=\"app.js\" defer></script>");
+  // The bundle's hash in its URL: the server lets browsers keep it for good (and V8 its
+  // compiled code), and a new binary's bundle has a new URL.
+  const std::size_t version = std::hash<std::string_view>{}(kAppJs) ^
+                              (std::hash<std::string_view>{}(kAppCss) << 1);
+  return WithHead(fmt::format(
+      "<link rel=\"stylesheet\" href=\"app.css?v={0:x}\">\n"
+      "<script src=\"app.js?v={0:x}\" defer></script>",
+      version));
 }
 
 std::string ReportPage(const Json& data) {

@@ -29,8 +29,8 @@ TEST(PageTest, ReportInlinesEverythingAndOnlyItsOwnScriptsClose) {
 
 TEST(PageTest, ServedPageRefersToTheBundle) {
   const std::string page = ServedPage();
-  EXPECT_NE(page.find("src=\"app.js\""), std::string::npos);
-  EXPECT_NE(page.find("href=\"app.css\""), std::string::npos);
+  EXPECT_NE(page.find("src=\"app.js?v="), std::string::npos);  // versioned: cached for good
+  EXPECT_NE(page.find("href=\"app.css?v="), std::string::npos);
   EXPECT_GT(kAppJs.size(), 10000u);  // the real bundle, ECharts included
 }
 
