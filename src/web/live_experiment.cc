@@ -247,7 +247,18 @@ Expected<Json> LiveExperiment::Importance() {
   // Outside the lock: a large sweep's forest takes a while, and other requests go on.
   return importance_->Get(revision, [this] {
     std::lock_guard lock(mutex_);
-    return TrialsSnapshot{revision_, records_};
+    // Only what importance reads (completed trials: number, state, objective, params):
+    // this copy lives while the forest trains, the server's peak memory.
+    TrialsSnapshot snapshot{revision_, {}};
+    for (const TrialRecord& trial : records_) {
+      if (trial.state != TrialState::kCompleted || !trial.objective) continue;
+      TrialRecord& slim = snapshot.trials.emplace_back();
+      slim.number = trial.number;
+      slim.state = trial.state;
+      slim.objective = trial.objective;
+      slim.params = trial.params;
+    }
+    return snapshot;
   });
 }
 
