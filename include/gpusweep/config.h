@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpusweep/json.h"
+#include "gpusweep/nas_config.h"
 #include "gpusweep/status.h"
 
 namespace gpusweep {
@@ -164,6 +165,9 @@ struct ExperimentConfig {
   std::optional<std::filesystem::path> output_dir;
   std::optional<FailureLimit> max_failures;  // nullopt = never stop for failures
   std::optional<WarmStartConfig> warm_start;
+  // `nas:` — a neural-architecture search (docs/nas.md). When set, the NAS engine plans
+  // every trial (sampler, search_space and scheduler are refused by the parser).
+  std::optional<NasConfig> nas;
   // Located notes about things that are valid but probably not meant (a bare list as a
   // parameter under a sampler that draws trials); the run prints them before starting.
   std::vector<std::string> warnings;

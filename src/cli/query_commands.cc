@@ -18,6 +18,7 @@
 #include "cli/terminal.h"
 #include "common/did_you_mean.h"
 #include "gpusweep/journal.h"
+#include "gpusweep/nas.h"
 #include "gpusweep/report.h"
 #include "run/experiment_meta.h"
 #include "run/trial_setup.h"
@@ -197,6 +198,17 @@ Status CheckIgnoredNames(const std::vector<std::string>& ignored,
   return {};
 }
 
+
+// A NAS experiment's progress (docs/nas.md), replayed from its trial records with the
+// config stored in the journal; nullopt for other experiments.
+Expected<std::optional<NasProgress>> LoadNasProgress(OpenedForReading& opened,
+                                                     const std::vector<TrialRecord>& trials) {
+  GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> experiment, opened.journal->LoadExperiment());
+  if (!experiment || !experiment->identity.contains("nas")) return std::nullopt;
+  GS_ASSIGN_OR_RETURN(NasConfig config, NasConfigFromJson(experiment->identity["nas"]));
+  return ReplayNas(config, opened.meta.metric.mode, trials);
+}
+
 }  // namespace
 
 Expected<int> StatusCommand(const StatusCommandArgs& args) {
@@ -215,6 +227,9 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   } else {
     GS_TRY(Emit(stdout, FormatStatus(trials, opened.context, options)));
   }
+  GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, LoadNasProgress(opened, trials));
+  if (nas)
+    for (const std::string& line : NasProgressLines(*nas)) GS_TRY(Emit(stdout, line + "\n"));
   GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm_start, LoadWarmStart(*opened.journal));
   constexpr std::size_t kWarmStartListed = 10;
   if (warm_start)
@@ -272,6 +287,9 @@ Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat 
     text = format == ExportFormat::kCsv ? ExportStepsCsv(results) : ExportStepsJson(results);
   } else {
     text = format == ExportFormat::kCsv ? ExportCsv(trials) : ExportJson(trials);
+    GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, LoadNasProgress(opened, trials));
+    if (nas && format == ExportFormat::kJson)  // the trials, and the NAS state beside them
+      text = Json{{"trials", Json::parse(text)}, {"nas", NasProgressJson(*nas)}}.dump(2) + "\n";
   }
   GS_TRY(WriteOutput(text, output_path));
   return 0;

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "config/nas_parser.h"
 #include "config/resources_parser.h"
 #include "config/sampler_parser.h"
 #include "config/scheduler_parser.h"
@@ -29,10 +30,13 @@ using config_detail::Mapping;
 using config_detail::Value;
 using config_detail::YamlSource;
 
-constexpr std::array<std::string_view, 15> kTopKeys{
+constexpr std::array<std::string_view, 16> kTopKeys{
     "name",       "command",   "shell",   "metric",       "sampler",
     "search_space", "resources", "timeout", "kill_grace",  "templates",
-    "output_dir", "scheduler", "enqueue", "warm_start",   "max_failures"};
+    "output_dir", "scheduler", "enqueue", "warm_start",   "max_failures", "nas"};
+// A NAS experiment generates its trials (docs/nas.md): these keys have no meaning there.
+constexpr std::array<std::string_view, 5> kNotWithNas{"sampler", "search_space", "scheduler",
+                                                      "enqueue", "warm_start"};
 constexpr std::array<std::string_view, 4> kMetricKeys{"name", "mode", "goal", "direction"};
 // Ray Tune's words, then Optuna's and W&B's (`direction`/`goal: minimize`).
 constexpr std::array<std::string_view, 4> kModes{"min", "max", "minimize", "maximize"};
@@ -205,6 +209,42 @@ Status ParseOutputDir(const Mapping& top, const fs::path& config_dir, Experiment
   return {};
 }
 
+// Dry run (nas.dry_run): the user's command is checked but replaced by a shell one-liner
+// that reports the score gpusweep drew for the evaluation (params' nas_dry_score), so the
+// whole stage plan runs through real processes and the journal in seconds. It lives in
+// its own experiment directory (name + "-dry-run"), never mixing with the real search.
+void ApplyNasDryRun(ExperimentConfig& config) {
+  config.command = {"/bin/sh", "-c",
+                    "printf '{\"%s\": %s}\\n' \"$1\" \"$2\" > \"$GPUSWEEP_METRICS\"",
+                    "gpusweep-nas-dry-run", config.metric.name, "{{nas_dry_score}}"};
+  config.command_positions.assign(config.command.size(), config.command_positions.front());
+  config.shell = false;
+  config.shell_command.clear();
+  config.name += "-dry-run";
+  if (config.output_dir) *config.output_dir += "-dry-run";
+}
+
+// The rest of a `nas:` experiment: no sampler, search space or scheduler (the NAS
+// engine plans every evaluation), one GPU count for every evaluation.
+Status ParseNasExperiment(const Mapping& top, const Value& nas, ExperimentConfig& config) {
+  for (std::string_view key : kNotWithNas)
+    if (const Value* found = top.Find(key))
+      return found->Invalid(fmt::format("'{}' has no meaning in a NAS experiment (nas:): the "
+                                        "NAS engine plans every evaluation",
+                                        key),
+                            fmt::format("remove {}; see docs/nas.md", key));
+  GS_ASSIGN_OR_RETURN(config.nas, config_detail::ParseNas(nas));
+  if (const Value* resources = top.Find("resources"); resources && resources->IsMapping())
+    if (const YAML::Node counts = resources->node()["gpus_per_trial"]; counts && counts.IsSequence())
+      return resources->Child(counts, "gpus_per_trial")
+          .Invalid("a NAS experiment takes one GPU count for every evaluation",
+                   "write e.g. gpus_per_trial: 1");
+  return {};
+}
+
+Status ParseNasTop(const Mapping& top, const Value& nas, const fs::path& config_dir,
+                   ExperimentConfig& config);
+
 Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig& config) {
   if (root.IsNull())
     return root.Invalid("the config is empty", "start with name:, command:, metric: and sampler:");
@@ -214,6 +254,7 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_TRY(ParseName(top, config));
   GS_TRY(ParseCommand(top, config));
   GS_TRY(ParseMetric(top, config));
+  if (const Value* nas = top.Find("nas")) return ParseNasTop(top, *nas, config_dir, config);
   GS_ASSIGN_OR_RETURN(
       Value sampler, top.Require("sampler", "add e.g. sampler: {type: random, trials: 16}"));
   GS_ASSIGN_OR_RETURN(config.sampler, config_detail::ParseSampler(sampler));
@@ -234,6 +275,21 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_ASSIGN_OR_RETURN(config.max_failures,
                       config_detail::ParseMaxFailures(top.Find("max_failures")));
   return ParseOutputDir(top, config_dir, config);
+}
+
+// ParseTop's sequel for a NAS experiment: the sections it shares with a sweep.
+Status ParseNasTop(const Mapping& top, const Value& nas, const fs::path& config_dir,
+                   ExperimentConfig& config) {
+  GS_TRY(ParseNasExperiment(top, nas, config));
+  GS_ASSIGN_OR_RETURN(config.resources, config_detail::ParseResources(top.Find("resources"), 1));
+  GS_TRY(ParseTimeouts(top, config));
+  GS_ASSIGN_OR_RETURN(config.templates,
+                      config_detail::ParseTemplates(top.Find("templates"), config_dir));
+  GS_ASSIGN_OR_RETURN(config.max_failures,
+                      config_detail::ParseMaxFailures(top.Find("max_failures")));
+  GS_TRY(ParseOutputDir(top, config_dir, config));
+  if (config.nas->dry_run) ApplyNasDryRun(config);
+  return {};
 }
 
 tl::unexpected<Error> YamlSyntaxError(const YamlSource& source, const YAML::Exception& e) {

@@ -152,6 +152,8 @@ Json ConfigIdentity(const ExperimentConfig& config) {
   identity["templates"] = std::move(templates);
   // Which experiment seeded the sampler (its trials are journaled when this one is
   // created); absent without one, as in experiments created before warm starts existed.
+  // Absent without nas:, so sweeps keep the identity they had before NAS existed.
+  if (config.nas) identity["nas"] = NasConfigJson(*config.nas);
   if (config.warm_start) identity["warm_start"] = Json{{"from", config.warm_start->from.string()}};
   return identity;
 }

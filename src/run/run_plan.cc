@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpusweep/nas.h"
 #include "process/spawn.h"
 #include "run/trial_env.h"
 
@@ -196,6 +197,26 @@ Status PlanResources(const ExperimentConfig& config, GpuProbe& probe,
   return {};
 }
 
+// A NAS experiment (docs/nas.md): the NAS engine is the sampler and the scheduler; its
+// trials never read {{budget}} (the scheduler releases whole stages, not budgets).
+Expected<RunPlan> PlanNasRun(const ExperimentConfig& config,
+                             const std::filesystem::path& experiment_dir, GpuProbe& probe,
+                             const std::vector<std::string>& env,
+                             const std::optional<std::vector<int>>& cli_gpus, int usable_cores,
+                             const std::function<int()>& interrupted) {
+  RunPlan plan;
+  GS_ASSIGN_OR_RETURN(NasEngine engine,
+                      InConfig(MakeNasEngine(*config.nas, config.metric.mode), config));
+  plan.sampler = std::move(engine.sampler);
+  plan.scheduler = std::move(engine.scheduler);
+  plan.style = TrialStyle::kBudgeted;
+  GS_TRY(PlanGpuDemand(config, plan));
+  GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
+  plan.warnings.insert(plan.warnings.begin(), config.warnings.begin(), config.warnings.end());
+  GS_TRY(ValidateTrials(config, plan, experiment_dir, env, interrupted));
+  return plan;
+}
+
 }  // namespace
 
 Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPlan& plan,
@@ -223,6 +244,7 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
                           const std::optional<std::vector<int>>& cli_gpus, int usable_cores,
                           const std::function<int()>& interrupted) {
   RunPlan plan;
+  if (config.nas) return PlanNasRun(config, experiment_dir, probe, env, cli_gpus, usable_cores, interrupted);
   GS_ASSIGN_OR_RETURN(plan.sampler, MakeSampler(config.sampler, config.search_space, config.metric.mode));
   GS_TRY(PlanGpuDemand(config, plan));
   GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));

@@ -22,7 +22,7 @@ std::filesystem::path DefaultExperimentDir(const ExperimentConfig& config,
 
 Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const RunOptions& options,
                                        RunServices& services, RunObserver& observer) {
-  if (config.scheduler.kind != SchedulerKind::kNone &&
+  if ((config.scheduler.kind != SchedulerKind::kNone || config.nas) &&
       options.failed_trials == FailedTrials::kRetry)
     return Fail(ErrorCode::kInvalidArgument,
                 "--retry-failed cannot be used with a scheduler: its decisions already counted "

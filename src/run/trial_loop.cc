@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "common/did_you_mean.h"
+#include "gpusweep/nas.h"
 #include "gpusweep/render.h"
 #include "run/output_tail.h"
 #include "run/scheduler_journal.h"
@@ -317,6 +318,8 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
   overrides.emplace_back("GPUSWEEP_ATTEMPT", std::to_string(record.attempt));
   overrides.emplace_back("GPUSWEEP_METRIC", config_.metric.name);
   for (auto& pair : SchedulerEnv(record, verdicts)) overrides.push_back(std::move(pair));
+  if (config_.nas)
+    for (auto& pair : NasTrialEnv(record.params)) overrides.push_back(std::move(pair));
   auto parent_getenv = [this](const std::string& key) { return LookupEnv(services_.base_env, key); };
   for (auto& pair : TrialResourceEnv(gpus, services_.usable_cores, plan_.cpu_slots, parent_getenv))
     overrides.push_back(std::move(pair));
@@ -560,7 +563,9 @@ void TrialLoop::ConcludeJob(Active& active, Events& events) {
 }
 
 void TrialLoop::WarnIfNeverJudged(const Active& active) {
-  if (scheduler_ == nullptr || active.judged || warned_never_judged_ || active.lines.empty())
+  // Budgeted trials (and NAS evaluations) are judged by their final value only.
+  if (scheduler_ == nullptr || plan_.style != TrialStyle::kIterative || active.judged ||
+      warned_never_judged_ || active.lines.empty())
     return;
   warned_never_judged_ = true;
   std::vector<std::string> keys;

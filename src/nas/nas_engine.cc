@@ -1,0 +1,136 @@
+// MakeNasEngine (gpusweep/nas.h): the tournament as a Sampler and a Scheduler.
+#include <algorithm>
+#include <climits>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "gpusweep/nas.h"
+#include "nas/tournament.h"
+
+namespace gpusweep {
+namespace {
+
+using nas::Slot;
+using nas::Tournament;
+
+class NasSampler final : public Sampler {
+ public:
+  explicit NasSampler(std::shared_ptr<const Tournament> tournament)
+      : tournament_(std::move(tournament)) {}
+  int total_trials() const override { return static_cast<int>(tournament_->plan().slots.size()); }
+  Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override {
+    return Suggestion{number, 0, tournament_->Suggest(number, history)};
+  }
+
+ private:
+  std::shared_ptr<const Tournament> tournament_;
+};
+
+// Releases trials in number order, a group only once every earlier group finished.
+// State: which trials started and which finished (a function of the calls, as every
+// scheduler's; replayed from the journal).
+class NasScheduler final : public Scheduler {
+ public:
+  explicit NasScheduler(std::shared_ptr<const Tournament> tournament)
+      : tournament_(std::move(tournament)),
+        started_(tournament_->plan().slots.size(), false),
+        finished_(tournament_->plan().slots.size(), false) {}
+
+  TrialStyle style() const override { return TrialStyle::kBudgeted; }
+
+  Job NextJob() const override {
+    const auto& slots = tournament_->plan().slots;
+    const int n = static_cast<int>(slots.size());
+    int first_unfinished = 0;
+    while (first_unfinished < n && finished_[first_unfinished]) ++first_unfinished;
+    if (first_unfinished == n) return Job{Job::Kind::kDone};
+    const int open_group = slots[first_unfinished].group;
+    for (int k = first_unfinished; k < n && slots[k].group == open_group; ++k)
+      if (!started_[k]) return Job{Job::Kind::kStart, k, 0, 0, 0};
+    return Job{Job::Kind::kWait};
+  }
+
+  void JobStarted(const Job& job) override { started_.at(job.trial) = true; }
+
+  std::optional<Decision> OnReport(int, double, std::optional<double>) override {
+    return std::nullopt;
+  }
+
+  Decision OnJobFinished(const Job& job, std::optional<double> value) override {
+    finished_.at(job.trial) = true;
+    const Slot& slot = tournament_->plan().slots.at(job.trial);
+    Decision decision;
+    decision.trial = job.trial;
+    decision.value = value;
+    decision.verdict = Verdict::kComplete;
+    decision.reason = slot.stage == nas::Stage::kRound
+                          ? fmt::format("block {} round {} evaluation", slot.block, slot.round)
+                          : fmt::format("block {} {} evaluation", slot.block, ToString(slot.stage));
+    return decision;
+  }
+
+  void OnJobInterrupted(const Job& job) override { started_.at(job.trial) = false; }
+
+ private:
+  std::shared_ptr<const Tournament> tournament_;
+  std::vector<bool> started_;
+  std::vector<bool> finished_;
+};
+
+long Binomial(long n, long k) {  // saturating
+  long result = 1;
+  for (long i = 1; i <= k; ++i) {
+    if (result > LONG_MAX / (n - k + i)) return LONG_MAX;
+    result = result * (n - k + i) / i;
+  }
+  return result;
+}
+
+}  // namespace
+
+long CountNasTopologies(int depth, int width, int max_depth) {
+  long branches = 0;
+  for (int from = 0; from <= depth - 3; ++from)
+    for (int to = from + 2; to < depth; ++to) branches += std::min(to - from - 1, max_depth);
+  long total = 0;
+  for (int size = 0; size <= width; ++size) {
+    if (branches == 0 && size > 0) break;
+    const long multisets = Binomial(branches + size - 1, size);
+    if (multisets == LONG_MAX || total > LONG_MAX - multisets) return LONG_MAX;
+    total += multisets;
+  }
+  return total;
+}
+
+Expected<NasEngine> MakeNasEngine(const NasConfig& config, Mode mode) {
+  const long topologies = CountNasTopologies(config.depth, config.width, config.max_depth);
+  if (topologies > kMaxNasTopologies)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("nas: depth {}, width {} and max_depth {} give {} topologies, more "
+                            "than {}; lower width or max_depth (the seed's 4, 2, 3 give 15)",
+                            config.depth, config.width, config.max_depth,
+                            topologies == LONG_MAX ? std::string("too many")
+                                                   : std::to_string(topologies),
+                            kMaxNasTopologies));
+  auto tournament = std::make_shared<const Tournament>(config, mode);
+  return NasEngine{std::make_unique<NasSampler>(tournament),
+                   std::make_unique<NasScheduler>(tournament)};
+}
+
+std::vector<std::pair<std::string, std::string>> NasTrialEnv(const Params& params) {
+  std::vector<std::pair<std::string, std::string>> env;
+  auto add = [&](const char* key, const char* name) {
+    const auto found = params.find(key);
+    if (found == params.end()) return;
+    env.emplace_back(name, found->is_string() ? found->get<std::string>() : found->dump());
+  };
+  add("nas_stage", "GPUSWEEP_NAS_STAGE");
+  add("nas_block", "GPUSWEEP_NAS_BLOCK");
+  add("nas_round", "GPUSWEEP_NAS_ROUND");
+  add("data_size", "GPUSWEEP_DATA_SIZE");
+  add("epochs", "GPUSWEEP_EPOCHS");
+  return env;
+}
+
+}  // namespace gpusweep

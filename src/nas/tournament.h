@@ -1,0 +1,106 @@
+// tournament.h — the block-wise tournament as a pure function of the trial history.
+//
+// Contract: everything here is a function of (config, mode, the topology pool, the
+// trial records). There is no hidden state: RACOS's sets, each round's eliminations,
+// the winner, the confirmed blocks are all recomputed from the journal's trial records
+// (their params `nas_topology`/`nas_code` and their results), so a resumed run, `status`
+// and `export` see exactly the state the killed run had. Scores: a completed trial's
+// objective; a failed one (any reason: exit code, timeout, signal) scores
+// `failed_score`; a trial not finished yet has no score. When a later slot is asked
+// for before its round finished (PlanRun renders every trial with no history), the
+// missing scores count as failures, which gives a valid placeholder architecture.
+//
+// Determinism: slot k draws from its own random stream (seed, k). A round's samples
+// see only earlier rounds' results (independent of how many ran at once); winner
+// refinement's see every result finished when they start (asynchronous, as the seed).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusweep/config.h"
+#include "gpusweep/trial.h"
+#include "nas/op_space.h"
+#include "nas/racos.h"
+#include "nas/stage_plan.h"
+#include "nas/topology.h"
+
+namespace gpusweep::nas {
+
+// One topology's fate in one round.
+struct RoundEntry {
+  int topology = 0;
+  std::optional<double> value;  // the policy's value in metric units (nullopt: all failed)
+  int evaluations = 0;          // finished evaluations this round
+  bool eliminated = false;
+};
+
+struct RoundOutcome {
+  int round = 0;
+  bool complete = false;           // every evaluation of the round finished
+  std::vector<RoundEntry> entries; // the topologies that played, best first
+};
+
+struct BlockOutcome {
+  int block = 0;
+  std::vector<RoundOutcome> rounds;      // complete rounds, then at most one running
+  std::optional<int> winner;             // known once every round is complete
+  std::optional<int> confirm_trial;      // trial whose architecture was confirmed
+  std::optional<double> confirm_score;   // the block's result (metric units)
+  bool confirm_failed = false;
+};
+
+struct TournamentState {
+  std::vector<BlockOutcome> blocks;  // blocks reached so far
+  std::optional<double> retrain_score;
+  bool retrain_failed = false;
+};
+
+class Tournament {
+ public:
+  Tournament(const NasConfig& config, Mode mode);
+
+  const StagePlan& plan() const { return plan_; }
+  const std::vector<Topology>& pool() const { return pool_; }
+
+  // The params of trial `number` (0 <= number < plan().slots.size()) given the history.
+  Params Suggest(int number, const std::vector<TrialRecord>& history) const;
+
+  TournamentState Replay(const std::vector<TrialRecord>& history) const;
+
+  // The policy's name, e.g. "history_best".
+  std::string PolicyName() const;
+
+ private:
+  struct Eval {
+    bool done = false;
+    double score = 0;  // larger is better (negated for mode min)
+    bool failed = false;
+    int topology = -1;
+    Code code;
+  };
+  struct Choice {
+    int topology = 0;
+    Code code;
+  };
+  std::vector<Eval> Collect(const std::vector<TrialRecord>& history) const;
+  double Better(double metric_value) const;
+  double FromBetter(double score) const;
+  std::vector<RoundOutcome> Rounds(int block, const std::vector<Eval>& evals) const;
+  std::vector<int> Alive(int block, int after_round, const std::vector<Eval>& evals) const;
+  int FirstTrial(int block, Stage stage, int round) const;
+  Choice Candidate(int number, const std::vector<Eval>& evals) const;
+  Choice Confirmed(int block, const std::vector<Eval>& evals) const;
+  Choice Best(const std::vector<int>& trials, const std::vector<Eval>& evals) const;
+  Code Sample(int number, int topology, int block, const std::vector<Eval>& evals,
+              bool async) const;
+  Json Architecture(int upto_block, const Choice* candidate, const std::vector<Eval>& evals) const;
+
+  NasConfig config_;
+  Mode mode_;
+  std::vector<Topology> pool_;
+  StagePlan plan_;
+};
+
+}  // namespace gpusweep::nas
