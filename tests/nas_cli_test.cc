@@ -1,0 +1,175 @@
+// End-to-end NAS (docs/nas.md): the gpusweep binary runs the tournament with real trial
+// processes; dry run, failing and SIGKILLed evaluations, kill -9 mid-round and resume.
+#include <signal.h>
+
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "cli_fixture.h"
+#include "cli_harness.h"
+#include "common/temp_dir_for_tests.h"
+#include "gpusweep/journal.h"
+#include "run/test_util.h"
+
+namespace gpusweep {
+namespace {
+
+using testing::LiveTrialProcesses;
+using testing::RunGpusweep;
+using testing::StartGpusweep;
+using testing::WaitExit;
+using testing::WaitUntil;
+
+// 5 topologies (depth 4, width 1): rounds 5 -> 3 -> 2 -> 1 with one sample per survivor,
+// one winner sample, a confirm, a retrain: 5 + 3 + 2 + 1 + 1 + 1 = 13 evaluations.
+constexpr std::string_view kSmallNas = R"(
+nas:
+  depth: 4
+  width: 1
+  operations:
+    conv: {filters: [8, 16], kernel: [1, 3]}
+    pooling: {pool: [avg, max]}
+  samples_per_round: 1
+  winner_samples: 1
+  data_size: {init: 100, step: 100}
+  confirm: {data_size: 1000}
+  seed: 3
+)";
+
+// A score that is a function of the evaluation's params, so two runs of the same plan
+// can be compared: (3 x topology + trial) mod 10, as 0.<digit>.
+constexpr std::string_view kScoreScript =
+    R"(echo "{\"acc\": 0.$(( ({{nas_topology}} * 3 + {{trial.number}}) % 10 ))1}" >> "$GPUSWEEP_METRICS")";
+
+std::string ParamsByTrial(const std::vector<TrialRecord>& trials) {
+  std::string out;
+  for (const TrialRecord& t : trials) out += fmt::format("{}: {}\n", t.number, t.params.dump());
+  return out;
+}
+
+TEST_F(CliTest, NasDryRunShowsTheWholeStagePlan) {
+  Write("name: e2e\ncommand: [python3, train.py]\nmetric: {name: acc, mode: max}\n"
+        "resources: {gpus: none, cpu_slots: 2}\n" +
+        std::string(kSmallNas) + "  dry_run: true\n  blocks: 2\n");
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const std::filesystem::path dry = dir_.path() / "runs" / "e2e-dry-run";
+  ASSERT_TRUE(std::filesystem::exists(dry / "gpusweep.db"));
+  auto journal = OpenJournal(dry / "gpusweep.db", JournalAccess::kReadOnly);
+  ASSERT_TRUE(journal);
+  auto trials = (*journal)->LoadTrials();
+  ASSERT_TRUE(trials);
+  ASSERT_EQ(trials->size(), 2u * 12 + 1);
+  for (const TrialRecord& t : *trials) {
+    EXPECT_EQ(t.state, TrialState::kCompleted) << t.number << ": " << t.failure_reason;
+    EXPECT_EQ(t.objective, t.params["nas_dry_score"].get<double>());
+  }
+  auto status = RunGpusweep({"status", dry.string()}, dir_.path());
+  ASSERT_EQ(status.exit_code, 0) << status.out;
+  for (const char* expected :
+       {"NAS (tournament, elimination history_best): 5 topologies, 25 evaluations planned",
+        "block 1: round 3, survivors [", "eliminated in round 1 with history_best",
+        "block 2 round 2 ", "data 200, epochs 1", "block 1 confirm   1/1 done, data 1000, epochs 3",
+        "block 2 retrain   1/1 done, data all, epochs 10", "retrain: "})
+    EXPECT_NE(status.out.find(expected), std::string::npos) << expected << "\n" << status.out;
+  auto show = RunGpusweep({"show", "24", dry.string()}, dir_.path());
+  EXPECT_NE(show.out.find("architecture = {\"schema\":1,\"blocks\":[{\"adjacency\""),
+            std::string::npos)
+      << show.out;
+  auto exported = RunGpusweep({"export", "--format", "json", dry.string()}, dir_.path());
+  ASSERT_EQ(exported.exit_code, 0) << exported.out;
+  const Json json = Json::parse(exported.out);
+  EXPECT_EQ(json["trials"].size(), 25u);
+  EXPECT_EQ(json["nas"]["stages"].size(), 2u * 5 + 1);
+  EXPECT_EQ(json["nas"]["stages"][0]["data_size"], 100);
+  EXPECT_EQ(json["nas"]["stages"][5]["data_size"], 100);  // block 2 round 1: reset
+  EXPECT_EQ(json["nas"]["blocks"][0]["eliminated"].size(), 4u);
+}
+
+TEST_F(CliTest, NasFailingAndKilledEvaluationsScoreZeroAndTheSearchGoesOn) {
+  Write("name: e2e\nmetric: {name: acc, mode: max}\nresources: {gpus: none, cpu_slots: 2}\n"
+        "command: [/bin/sh, -c, 'case {{trial.number}} in 1) echo boom; exit 3;; "
+        "2) kill -9 $$;; esac; echo \"{\\\"acc\\\": 0.5{{nas_topology}}}\" >> "
+        "\"$GPUSWEEP_METRICS\"']\n" +
+        std::string(kSmallNas));
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto trials = Trials();
+  ASSERT_EQ(trials.size(), 13u);
+  EXPECT_EQ(trials[1].state, TrialState::kFailed);
+  EXPECT_NE(trials[1].failure_reason.find("exit code 3: boom"), std::string::npos)
+      << trials[1].failure_reason;
+  EXPECT_EQ(trials[2].state, TrialState::kFailed);
+  EXPECT_NE(trials[2].failure_reason.find("SIGKILL"), std::string::npos) << trials[2].failure_reason;
+  // Trials 1 and 2 evaluated topologies 1 and 2 (round 1 goes in pool order): scored 0,
+  // they are the two of five eliminated in round 1.
+  auto status = RunGpusweep({"status"}, dir_.path());
+  EXPECT_NE(status.out.find("topology 2 eliminated in round 1 with history_best 0\n"),
+            std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("topology 1 eliminated in round 1 with history_best 0\n"),
+            std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("block 1 round 1   5/5 done (2 failed)"), std::string::npos)
+      << status.out;
+  EXPECT_EQ(trials.back().state, TrialState::kCompleted);  // the retrain ran
+}
+
+// gpusweep is killed with -9 while round 2 runs (one of its evaluations hangs); the
+// resumed run repeats no finished evaluation and ends exactly where an uninterrupted
+// run of the same config ends: same params for every trial, same survivors.
+TEST_F(CliTest, NasKillNineMidRoundThenResumeReachesTheSameState) {
+  const std::string config =
+      "name: e2e\nmetric: {name: acc, mode: max}\nresources: {gpus: none, cpu_slots: 2}\n"
+      "kill_grace: 1s\n"
+      "command: [/bin/sh, -c, 'echo run >> {{config_dir}}/evals-{{trial.number}}; "
+      "if [ {{trial.number}} = 6 ] && [ ! -f {{config_dir}}/hung ]; then touch "
+      "{{config_dir}}/hung; sleep 300; fi; " +
+      std::string(kScoreScript) + "']\n" + std::string(kSmallNas);
+  // The reference: the same config, never interrupted.
+  TempDir reference;
+  WriteFile(reference.path() / "sweep.yaml", config);
+  WriteFile(reference.path() / "hung", "");  // its trial 6 does not hang
+  auto whole = RunGpusweep({"run", "sweep.yaml"}, reference.path());
+  ASSERT_EQ(whole.exit_code, 0) << whole.out;
+
+  Write(config);
+  pid_t first = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "first.log");
+  ASSERT_TRUE(WaitUntil(60, [&] { return std::filesystem::exists(dir_.path() / "hung"); }))
+      << ReadFile(dir_.path() / "first.log");
+  ASSERT_EQ(kill(first, SIGKILL), 0);
+  EXPECT_EQ(WaitExit(first), 128 + SIGKILL);
+  EXPECT_TRUE(WaitUntil(10, [&] { return LiveTrialProcesses(exp()).empty(); }));
+  const int finished_before = CountState(TrialState::kCompleted);
+  EXPECT_GE(finished_before, 5);  // round 1 at least
+
+  auto resumed = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out;
+  const auto trials = Trials();
+  ASSERT_EQ(trials.size(), 13u);
+  for (const TrialRecord& t : trials) {
+    EXPECT_EQ(t.state, TrialState::kCompleted) << t.number << ": " << t.failure_reason;
+    const std::string runs = ReadFile(dir_.path() / fmt::format("evals-{}", t.number));
+    // Only what the kill cut short ran twice (the hung trial 6, maybe its round mate).
+    if (t.number < 5 || t.number > 7) {
+      EXPECT_EQ(runs, "run\n") << "trial " << t.number;
+    }
+  }
+  EXPECT_EQ(ParamsByTrial(trials), ParamsByTrial([&] {
+              auto journal = OpenJournal(reference.path() / "runs" / "e2e" / "gpusweep.db",
+                                         JournalAccess::kReadOnly);
+              return (*journal)->LoadTrials().value_or(std::vector<TrialRecord>{});
+            }()));
+  auto status = RunGpusweep({"status"}, dir_.path());
+  auto reference_status = RunGpusweep({"status", "runs/e2e"}, reference.path());
+  auto nas_part = [](const std::string& out) { return out.substr(out.find("NAS (")); };
+  auto survivors = [&](const std::string& out) {
+    const std::string part = nas_part(out);
+    return part.substr(0, part.find("  stages:"));
+  };
+  EXPECT_EQ(survivors(status.out), survivors(reference_status.out));
+}
+
+}  // namespace
+}  // namespace gpusweep
