@@ -10,6 +10,7 @@
 #include "cli/interpreter_hint.h"
 #include "cli/terminal.h"
 #include "cli/terminal_observer.h"
+#include "gpusweep/nas.h"
 #include "run/experiment_meta.h"
 #include "run/trial_env.h"
 #include "gpusweep/experiment.h"
@@ -74,6 +75,10 @@ Expected<int> RunCommand(const RunCommandArgs& args) {
   context.now = WallClock();
   context.total_trials = outcome->info.total_trials;
   std::fputs(FormatSummary(outcome->trials, context, 10).c_str(), stdout);
+  if (config.nas)  // the tournament's outcome: blocks, eliminations, stage records
+    for (const std::string& line :
+         NasProgressLines(ReplayNas(*config.nas, config.metric.mode, outcome->trials)))
+      std::fputs((line + "\n").c_str(), stdout);
   if (auto hint = InterpreterHint(config, outcome->trials, CurrentEnvironment()))
     std::fputs((*hint + "\n").c_str(), stdout);
   std::fflush(stdout);

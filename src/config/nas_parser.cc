@@ -38,6 +38,16 @@ constexpr int kMaxDepth = 12;
 constexpr int kMaxWidth = 6;
 constexpr int kMaxBlocks = 32;
 
+// The mapping under `key`, checked to hold only `keys`; nullopt when absent or null.
+Expected<std::optional<Mapping>> Section(const Mapping& parent, std::string_view key,
+                                         std::span<const std::string_view> keys) {
+  const Value* value = parent.Find(key);
+  if (value == nullptr || value->IsNull()) return std::nullopt;
+  GS_ASSIGN_OR_RETURN(Mapping map, value->ToMapping());
+  GS_TRY(map.CheckKeys(keys));
+  return map;
+}
+
 Status SetInt(const Mapping& map, std::string_view key, int min, int& out) {
   if (const Value* value = map.Find(key)) {
     GS_ASSIGN_OR_RETURN(out, value->ToIntAtLeast(min));
@@ -173,23 +183,20 @@ Status ParseOperations(const Mapping& nas, NasConfig& out) {
 }
 
 Status ParseSkip(const Mapping& nas, NasConfig& out) {
-  const Value* value = nas.Find("skip");
-  if (value == nullptr || value->IsNull()) return {};
-  GS_ASSIGN_OR_RETURN(Mapping map, value->ToMapping());
-  GS_TRY(map.CheckKeys(kSkipKeys));
+  GS_ASSIGN_OR_RETURN(std::optional<Mapping> section, Section(nas, "skip", kSkipKeys));
+  if (!section) return {};
+  const Mapping& map = *section;
   GS_TRY(SetInt(map, "max_distance", 2, out.skip_max_distance));
   out.skip_max_count = 1;
   GS_TRY(SetInt(map, "max_count", 0, out.skip_max_count));
-  if (map.Find("max_distance") == nullptr)
-    return tl::unexpected(map.Require("max_distance", "e.g. skip: {max_distance: 2, max_count: 1}").error());
+  GS_TRY(map.Require("max_distance", "e.g. skip: {max_distance: 2, max_count: 1}"));
   return {};
 }
 
 Status ParseRacos(const Mapping& nas, RacosConfig& out) {
-  const Value* value = nas.Find("racos");
-  if (value == nullptr || value->IsNull()) return {};
-  GS_ASSIGN_OR_RETURN(Mapping map, value->ToMapping());
-  GS_TRY(map.CheckKeys(kRacosKeys));
+  GS_ASSIGN_OR_RETURN(std::optional<Mapping> section, Section(nas, "racos", kRacosKeys));
+  if (!section) return {};
+  const Mapping& map = *section;
   GS_TRY(SetInt(map, "sample_size", 1, out.sample_size));
   GS_TRY(SetInt(map, "positive_num", 1, out.positive_num));
   GS_TRY(SetInt(map, "uncertain_bit", 1, out.uncertain_bit));
@@ -202,10 +209,9 @@ Status ParseRacos(const Mapping& nas, RacosConfig& out) {
 }
 
 Status ParseDataSize(const Mapping& nas, NasDataSize& out) {
-  const Value* value = nas.Find("data_size");
-  if (value == nullptr) return {};
-  GS_ASSIGN_OR_RETURN(Mapping map, value->ToMapping());
-  GS_TRY(map.CheckKeys(kDataSizeKeys));
+  GS_ASSIGN_OR_RETURN(std::optional<Mapping> section, Section(nas, "data_size", kDataSizeKeys));
+  if (!section) return {};
+  const Mapping& map = *section;
   if (const Value* schedule = map.Find("schedule")) {
     GS_ASSIGN_OR_RETURN(std::string_view text, schedule->ToEnum(kSchedules));
     out.schedule = text == "linear" ? DataSchedule::kLinear : DataSchedule::kGeometric;
@@ -233,10 +239,9 @@ Status ParseDataSize(const Mapping& nas, NasDataSize& out) {
 // `confirm: {data_size: N}` / `retrain: {data_size: N}`.
 Status ParseStageDataSize(const Mapping& nas, std::string_view key, int min,
                           std::optional<int>& out) {
-  const Value* value = nas.Find(key);
-  if (value == nullptr || value->IsNull()) return {};
-  GS_ASSIGN_OR_RETURN(Mapping map, value->ToMapping());
-  GS_TRY(map.CheckKeys(kStageKeys));
+  GS_ASSIGN_OR_RETURN(std::optional<Mapping> section, Section(nas, key, kStageKeys));
+  if (!section) return {};
+  const Mapping& map = *section;
   if (const Value* size = map.Find("data_size")) {
     GS_ASSIGN_OR_RETURN(int number, size->ToIntAtLeast(min));
     out = number;
@@ -245,10 +250,9 @@ Status ParseStageDataSize(const Mapping& nas, std::string_view key, int min,
 }
 
 Status ParseEpochs(const Mapping& nas, NasEpochs& out) {
-  const Value* value = nas.Find("epochs");
-  if (value == nullptr) return {};
-  GS_ASSIGN_OR_RETURN(Mapping map, value->ToMapping());
-  GS_TRY(map.CheckKeys(kEpochKeys));
+  GS_ASSIGN_OR_RETURN(std::optional<Mapping> section, Section(nas, "epochs", kEpochKeys));
+  if (!section) return {};
+  const Mapping& map = *section;
   GS_TRY(SetInt(map, "search", 1, out.search));
   GS_TRY(SetInt(map, "confirm", 1, out.confirm));
   return SetInt(map, "retrain", 1, out.retrain);
