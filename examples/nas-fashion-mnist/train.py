@@ -78,6 +78,9 @@ def parse_args(argv=None):
                    help="CPU threads in stage retrain (default: OMP_NUM_THREADS); the "
                         "retrain runs alone, so it may use the cores the search shared")
     p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--retrain-batch-size", type=int, default=None,
+                   help="batch size in stage retrain (default: --batch-size); short search "
+                        "runs need small batches for enough steps, the retrain does not")
     p.add_argument("--lr", type=float, default=3e-3, help="peak AdamW learning rate")
     p.add_argument("--weight-decay", type=float, default=1e-4)
     p.add_argument("--augment", choices=("none", "shift-flip"), default="none",
@@ -109,6 +112,10 @@ def resolve_settings(args, params):
     epochs = args.epochs if args.epochs is not None else params.get("epochs", 1)
     if not isinstance(epochs, int) or epochs < 1:
         raise UsageError("epochs must be a positive integer, got %r" % (epochs,))
+    if stage == "retrain" and args.retrain_batch_size:
+        args.batch_size = args.retrain_batch_size
+    if args.batch_size < 1 or args.lr <= 0:
+        raise UsageError("--batch-size and --lr must be positive")
     if not 1 <= args.val_size < TRAIN_COUNT:
         raise UsageError("--val-size must be in 1..%d" % (TRAIN_COUNT - 1))
     size = args.data_size if args.data_size is not None else params.get("data_size")
