@@ -124,6 +124,17 @@ struct WarmStartConfig {
   int line = 0;                // 1-based line of `from:` in the YAML, for later errors
 };
 
+// `cv: {folds: k, allow_failed_folds: n}` — k-fold cross-validation (docs/config.md,
+// "Cross-validation"): every configuration the sampler suggests runs as k fold trials,
+// each its own process; the configuration's objective is the mean over its folds.
+struct CvConfig {
+  int folds = 0;               // 0: no cross-validation; else 2..kMaxFolds
+  int allow_failed_folds = 0;  // 0..folds-1: failed folds a configuration may have
+  int line = 0;                // 1-based line of `cv:` in the YAML, for later errors
+  bool enabled() const { return folds > 0; }
+};
+inline constexpr int kMaxFolds = 100;
+
 // Where a string is in the experiment YAML (1-based; 0 = unknown, e.g. a config built in
 // code), kept for errors found only when the string is rendered for a trial.
 struct YamlPosition {
@@ -168,6 +179,7 @@ struct ExperimentConfig {
   // `nas:` — a neural-architecture search (docs/nas.md). When set, the NAS engine plans
   // every trial (sampler, search_space and scheduler are refused by the parser).
   std::optional<NasConfig> nas;
+  CvConfig cv;  // folds == 0: no cross-validation
   // Located notes about things that are valid but probably not meant (a bare list as a
   // parameter under a sampler that draws trials); the run prints them before starting.
   std::vector<std::string> warnings;

@@ -116,7 +116,10 @@ class Scheduler {
   // Trials eliminated for good so far, each with its kStop decision, in the order they
   // were made: successive halving's trials outside the survivors of a finished round
   // (OnJobFinished returned kPause for them: the round was not over yet). Empty for the
-  // other schedulers, whose paused trials may still be promoted. Reads state only; the
+  // other schedulers, whose paused trials may still be promoted. Under cv the fold
+  // scheduler (src/run/fold_scheduler.h) also lists running folds of a stopped
+  // configuration (kStop: stop them now) and paused folds of a configuration that
+  // completed (kComplete). Reads state only; the
   // list only grows, so a caller can remember how much of it it has handled.
   virtual const std::vector<Decision>& Eliminated() const {
     static const std::vector<Decision> kNone;

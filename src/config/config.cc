@@ -18,6 +18,7 @@
 #include "config/sampler_parser.h"
 #include "config/scheduler_parser.h"
 #include "config/search_space_parser.h"
+#include "config/cv_parser.h"
 #include "config/seeding_parser.h"
 #include "config/template_parser.h"
 #include "config/yaml_reader.h"
@@ -30,13 +31,14 @@ using config_detail::Mapping;
 using config_detail::Value;
 using config_detail::YamlSource;
 
-constexpr std::array<std::string_view, 16> kTopKeys{
+constexpr std::array<std::string_view, 17> kTopKeys{
     "name",       "command",   "shell",   "metric",       "sampler",
     "search_space", "resources", "timeout", "kill_grace",  "templates",
-    "output_dir", "scheduler", "enqueue", "warm_start",   "max_failures", "nas"};
+    "output_dir", "scheduler", "enqueue", "warm_start",   "max_failures", "nas",
+    "cv"};
 // A NAS experiment generates its trials (docs/nas.md): these keys have no meaning there.
-constexpr std::array<std::string_view, 5> kNotWithNas{"sampler", "search_space", "scheduler",
-                                                      "enqueue", "warm_start"};
+constexpr std::array<std::string_view, 6> kNotWithNas{"sampler", "search_space", "scheduler",
+                                                      "enqueue", "warm_start", "cv"};
 constexpr std::array<std::string_view, 4> kMetricKeys{"name", "mode", "goal", "direction"};
 // Ray Tune's words, then Optuna's and W&B's (`direction`/`goal: minimize`).
 constexpr std::array<std::string_view, 4> kModes{"min", "max", "minimize", "maximize"};
@@ -274,6 +276,7 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
                                                     config.sampler.kind));
   GS_ASSIGN_OR_RETURN(config.max_failures,
                       config_detail::ParseMaxFailures(top.Find("max_failures")));
+  GS_ASSIGN_OR_RETURN(config.cv, config_detail::ParseCv(top.Find("cv"), config.search_space));
   return ParseOutputDir(top, config_dir, config);
 }
 

@@ -155,6 +155,11 @@ Json ConfigIdentity(const ExperimentConfig& config) {
   // Absent without nas:, so sweeps keep the identity they had before NAS existed.
   if (config.nas) identity["nas"] = NasConfigJson(*config.nas);
   if (config.warm_start) identity["warm_start"] = Json{{"from", config.warm_start->from.string()}};
+  // Fold k of configuration c is trial c * folds + k, and the failures allowed decide
+  // which configurations count: both define the results. Absent without cv.
+  if (config.cv.enabled())
+    identity["cv"] = Json{{"folds", config.cv.folds},
+                          {"allow_failed_folds", config.cv.allow_failed_folds}};
   return identity;
 }
 

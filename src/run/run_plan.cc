@@ -8,6 +8,8 @@
 
 #include "gpusweep/nas.h"
 #include "process/spawn.h"
+#include "run/fold_sampler.h"
+#include "run/fold_scheduler.h"
 #include "run/trial_env.h"
 
 namespace gpusweep {
@@ -43,10 +45,12 @@ Status InConfig(Status demand, const ExperimentConfig& config, const std::vector
               fmt::format("{}: {} (GPUs allowed by {})", where, demand.error().message, source));
 }
 
-int GpusFor(const ResourcesConfig& resources, int number) {
+// `configuration`: the trial number, or under cv the configuration its fold belongs to
+// (a per-trial list names the sampler's configurations).
+int GpusFor(const ResourcesConfig& resources, int configuration) {
   const auto& counts = resources.gpus_per_trial;
   if (counts.size() == 1) return counts.front();
-  return counts.at(static_cast<std::size_t>(number));  // length validated below
+  return counts.at(static_cast<std::size_t>(configuration));  // length validated below
 }
 
 // A mistyped program name would otherwise fail every trial, one by one. Names are
@@ -145,16 +149,18 @@ Status ValidateTrials(const ExperimentConfig& config, const RunPlan& plan,
 
 Status PlanGpuDemand(const ExperimentConfig& config, RunPlan& plan) {
   const int total = plan.sampler->total_trials();
+  const int folds = config.cv.enabled() ? config.cv.folds : 1;
+  const int configurations = total / folds;
   if (config.resources.gpus_per_trial.size() != 1 &&
-      config.resources.gpus_per_trial.size() != static_cast<std::size_t>(total))
+      config.resources.gpus_per_trial.size() != static_cast<std::size_t>(configurations))
     return Fail(ErrorCode::kInvalidConfig,
                 fmt::format("{}: resources.gpus_per_trial: has {} entries but the sampler plans {} "
                             "trials; give one count per trial or a single number",
                             config.config_path.string(), config.resources.gpus_per_trial.size(),
-                            total));
+                            configurations));
   plan.gpus_needed.resize(static_cast<std::size_t>(total));
   for (int number = 0; number < total; ++number)
-    plan.gpus_needed[number] = GpusFor(config.resources, number);
+    plan.gpus_needed[number] = GpusFor(config.resources, number / folds);
   return {};
 }
 
@@ -246,6 +252,7 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
   RunPlan plan;
   if (config.nas) return PlanNasRun(config, experiment_dir, probe, env, cli_gpus, usable_cores, interrupted);
   GS_ASSIGN_OR_RETURN(plan.sampler, MakeSampler(config.sampler, config.search_space, config.metric.mode));
+  if (config.cv.enabled()) plan.sampler = std::make_unique<FoldSampler>(std::move(plan.sampler), config.cv);
   GS_TRY(PlanGpuDemand(config, plan));
   GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
   plan.warnings.insert(plan.warnings.begin(), config.warnings.begin(), config.warnings.end());
@@ -256,10 +263,14 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
                 fmt::format("{}: scheduler.max_resource: the command reads {{{{budget}}}}, which "
                             "the {} scheduler sets to max_resource; add e.g. max_resource: 10",
                             config.config_path.string(), ToString(config.scheduler.kind)));
+  const int configurations =
+      config.cv.enabled() ? plan.total_trials() / config.cv.folds : plan.total_trials();
   GS_ASSIGN_OR_RETURN(plan.scheduler,
                       InConfig(MakeScheduler(config.scheduler, config.metric.mode,
-                                             plan.total_trials(), plan.style),
+                                             configurations, plan.style),
                                config));
+  if (plan.scheduler && config.cv.enabled())  // it judges configurations, the loop runs folds
+    plan.scheduler = std::make_unique<FoldScheduler>(std::move(plan.scheduler), config.cv);
   GS_TRY(ValidateTrials(config, plan, experiment_dir, env, interrupted));  // slow: last
   return plan;
 }

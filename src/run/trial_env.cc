@@ -1,5 +1,7 @@
 #include "run/trial_env.h"
 
+#include "gpusweep/cv.h"
+
 #include <optional>
 #include <unordered_map>
 
@@ -54,6 +56,14 @@ EnvPairs ProtocolEnv(int number, const std::filesystem::path& trial_dir,
       {"PYTHONUNBUFFERED", "1"},
       {"PYTHONPATH", python_path},
   };
+}
+
+EnvPairs FoldEnv(int number, int folds) {
+  if (folds <= 0) return {};
+  const FoldIndex index = FoldOf(number, folds);
+  return {{"GPUSWEEP_FOLD", std::to_string(index.fold)},
+          {"GPUSWEEP_FOLDS", std::to_string(folds)},
+          {"GPUSWEEP_CONFIGURATION", std::to_string(index.configuration)}};
 }
 
 }  // namespace gpusweep

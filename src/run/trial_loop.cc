@@ -124,6 +124,7 @@ Status TrialLoop::Run() {
     GS_TRY(FinishSyncs(SyncWait::kDone));
     if (outcome.interrupt_signal != 0) BeginInterrupt(outcome.interrupt_signal);
     PollMetrics();
+    SettleEliminated();  // a report may have stopped a configuration (cv)
     for (const ProcessEvent& event : outcome.exited) Reap(event);
     EnforceDeadlines();
     observer_.OnTick(trials_);
@@ -317,6 +318,7 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
                                    services_.base_env);
   overrides.emplace_back("GPUSWEEP_ATTEMPT", std::to_string(record.attempt));
   overrides.emplace_back("GPUSWEEP_METRIC", config_.metric.name);
+  for (auto& pair : FoldEnv(number, config_.cv.folds)) overrides.push_back(std::move(pair));
   for (auto& pair : SchedulerEnv(record, verdicts)) overrides.push_back(std::move(pair));
   if (config_.nas)
     for (auto& pair : NasTrialEnv(record.params)) overrides.push_back(std::move(pair));
@@ -440,13 +442,17 @@ void TrialLoop::ConsultScheduler(Active& active, const MetricsLine& line, Proces
   if (!decision || decision->verdict != Verdict::kStop || active.pruned || active.kill_at ||
       process == Process::kExited)
     return;
-  // Pruned: SIGTERM now (a trial may save a checkpoint), SIGKILL after the grace period;
-  // its GPUs go to the next job as soon as the process group is gone.
+  Prune(active, decision->reason);
+}
+
+// SIGTERM now (a trial may save a checkpoint), SIGKILL after the grace period; its GPUs
+// go to the next job as soon as the process group is gone.
+void TrialLoop::Prune(Active& active, const std::string& reason) {
   active.pruned = true;
-  active.stop_reason = "pruned: " + decision->reason;
+  active.stop_reason = "pruned: " + reason;
   services_.processes->SignalGroup(active.pid, SIGTERM);
   active.kill_at = services_.monotonic_clock() + config_.kill_grace_seconds;
-  observer_.OnTrialPruned(active.record, decision->reason);
+  observer_.OnTrialPruned(active.record, reason);
 }
 
 void TrialLoop::AnswerReport(Active& active, double resource,
@@ -585,10 +591,17 @@ void TrialLoop::SettleEliminated() {
   for (; eliminations_settled_ < eliminated.size(); ++eliminations_settled_) {
     const Decision& decision = eliminated[eliminations_settled_];
     const TrialRecord* found = Find(decision.trial);
+    if (found != nullptr && found->state == TrialState::kRunning) {  // cv: a stopped configuration
+      for (auto& [pid, active] : active_)
+        if (active.record.number == decision.trial && !active.pruned && !active.kill_at)
+          Prune(active, decision.reason);
+      continue;
+    }
     if (found == nullptr || found->state != TrialState::kPaused) continue;
     TrialRecord record = *found;
-    record.state = TrialState::kPruned;
-    record.failure_reason = "pruned: " + decision.reason;
+    const bool completed = decision.verdict == Verdict::kComplete;  // cv: its configuration did
+    record.state = completed ? TrialState::kCompleted : TrialState::kPruned;
+    record.failure_reason = completed ? "" : "pruned: " + decision.reason;
     Record(JournalWrite::Kind::kFinishTrial, record, {},
            {TrialEndedEvent(record.number, decision.reason, services_.wall_clock())});
     Store(record);

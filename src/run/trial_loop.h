@@ -105,6 +105,7 @@ class TrialLoop {
   void AbsorbMetrics(Active& active, MetricsBatch batch, std::vector<IntermediateResult>& out,
                      Events& events, Process process = Process::kRunning);
   void ConsultScheduler(Active& active, const MetricsLine& line, Process process, Events& events);
+  void Prune(Active& active, const std::string& reason);  // the scheduler stopped it
   // Answers a judged report in verdicts.jsonl (a trial may be waiting for it).
   void AnswerReport(Active& active, double resource, const std::optional<Decision>& decision);
   // The scheduler's variables for a trial (budget, rung, verdict file, stop points).
@@ -118,7 +119,8 @@ class TrialLoop {
   // split over several lines).
   void WarnIfNeverJudged(const Active& active);
   // Paused trials the scheduler has eliminated for good (a finished round of successive
-  // halving) become pruned now, with the scheduler's reason.
+  // halving) become pruned now, with the scheduler's reason; under cv, running folds of a
+  // stopped configuration are stopped, and paused folds of a completed one complete.
   void SettleEliminated();
   // The run ended normally: trials the scheduler left paused will never be promoted.
   void SettlePausedTrials();

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/cv.h"
 #include "gpusweep/render.h"
 #include "gpusweep/trial.h"
 #include "run/beneath.h"
@@ -41,6 +42,10 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Sugges
                         config.config_path.parent_path().string(), experiment_dir.string(),
                         budget};
   Json context = MakeTemplateContext(suggestion.params, info);
+  if (config.cv.enabled()) {  // cv_parser refuses parameters of these names
+    context["fold"] = FoldOf(suggestion.number, config.cv.folds).fold;
+    context["folds"] = config.cv.folds;
+  }
   std::vector<std::string> labels;  // "sweep.yaml:2:31: command[2]": where each string is
   for (std::size_t i = 0; i < std::max<std::size_t>(config.command.size(), 1); ++i)
     labels.push_back(
