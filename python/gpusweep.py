@@ -17,6 +17,9 @@ things are through environment variables (see docs/protocol.md):
     GPUSWEEP_RESOURCE   ... the report key it judges at (e.g. "epoch")
     GPUSWEEP_STOP_POINTS ... the resource values at which the trial may be
                         stopped ("1,3,9"; empty: at any report)
+    GPUSWEEP_FOLD       with cv: {folds: k}: this trial's fold, 0..k-1
+    GPUSWEEP_FOLDS      ... and k
+    GPUSWEEP_CONFIGURATION ... and the configuration the fold belongs to
 
 This module is a thin convenience over that protocol; a trial does not need it
 (appending a JSON line to $GPUSWEEP_METRICS from any language is enough).
@@ -68,7 +71,7 @@ import sys
 import time
 
 __all__ = ["params", "report", "trial_dir", "trial_id", "in_gpusweep", "budget", "rung",
-           "attempt", "handle_stop", "stop_requested", "should_stop"]
+           "attempt", "fold", "folds", "handle_stop", "stop_requested", "should_stop"]
 
 ENV_TRIAL_ID = "GPUSWEEP_TRIAL_ID"
 ENV_TRIAL_DIR = "GPUSWEEP_TRIAL_DIR"
@@ -81,6 +84,8 @@ ENV_METRIC = "GPUSWEEP_METRIC"
 ENV_VERDICTS = "GPUSWEEP_VERDICTS"
 ENV_RESOURCE = "GPUSWEEP_RESOURCE"
 ENV_STOP_POINTS = "GPUSWEEP_STOP_POINTS"
+ENV_FOLD = "GPUSWEEP_FOLD"
+ENV_FOLDS = "GPUSWEEP_FOLDS"
 
 # How long report() waits for gpusweep's verdict before it carries on as if told
 # to continue (gpusweep answers within a fraction of a second; it may be gone).
@@ -176,6 +181,31 @@ def attempt():
     """
     value = os.environ.get(ENV_ATTEMPT)
     return int(value) if value else 1
+
+
+def fold():
+    """Returns this trial's cross-validation fold (0..folds()-1), or None.
+
+    Set when the experiment has `cv: {folds: k}`: every configuration runs as
+    k trials with the same params, fold 0, 1, ..., k-1; train on the other
+    folds and report the metric on this one. None without cv (and outside
+    gpusweep), so a script can fall back to its usual split.
+
+    Raises:
+        ValueError: GPUSWEEP_FOLD is set but is not an integer.
+    """
+    value = os.environ.get(ENV_FOLD)
+    return int(value) if value else None
+
+
+def folds():
+    """Returns the number of cross-validation folds k, or None without cv.
+
+    Raises:
+        ValueError: GPUSWEEP_FOLDS is set but is not an integer.
+    """
+    value = os.environ.get(ENV_FOLDS)
+    return int(value) if value else None
 
 
 def handle_stop(signals=(signal.SIGTERM,)):

@@ -19,7 +19,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 GPUSWEEP_VARS = ("GPUSWEEP_TRIAL_ID", "GPUSWEEP_TRIAL_DIR",
                  "GPUSWEEP_PARAMS", "GPUSWEEP_METRICS", "GPUSWEEP_BUDGET",
                  "GPUSWEEP_RUNG", "GPUSWEEP_ATTEMPT", "GPUSWEEP_METRIC",
-                 "GPUSWEEP_VERDICTS", "GPUSWEEP_RESOURCE", "GPUSWEEP_STOP_POINTS")
+                 "GPUSWEEP_VERDICTS", "GPUSWEEP_RESOURCE", "GPUSWEEP_STOP_POINTS",
+                 "GPUSWEEP_FOLD", "GPUSWEEP_FOLDS")
 
 
 class _Scalar:
@@ -162,6 +163,16 @@ class SchedulerHelpersTest(TrialEnvTestCase):
         self.assertEqual(gpusweep.attempt(), 1)
         os.environ["GPUSWEEP_ATTEMPT"] = "3"
         self.assertEqual(gpusweep.attempt(), 3)
+
+    def test_fold_and_folds(self):
+        self.assertIsNone(gpusweep.fold())
+        self.assertIsNone(gpusweep.folds())
+        os.environ.update({"GPUSWEEP_FOLD": "3", "GPUSWEEP_FOLDS": "5"})
+        self.assertEqual(gpusweep.fold(), 3)
+        self.assertEqual(gpusweep.folds(), 5)
+        os.environ["GPUSWEEP_FOLD"] = "x"
+        with self.assertRaises(ValueError):
+            gpusweep.fold()
 
     def test_budget_and_rung(self):
         self.assertIsNone(gpusweep.budget())

@@ -52,6 +52,9 @@ struct ReportContext {
   ColorMode color = ColorMode::kNever;
   int width = 100;        // terminal columns; <= 0 = unlimited
   std::optional<SchedulerSummary> scheduler;  // nullopt: no early stopping
+  // cv.enabled(): trials are folds (gpusweep/cv.h); status, best, the summary and the
+  // exports show configurations with mean ± std and their folds.
+  CvConfig cv;
 };
 
 // What early stopping saved, in the scheduler's resource (e.g. epochs): the sum over
@@ -107,6 +110,8 @@ struct StatusOptions {
 // (step 3)" without a scheduler), note (why it was pruned or failed), params
 // ("k=v, …" nested params flattened to dotted names, constants left out, floats with
 // as many digits as it takes to tell the trials' values apart).
+// With ctx.cv enabled: one row per configuration (mean ± std, CV state), its folds
+// under it (src/report/cv_views.h).
 std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
                          const StatusOptions& options = {});
 
@@ -126,7 +131,9 @@ struct GroupingOptions {
 // GroupingOptions, unless `single`): the best group instead, its mean ± sample standard
 // deviation and count, each run's value, the group's params and the directory of its
 // best run. nullopt when no trial is completed with an objective; the caller then
-// prints FormatNoBest() and exits 1.
+// prints FormatNoBest() and exits 1. With ctx.cv enabled (and not `single`): the best
+// configuration by its folds' mean (gpusweep/cv.h), with mean ± std, each fold's value
+// and its folds' directories; nullopt when no configuration completed.
 std::optional<std::string> FormatBest(const std::vector<TrialRecord>& trials,
                                       const ReportContext& ctx,
                                       const GroupingOptions& grouping = {});
@@ -169,11 +176,15 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
 // CSV (RFC 4180, "\r\n" line ends): a header row; a field is quoted when it holds a
 // comma, quote, CR or LF, quotes doubled; missing values are empty; gpus is "0,1"
 // (empty for CPU); lists/maps are compact JSON text; strings are raw.
-std::string ExportCsv(const std::vector<TrialRecord>& trials);
+// With cv enabled (cv.folds > 0) each fold's row also has, after "trial",
+// "configuration" and "fold", and after "objective", its configuration's "cv_state",
+// "cv_mean" and "cv_std" (gpusweep/cv.h), so rows read as configurations with their
+// folds under them.
+std::string ExportCsv(const std::vector<TrialRecord>& trials, const CvConfig& cv = {});
 // JSON: an array (pretty-printed, 2-space indent) of objects with the same keys in the
 // same order; numbers stay numbers, lists stay lists, gpus is an array of ints, missing
 // values are null.
-std::string ExportJson(const std::vector<TrialRecord>& trials);
+std::string ExportJson(const std::vector<TrialRecord>& trials, const CvConfig& cv = {});
 
 // `export --steps`: the learning curves, one row per reported line (trial, attempt,
 // step) in the given order (the journal's: by trial, then as read). Columns: trial,

@@ -49,6 +49,7 @@ Expected<OpenedForReading> OpenForReading(const std::optional<std::string>& dir)
   opened.context.metric = opened.meta.metric;
   opened.context.total_trials = opened.meta.total_trials;
   opened.context.scheduler = opened.meta.scheduler;
+  opened.context.cv = opened.meta.cv;
   opened.context.now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   opened.context.color = terminal.color;
@@ -286,7 +287,8 @@ Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat 
   } else if (rows == ExportRows::kSteps) {
     text = format == ExportFormat::kCsv ? ExportStepsCsv(results) : ExportStepsJson(results);
   } else {
-    text = format == ExportFormat::kCsv ? ExportCsv(trials) : ExportJson(trials);
+    text = format == ExportFormat::kCsv ? ExportCsv(trials, opened.meta.cv)
+                                        : ExportJson(trials, opened.meta.cv);
     GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, LoadNasProgress(opened, trials));
     if (nas && format == ExportFormat::kJson)  // the trials, and the NAS state beside them
       text = Json{{"trials", Json::parse(text)}, {"nas", NasProgressJson(*nas)}}.dump(2) + "\n";

@@ -59,6 +59,7 @@ Expected<int> RunCommand(const RunCommandArgs& args) {
   context.experiment_dir = options.experiment_dir;
   context.metric = config.metric;
   context.scheduler = SummarizeScheduler(config.scheduler);
+  context.cv = config.cv;
   context.color = terminal.color;
   context.width = terminal.width;
   TerminalObserver observer(stdout, terminal, context, WallClock);

@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "gpusweep/cv.h"
 #include "gpusweep/report.h"
 #include "report/export_rows.h"
 #include "report/text.h"
@@ -37,14 +39,25 @@ Json OrNull(const std::optional<T>& value) {
 }
 
 // One trial as an ordered object of typed values, missing values null.
+// `configuration`: under cv, the fold's configuration (nullptr without cv).
 Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_columns,
-              const std::vector<std::string>& metric_columns) {
+              const std::vector<std::string>& metric_columns, const CvConfig& cv,
+              const CvConfiguration* configuration) {
   Json row = Json::object();
   row["trial"] = t.number;
+  if (configuration != nullptr) {
+    row["configuration"] = configuration->configuration;
+    row["fold"] = FoldOf(t.number, cv.folds).fold;
+  }
   row["state"] = std::string(ToString(t.state));
   row["attempt"] = t.attempt;
   row["repeat"] = t.repeat;  // grid repeat index: trials differing only by it ran the same params
   row["objective"] = OrNull(t.objective);
+  if (configuration != nullptr) {
+    row["cv_state"] = configuration->queued ? "queued" : std::string(ToString(configuration->state));
+    row["cv_mean"] = OrNull(configuration->mean);
+    row["cv_std"] = OrNull(configuration->stddev);
+  }
   row["start_time"] = t.start_time > 0 ? Json(t.start_time) : Json(nullptr);
   const bool ended = t.state != TrialState::kRunning && t.end_time > 0;
   row["end_time"] = ended ? Json(t.end_time) : Json(nullptr);
@@ -78,15 +91,24 @@ void AddUnique(std::vector<std::string>& names, const std::string& name) {
   if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
 }
 
-std::vector<Json> Rows(const std::vector<TrialRecord>& trials) {
+std::vector<Json> Rows(const std::vector<TrialRecord>& trials, const CvConfig& cv) {
   std::vector<std::string> param_columns, metric_columns;
   for (const TrialRecord& t : trials) {
     for (const auto& [name, value] : FlattenParams(t.params)) AddUnique(param_columns, name);
     if (t.last_metrics.is_object())
       for (const auto& [key, value] : t.last_metrics.items()) AddUnique(metric_columns, key);
   }
+  std::vector<CvConfiguration> configurations;
+  std::map<int, const CvConfiguration*> by_number;
+  if (cv.enabled()) configurations = GroupFolds(trials, cv);
+  for (const CvConfiguration& c : configurations) by_number[c.configuration] = &c;
   std::vector<Json> rows;
-  for (const TrialRecord& t : trials) rows.push_back(TrialRow(t, param_columns, metric_columns));
+  for (const TrialRecord& t : trials) {
+    const CvConfiguration* configuration =
+        cv.enabled() && t.number >= 0 ? by_number.at(FoldOf(t.number, cv.folds).configuration)
+                                      : nullptr;
+    rows.push_back(TrialRow(t, param_columns, metric_columns, cv, configuration));
+  }
   return rows;
 }
 
@@ -121,12 +143,12 @@ std::vector<std::pair<std::string, Json>> FlattenParams(const Json& params) {
   return out;
 }
 
-std::string ExportCsv(const std::vector<TrialRecord>& trials) {
-  return report::RowsToCsv(Rows(trials), kFixedColumns);
+std::string ExportCsv(const std::vector<TrialRecord>& trials, const CvConfig& cv) {
+  return report::RowsToCsv(Rows(trials, cv), kFixedColumns);
 }
 
-std::string ExportJson(const std::vector<TrialRecord>& trials) {
-  return report::RowsToJson(Rows(trials));
+std::string ExportJson(const std::vector<TrialRecord>& trials, const CvConfig& cv) {
+  return report::RowsToJson(Rows(trials, cv));
 }
 
 namespace report {

@@ -8,6 +8,7 @@
 
 #include "gpusweep/report.h"
 #include "report/param_text.h"
+#include "report/cv_views.h"
 #include "report/status_header.h"
 #include "report/table.h"
 #include "report/text.h"
@@ -177,6 +178,7 @@ void AppendStatusHeader(std::string& out, const std::vector<TrialRecord>& trials
 
 std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
                          const StatusOptions& options) {
+  if (ctx.cv.enabled()) return report::FormatCvStatus(trials, ctx, options);
   const report::ParamText params(trials);
   std::string out;
   report::AppendStatusHeader(out, trials, ctx, params);
@@ -222,6 +224,7 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
 
 std::optional<std::string> FormatBest(const std::vector<TrialRecord>& trials,
                                       const ReportContext& ctx, const GroupingOptions& grouping) {
+  if (ctx.cv.enabled() && !grouping.single) return report::FormatCvBest(trials, ctx);
   const auto ranked = RankTrials(trials, ctx.metric);
   if (ranked.empty()) return std::nullopt;
   if (!grouping.single)
@@ -241,6 +244,11 @@ std::optional<std::string> FormatBest(const std::vector<TrialRecord>& trials,
 
 std::string FormatNoBest(const std::vector<TrialRecord>& trials, const ReportContext& ctx) {
   const Counts c = CountStates(trials, ctx.total_trials);
+  if (ctx.cv.enabled())
+    return fmt::format("No configuration of {} has completed its {} folds with {} yet (fold "
+                       "trials: {} failed, {} pruned, {} running, {} queued).\n",
+                       ctx.experiment_name, ctx.cv.folds, ctx.metric.name, c.failed, c.pruned,
+                       c.running, c.queued);
   return fmt::format("No completed trial with {} in {} ({} failed, {} pruned, {} running, {} "
                      "queued).\n",
                      ctx.metric.name, ctx.experiment_name, c.failed, c.pruned, c.running,
@@ -260,7 +268,9 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
                      ctx.width, ctx.color);
   if (const std::string stopped = FormatEarlyStopping(trials, ctx); !stopped.empty())
     report::AppendLine(out, "Early stopping: " + stopped, ctx.width, ctx.color);
-  if (shown == 0) {
+  if (ctx.cv.enabled()) {
+    out += report::FormatCvRanking(trials, ctx, limit);
+  } else if (shown == 0) {
     report::AppendLine(out, fmt::format("No trial completed with {}.", ctx.metric.name),
                        ctx.width, ctx.color);
   } else {

@@ -30,6 +30,8 @@ Status WriteExperimentMeta(const std::filesystem::path& experiment_dir, const Ex
     json["scheduler"] = Json{{"type", meta.scheduler->type},
                              {"resource", meta.scheduler->resource},
                              {"max_resource", meta.scheduler->max_resource}};
+  if (meta.cv.enabled())
+    json["cv"] = Json{{"folds", meta.cv.folds}, {"allow_failed_folds", meta.cv.allow_failed_folds}};
   return WriteFileAtomically(experiment_dir / kMetaFile, json.dump(2) + "\n");
 }
 
@@ -54,6 +56,13 @@ Expected<ExperimentMeta> ReadExperimentMeta(const std::filesystem::path& experim
       meta.scheduler = SchedulerSummary{json["scheduler"].at("type").get<std::string>(),
                                         json["scheduler"].at("resource").get<std::string>(),
                                         json["scheduler"].at("max_resource").get<double>()};
+    if (json.contains("cv")) {
+      meta.cv.folds = json["cv"].at("folds").get<int>();
+      meta.cv.allow_failed_folds = json["cv"].at("allow_failed_folds").get<int>();
+      if (meta.cv.folds < 2 || meta.cv.folds > kMaxFolds || meta.cv.allow_failed_folds < 0)
+        return Fail(ErrorCode::kIo, fmt::format("{}: unreadable (cv.folds {} is not in 2..{})",
+                                                path.string(), meta.cv.folds, kMaxFolds));
+    }
     return meta;
   } catch (const Json::exception& e) {
     return Fail(ErrorCode::kIo, fmt::format("{}: unreadable ({})", path.string(), e.what()));

@@ -19,6 +19,7 @@ struct ExperimentMeta {
   int total_trials = 0;     // planned by the sampler
   std::string config_path;  // absolute path of the YAML it was run from
   std::optional<SchedulerSummary> scheduler;  // nullopt without a scheduler
+  CvConfig cv;                                // "cv": {folds, allow_failed_folds}; absent: none
 };
 
 // The reports' view of a config's scheduler (nullopt for none).

@@ -106,7 +106,7 @@ Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
   GS_ASSIGN_OR_RETURN(auto existing, journal->LoadExperiment());
   const Json identity = ConfigIdentity(config);
   const ExperimentMeta meta{config.name, config.metric, total_trials, config.config_path.string(),
-                            SummarizeScheduler(config.scheduler)};
+                            SummarizeScheduler(config.scheduler), config.cv};
   if (!existing) {
     if (config.warm_start) {
       if (!warm_start) {  // a journal without an experiment: an earlier creation failed

@@ -36,6 +36,8 @@ std::vector<int> FoldScheduler::LiveFolds(int configuration) const {
   std::vector<int> live;
   for (int fold = 0; fold < cv_.folds; ++fold)
     if (failed == failed_.end() || !failed->second.contains(fold)) live.push_back(fold);
+  if (live.empty())  // every fold failed, yet the scheduler runs it on: all of them
+    for (int fold = 0; fold < cv_.folds; ++fold) live.push_back(fold);
   return live;
 }
 
@@ -85,15 +87,19 @@ std::optional<Decision> FoldScheduler::OnReport(int trial, double resource,
 std::optional<Decision> FoldScheduler::JudgeReports(int configuration) {
   auto reports = reports_.find(configuration);
   if (reports == reports_.end()) return std::nullopt;
-  const std::size_t live = LiveFolds(configuration).size();
+  const std::vector<int> live = LiveFolds(configuration);
   std::optional<Decision> last;
   auto& by_resource = reports->second;
   for (auto it = by_resource.begin(); it != by_resource.end();) {
-    if (it->second.size() < live) break;  // later resources wait for this one
-    std::optional<Decision> decision = inner_->OnReport(configuration, it->first, MeanOf(it->second));
+    // The live folds' values: a fold that failed after reporting here no longer counts.
+    std::map<int, std::optional<double>> values;
+    for (int fold : live)
+      if (auto value = it->second.find(fold); value != it->second.end()) values.insert(*value);
+    if (values.size() < live.size()) break;  // later resources wait for this one
+    std::optional<Decision> decision = inner_->OnReport(configuration, it->first, MeanOf(values));
     it = by_resource.erase(it);
     if (decision) {
-      decision->reason += fmt::format(" (mean over {} folds)", live);
+      decision->reason += fmt::format(" (mean over {} folds)", live.size());
       last = decision;
       if (decision->verdict == Verdict::kStop) break;
     }

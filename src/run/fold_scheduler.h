@@ -54,7 +54,8 @@ class FoldScheduler : public Scheduler {
   };
 
   Job FoldJob(const Job& job, int fold) const;
-  std::vector<int> LiveFolds(int configuration) const;  // not failed
+  // Folds that have not failed (all folds when every one failed). Never empty.
+  std::vector<int> LiveFolds(int configuration) const;
   // Passes every resource at which all live folds of `configuration` reported to the
   // wrapped scheduler (in increasing order). The last decision made, if any.
   std::optional<Decision> JudgeReports(int configuration);

@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 
 constexpr const char* kAllVars[] = {kEnvTrialId, kEnvTrialDir, kEnvParams,   kEnvMetrics,
                                     kEnvBudget,  kEnvRung,     kEnvAttempt,  kEnvMetric,
-                                    kEnvVerdicts, kEnvResource, kEnvStopPoints};
+                                    kEnvVerdicts, kEnvResource, kEnvStopPoints,
+                                    kEnvFold,    kEnvFolds};
 
 // A fresh directory under $TMPDIR, removed with its files; no GPUSWEEP_* variable set.
 class TrialApiTest : public ::testing::Test {
@@ -168,6 +169,18 @@ TEST_F(TrialApiTest, NonFiniteValuesAreRefusedAndNothingIsWritten) {
 TEST_F(TrialApiTest, ReportsAnUnwritableMetricsFileAsASystemError) {
   setenv(kEnvMetrics, (dir_ / "missing-dir" / "metrics.jsonl").c_str(), 1);
   EXPECT_THROW(report({{"loss", 1}}), std::system_error);
+}
+
+TEST_F(TrialApiTest, ReadsTheCrossValidationFold) {
+  EXPECT_EQ(fold(), std::nullopt);  // no cv
+  EXPECT_EQ(folds(), std::nullopt);
+  setenv(kEnvFold, "3", 1);
+  setenv(kEnvFolds, "5", 1);
+  EXPECT_EQ(fold(), 3);
+  EXPECT_EQ(folds(), 5);
+  setenv(kEnvFold, "three", 1);
+  EXPECT_NE(ParamErrorOf([] { fold(); }).find("GPUSWEEP_FOLD=\"three\" is not an integer"),
+            std::string::npos);
 }
 
 TEST_F(TrialApiTest, ReadsTrialIdDirBudgetAndRung) {

@@ -69,6 +69,8 @@ inline constexpr const char* kEnvMetrics = "GPUSWEEP_METRICS";
 inline constexpr const char* kEnvBudget = "GPUSWEEP_BUDGET";
 inline constexpr const char* kEnvRung = "GPUSWEEP_RUNG";
 inline constexpr const char* kEnvAttempt = "GPUSWEEP_ATTEMPT";
+inline constexpr const char* kEnvFold = "GPUSWEEP_FOLD";
+inline constexpr const char* kEnvFolds = "GPUSWEEP_FOLDS";
 inline constexpr const char* kEnvMetric = "GPUSWEEP_METRIC";
 inline constexpr const char* kEnvVerdicts = "GPUSWEEP_VERDICTS";
 inline constexpr const char* kEnvResource = "GPUSWEEP_RESOURCE";
@@ -448,6 +450,24 @@ inline bool should_stop() { return detail::verdicts.stopped || stop_requested();
 inline int attempt() {
   const auto text = detail::Env(kEnvAttempt);
   return text ? static_cast<int>(detail::EnvInteger(kEnvAttempt, *text)) : 1;
+}
+
+/// This trial's cross-validation fold ($GPUSWEEP_FOLD, 0..folds()-1) when the experiment
+/// has `cv: {folds: k}` (every configuration runs as k trials with the same params: train
+/// on the other folds, report the metric on this one); nullopt without cv and outside
+/// gpusweep. Throws ParamError when it is not an integer.
+inline std::optional<int> fold() {
+  const auto text = detail::Env(kEnvFold);
+  if (!text) return std::nullopt;
+  return static_cast<int>(detail::EnvInteger(kEnvFold, *text));
+}
+
+/// The number of cross-validation folds k ($GPUSWEEP_FOLDS); nullopt without cv.
+/// Throws ParamError when it is not an integer.
+inline std::optional<int> folds() {
+  const auto text = detail::Env(kEnvFolds);
+  if (!text) return std::nullopt;
+  return static_cast<int>(detail::EnvInteger(kEnvFolds, *text));
 }
 
 /// Appends one JSON object line to $GPUSWEEP_METRICS (stdout outside gpusweep) and
