@@ -234,6 +234,7 @@ struct Progress {
   int done = 0, running = 0, queued = 0, failed = 0, interrupted = 0;
   std::optional<double> best;       // best objective so far
   std::optional<int> best_trial;    // its trial number
+  std::optional<int> best_configuration;  // with cv: best is this configuration's mean
   double elapsed_seconds = 0;
   std::optional<double> eta_seconds;  // nullopt until a trial has finished
 };

@@ -22,4 +22,13 @@ inline std::string ParseError(std::string_view yaml) {
   return config.error().message;
 }
 
+// `head` (the keys every case of a test shares) followed by `rest`, parsed as exp.yaml;
+// and the error message that gives (as ParseError).
+inline Expected<ExperimentConfig> ParseAfter(std::string_view head, std::string_view rest) {
+  return ParseConfig(std::string(head) + std::string(rest), "exp.yaml");
+}
+inline std::string ParseErrorAfter(std::string_view head, std::string_view rest) {
+  return ParseError(std::string(head) + std::string(rest));
+}
+
 }  // namespace gpusweep::config_test

@@ -19,13 +19,8 @@ constexpr std::string_view kHead =
     "search_space:\n"
     "  lr: {type: loguniform, low: 1.0e-4, high: 0.1}\n";
 
-Expected<ExperimentConfig> Parse(std::string_view rest) {
-  return ParseConfig(std::string(kHead) + std::string(rest), "exp.yaml");
-}
-
-std::string ErrorOf(std::string_view rest) {
-  return config_test::ParseError(std::string(kHead) + std::string(rest));
-}
+Expected<ExperimentConfig> Parse(std::string_view rest) { return config_test::ParseAfter(kHead, rest); }
+std::string ErrorOf(std::string_view rest) { return config_test::ParseErrorAfter(kHead, rest); }
 
 TEST(CvParserTest, FoldsAndAllowedFailuresAreRead) {
   auto config = Parse("cv: {folds: 5, allow_failed_folds: 1}\n");

@@ -23,13 +23,8 @@ constexpr std::string_view kHead =
     "  opt: {type: choice, values: [sgd, adam]}\n"
     "  epochs: 3\n";
 
-Expected<ExperimentConfig> Parse(std::string_view rest) {
-  return ParseConfig(std::string(kHead) + std::string(rest), "exp.yaml");
-}
-
-std::string ErrorOf(std::string_view rest) {
-  return config_test::ParseError(std::string(kHead) + std::string(rest));
-}
+Expected<ExperimentConfig> Parse(std::string_view rest) { return config_test::ParseAfter(kHead, rest); }
+std::string ErrorOf(std::string_view rest) { return config_test::ParseErrorAfter(kHead, rest); }
 
 TEST(SeedingParserTest, EnqueueIsValidatedAgainstTheSearchSpace) {
   auto config = Parse("enqueue:\n  - {lr: 0.01, depth: 4.0}\n  - {opt: adam, epochs: 3}\n");

@@ -57,15 +57,16 @@ std::string FoldCounts(const std::vector<CvConfiguration>& all, const CvConfig& 
                      cv.allow_failed_folds);
 }
 
-std::string BestConfigurationText(const std::vector<CvConfiguration>& all, const MetricSpec& metric) {
-  const auto ranked = RankConfigurations(all, metric);
+}  // namespace
+
+std::string CvBestText(const std::vector<TrialRecord>& trials, const ReportContext& ctx) {
+  const std::vector<CvConfiguration> all = GroupFolds(trials, ctx.cv);
+  const auto ranked = RankConfigurations(all, ctx.metric);
   if (ranked.empty()) return "-";
   const CvConfiguration& best = *ranked.front();
-  return fmt::format("{} = {} (configuration {}, mean over its folds)", metric.name,
-                     CvMeanText(best), best.configuration);
+  return fmt::format("{} = {} ({}) configuration {}, mean over its folds", ctx.metric.name,
+                     CvMeanText(best), ModeName(ctx.metric.mode), best.configuration);
 }
-
-}  // namespace
 
 std::string CvMeanText(const CvConfiguration& c) {
   if (!c.mean) return "-";
@@ -80,7 +81,6 @@ std::string FormatCvStatus(const std::vector<TrialRecord>& trials, const ReportC
   std::string out;
   AppendStatusHeader(out, trials, ctx, params);
   AppendHeaderLine(out, "CV", FoldCounts(all, ctx.cv), ctx);
-  AppendHeaderLine(out, "Best config", BestConfigurationText(all, ctx.metric), ctx);
   const std::vector<const CvConfiguration*> rows = SelectConfigurations(all, ctx, options);
   if (rows.size() != all.size())
     AppendHeaderLine(out, "Showing",

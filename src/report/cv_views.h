@@ -14,7 +14,12 @@ namespace gpusweep::report {
 // "0.8712 ± 0.0041 (n=5)" over the folds with a value; "-" without any.
 std::string CvMeanText(const CvConfiguration& configuration);
 
-// `status`: the status header plus a "CV" line (fold counts) and "Best config", then per
+// The status header's "Best" under cv: "val_acc = 0.82 ± 0.02 (n=3) (max) configuration
+// 0, mean over its folds"; "-" before a configuration completed.
+std::string CvBestText(const std::vector<TrialRecord>& trials, const ReportContext& ctx);
+
+// `status`: the status header (its "Best" the best configuration) plus a "CV" line
+// (fold counts), then per
 // configuration one row (CONFIG, FOLD "all", STATE — "queued" while no fold runs and
 // some are still to run —, mean ± std, why it failed, params) followed by one row per
 // fold (fold, trial number, state, gpus, objective, note). options.state filters and

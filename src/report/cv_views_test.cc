@@ -69,7 +69,7 @@ TEST(CvViewsTest, StatusShowsConfigurationsWithTheirFoldsUnderThem) {
   const std::string status = testing::StripAnsi(FormatStatus(CvSweep(), CvContext()));
   EXPECT_THAT(status, HasSubstr("3-fold cross-validation: 3 configurations recorded, 2 completed, "
                                 "1 failed, 0 running or queued"));
-  EXPECT_THAT(status, HasSubstr("val_acc = 0.82 ± 0.02 (n=3) (configuration 0"));
+  EXPECT_THAT(status, HasSubstr("Best       val_acc = 0.82 ± 0.02 (n=3) (max) configuration 0"));
   EXPECT_THAT(status, HasSubstr("fold 1 failed (exit code 1); cv.allow_failed_folds is 0"));
   EXPECT_THAT(status, HasSubstr("0.786667 ± 0.141539 (n=3)"));  // configuration 1
   // A configuration row, then its folds.
@@ -94,6 +94,14 @@ TEST(CvViewsTest, AllowedFailuresAndQueuedFolds) {
   completed_only.state = TrialState::kCompleted;
   EXPECT_THAT(FormatStatus(trials, CvContext(1), completed_only),
               HasSubstr("3 of 4 recorded configurations"));
+}
+
+TEST(CvViewsTest, ProgressLineShowsTheBestConfigurationsMean) {
+  const ReportContext ctx = CvContext();
+  const Progress progress = ComputeProgress(CvSweep(), ctx, 2, 1000);
+  EXPECT_EQ(progress.best_configuration, 0);
+  EXPECT_FALSE(progress.best_trial);
+  EXPECT_THAT(FormatProgressLine(progress, ctx), HasSubstr("best val_acc=0.82 (config 0)"));
 }
 
 TEST(CvViewsTest, SummaryRanksConfigurations) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/cv.h"
 #include "gpusweep/report.h"
 #include "report/text.h"
 
@@ -61,7 +62,13 @@ Progress ComputeProgress(const std::vector<TrialRecord>& trials, const ReportCon
     }
   }
   p.queued = std::max(0, ctx.total_trials - p.done - p.running);
-  if (const auto ranked = RankTrials(trials, ctx.metric); !ranked.empty()) {
+  if (ctx.cv.enabled()) {  // the best configuration's mean, never a single fold's value
+    const std::vector<CvConfiguration> configurations = GroupFolds(trials, ctx.cv);
+    if (const auto ranked = RankConfigurations(configurations, ctx.metric); !ranked.empty()) {
+      p.best = ranked.front()->mean;
+      p.best_configuration = ranked.front()->configuration;
+    }
+  } else if (const auto ranked = RankTrials(trials, ctx.metric); !ranked.empty()) {
     p.best = ranked.front()->objective;
     p.best_trial = ranked.front()->number;
   }
@@ -88,6 +95,7 @@ std::string FormatProgressLine(const Progress& p, const ReportContext& ctx) {
   if (p.best) {
     line += fmt::format("  best {}={}", ctx.metric.name, report::FormatNumber(*p.best));
     if (p.best_trial) line += fmt::format(" (#{})", *p.best_trial);
+    if (p.best_configuration) line += fmt::format(" (config {})", *p.best_configuration);
   } else {
     line += "  best -";
   }

@@ -167,7 +167,8 @@ void AppendStatusHeader(std::string& out, const std::vector<TrialRecord>& trials
   AppendHeaderLine(out, "Experiment", ctx.experiment_name, ctx);
   AppendHeaderLine(out, "Directory", ctx.experiment_dir.string(), ctx);
   AppendHeaderLine(out, "Trials", CountsText(counts, ctx.total_trials), ctx);
-  AppendHeaderLine(out, "Best", BestText(trials, ctx.metric), ctx);
+  AppendHeaderLine(out, "Best",
+                   ctx.cv.enabled() ? CvBestText(trials, ctx) : BestText(trials, ctx.metric), ctx);
   if (const std::string stopped = FormatEarlyStopping(trials, ctx); !stopped.empty())
     AppendHeaderLine(out, "Stopped", stopped, ctx);
   if (const std::string constants = params.Constants(); !constants.empty())
