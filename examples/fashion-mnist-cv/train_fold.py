@@ -13,8 +13,8 @@ Run by hand (no gpusweep) it uses --fold / --folds:
 
     OMP_NUM_THREADS=1 /usr/bin/python3 train_fold.py --fold 2 --folds 5 --lr 0.01
 
-Data loading, seeding and evaluation come from ../fashion-mnist/train.py (the
-CNN example), so both read the IDX files the same way.
+Data loading, seeding, the training epoch and evaluation come from
+examples/common/fashion_mnist.py, shared with the other PyTorch examples.
 """
 
 import argparse
@@ -22,15 +22,19 @@ import pathlib
 import sys
 import time
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "fashion-mnist"))
-sys.path.insert(1, str(HERE.parents[1] / "python"))  # standalone: the repository's helper
-import gpusweep  # noqa: E402
-import train as fmnist  # noqa: E402  (../fashion-mnist/train.py)
+_REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(_REPO / "examples" / "common"))
+try:
+    import gpusweep
+except ImportError:  # standalone: the repository's helper
+    sys.path.insert(0, str(_REPO / "python"))
+    import gpusweep
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
+
+import fashion_mnist as fmnist  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -68,7 +72,7 @@ def load_fold(data_dir, pool_size, fold, folds):
 
     def tensors(idx):
         x = (images[idx].astype(np.float32) / 255.0 - fmnist.PIXEL_MEAN) / fmnist.PIXEL_STD
-        return (torch.from_numpy(x.reshape(len(idx), -1)),
+        return (torch.from_numpy(x.reshape(len(idx), -1)),  # flat: the MLP's input
                 torch.from_numpy(labels[idx].astype(np.int64)))
 
     return tensors(train_idx), tensors(val_idx)
@@ -90,8 +94,8 @@ def main(argv=None):
                                 weight_decay=args.weight_decay)
     generator = torch.Generator().manual_seed(args.seed)
     for epoch in range(1, args.epochs + 1):
-        train_loss = fmnist.train_epoch(model, optimizer, x_train, y_train,
-                                        args.batch_size, generator, device)
+        train_loss = fmnist.train_epoch(model, optimizer, x_train, y_train, args.batch_size,
+                                        generator, device, gpusweep.stop_requested)
         if train_loss is None:
             print("stop requested during epoch %d" % epoch, file=sys.stderr, flush=True)
             return 0
