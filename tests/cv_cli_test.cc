@@ -37,7 +37,7 @@ resources: {gpus: none, cpu_slots: 2}
 )");
   auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
   EXPECT_NE(run.exit_code, 2) << run.out;
-  EXPECT_TRUE(Contains(run.out, "Top 1 of 1 configurations by the mean score over 3 folds")) << run.out;
+  EXPECT_TRUE(Contains(run.out, "Top 2 of 2 configurations by the mean score over 3 folds")) << run.out;
   ASSERT_EQ(Trials().size(), 9u);
   EXPECT_EQ(ReadFile(exp() / "trials/0005/fold.txt"), "2/3/1\n");
   EXPECT_EQ(ReadFile(exp() / "trials/0003/params.json"), ReadFile(exp() / "trials/0005/params.json"));
@@ -49,13 +49,13 @@ resources: {gpus: none, cpu_slots: 2}
   EXPECT_TRUE(Contains(best.out, "Folds      0: 20, 1: 21, 2: 22")) << best.out;
 
   auto status = RunGpusweep({"status"}, dir_.path());
-  EXPECT_TRUE(Contains(status.out, "3-fold cross-validation: 3 configurations recorded, 2 completed, 1 failed"))
+  EXPECT_TRUE(Contains(status.out, "3-fold cross-validation: 3 configurations recorded, 2 completed, 1 failed,"))
       << status.out;
   EXPECT_TRUE(Contains(status.out, "fold 1 failed (exit code 3")) << status.out;
 
   auto csv = RunGpusweep({"export", "--format", "csv"}, dir_.path());
   EXPECT_TRUE(Contains(csv.out, "trial,configuration,fold,state")) << csv.out;
-  EXPECT_TRUE(Contains(csv.out, "\r\n4,1,1,completed,1,0,21,completed,21,1,")) << csv.out;
+  EXPECT_TRUE(Contains(csv.out, "\r\n4,1,1,completed,1,0,21.0,completed,21.0,1.0,")) << csv.out;
 }
 
 TEST_F(CliTest, ResumeKeepsFinishedFoldsAndRunsOnlyTheMissingOnes) {

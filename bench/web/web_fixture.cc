@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   const int trials = std::stoi(argv[3]), steps = std::stoi(argv[4]);
   std::filesystem::create_directories(dir);
   ExperimentMeta meta{argv[2], {"val_acc", Mode::kMax}, trials, "/bench/sweep.yaml",
-                      SchedulerSummary{"asha", "epoch", static_cast<double>(steps)}};
+                      SchedulerSummary{"asha", "epoch", static_cast<double>(steps)}, CvConfig{}};
   auto journal = OpenJournal(dir / kJournalFileName, JournalAccess::kReadWrite);
   if (!WriteExperimentMeta(dir, meta) || !journal ||
       !(*journal)->CreateExperiment({argv[2], "/bench/sweep.yaml", "name: bench\n", Json::object(), 1.7e9})) {

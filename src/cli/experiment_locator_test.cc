@@ -38,7 +38,7 @@ TEST(LocateExperimentTest, DefaultsToCwdThenNewestUnderRuns) {
 TEST(ExperimentMetaTest, RoundTrip) {
   TempDir dir;
   ExperimentMeta meta{"fmnist", MetricSpec{"val_loss", Mode::kMin}, 12, "/x/sweep.yaml",
-                      SchedulerSummary{"asha", "epoch", 27}};
+                      SchedulerSummary{"asha", "epoch", 27}, CvConfig{5, 1, 0}};
   ASSERT_TRUE(WriteExperimentMeta(dir.path(), meta));
   auto read = ReadExperimentMeta(dir.path());
   ASSERT_TRUE(read) << read.error().message;
@@ -50,6 +50,8 @@ TEST(ExperimentMetaTest, RoundTrip) {
   EXPECT_EQ(read->scheduler->type, "asha");
   EXPECT_EQ(read->scheduler->max_resource, 27);
   EXPECT_EQ(read->config_path, "/x/sweep.yaml");
+  EXPECT_EQ(read->cv.folds, 5);
+  EXPECT_EQ(read->cv.allow_failed_folds, 1);
   TempDir empty;
   EXPECT_EQ(ReadExperimentMeta(empty.path()).error().code, ErrorCode::kNotFound);
 }

@@ -101,7 +101,7 @@ std::string FormatCvStatus(const std::vector<TrialRecord>& trials, const ReportC
                   {StateText(*c), StateColor(c->state)},
                   {""},
                   {CvMeanText(*c)},
-                  {Elide(c->failure_reason, 40)},
+                  {Elide(c->failure_reason, 64)},
                   {params.Varying(c->params)}});
     for (std::size_t f = 0; f < c->folds.size(); ++f) {
       const TrialRecord* fold = c->folds[f];
