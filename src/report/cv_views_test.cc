@@ -66,7 +66,9 @@ TEST(CvViewsTest, NoBestUntilAConfigurationCompletesAllItsFolds) {
 }
 
 TEST(CvViewsTest, StatusShowsConfigurationsWithTheirFoldsUnderThem) {
-  const std::string status = testing::StripAnsi(FormatStatus(CvSweep(), CvContext()));
+  ReportContext wide = CvContext();
+  wide.width = 0;  // unlimited: no column dropped
+  const std::string status = testing::StripAnsi(FormatStatus(CvSweep(), wide));
   EXPECT_THAT(status, HasSubstr("3-fold cross-validation: 3 configurations recorded, 2 completed, "
                                 "1 failed,"));
   EXPECT_THAT(status, HasSubstr("Best       val_acc = 0.82 ± 0.02 (n=3) (max) configuration 0"));
