@@ -6,13 +6,13 @@
 #   gpusweep  `gpusweep run` of N trials, max_concurrent 4, gpus_per_trial 1, with the
 #           default squeue intervals (2 s, backing off to 30 s) and with 0.5 s
 # Every job is the same: one line appended to a file, on 1 of the 4 fake GPUs.
-# Usage: bench/slurm_overhead.sh [N=200] [BUILD=build]
+# Usage: bench/slurm_overhead.sh [N=200] [BUILD=build]   (GPUSWEEP_BINARY overrides the binary)
 # Needs root and scripts/install-deps.sh --slurm; starts and stops its own cluster.
 set -euo pipefail
 n=${1:-200}
 build=${2:-build}
 root="$(cd "$(dirname "$0")/.." && pwd)"
-gpusweep="$root/$build/gpusweep"
+gpusweep="${GPUSWEEP_BINARY:-$root/$build/gpusweep}"
 work=$(mktemp -d /tmp/gs-slurm-bench.XXXXXX)
 cluster="$work/cluster"
 trap '"$root/scripts/slurm-cluster.sh" stop "$cluster"; rm -rf "$work"' EXIT
