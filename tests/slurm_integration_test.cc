@@ -110,6 +110,7 @@ resources: {gpus_per_trial: 1, max_concurrent: 4}
 )") + kBackend);
   auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
   ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("trial 0 started on SLURM job "), std::string::npos) << run.out;
   const std::vector<TrialRecord> trials = Trials();
   ASSERT_EQ(trials.size(), 20u);
   std::set<std::string> job_ids;
