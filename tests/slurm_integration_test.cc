@@ -87,6 +87,17 @@ class SlurmTest : public CliTest {
     return reporting;
   }
 
+  // Runs sweep.yaml, a single trial, which must fail with `reason` in its failure.
+  void RunOneFailingTrial(const std::string& reason) {
+    auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+    EXPECT_EQ(run.exit_code, 1) << run.out;
+    const std::vector<TrialRecord> trials = Trials();
+    ASSERT_EQ(trials.size(), 1u);
+    EXPECT_EQ(trials[0].state, TrialState::kFailed);
+    EXPECT_NE(trials[0].failure_reason.find(reason), std::string::npos)
+        << trials[0].failure_reason;
+  }
+
   pid_t gpusweep_ = 0;  // a gpusweep started in the background, until it was waited for
 
   std::vector<std::string> JobIds() {
@@ -198,13 +209,7 @@ timeout: 2s
 kill_grace: 2s
 resources: {gpus_per_trial: 1}
 )") + kBackend);
-  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
-  EXPECT_EQ(run.exit_code, 1) << run.out;
-  const std::vector<TrialRecord> trials = Trials();
-  ASSERT_EQ(trials.size(), 1u);
-  EXPECT_EQ(trials[0].state, TrialState::kFailed);
-  EXPECT_NE(trials[0].failure_reason.find("timed out after 2s"), std::string::npos)
-      << trials[0].failure_reason;
+  RunOneFailingTrial("timed out after 2s");
   EXPECT_TRUE(LiveJobs(JobIds()).empty());
 }
 
@@ -220,14 +225,8 @@ search_space: {}
 resources: {gpus_per_trial: 0}
 backend: {type: slurm, time: 1m, poll_interval: 1s, max_poll_interval: 2s}
 )");
-  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
-  EXPECT_EQ(run.exit_code, 1) << run.out;
-  const std::vector<TrialRecord> trials = Trials();
-  ASSERT_EQ(trials.size(), 1u);
-  EXPECT_EQ(trials[0].state, TrialState::kFailed);
-  EXPECT_NE(trials[0].failure_reason.find("SLURM time limit reached"), std::string::npos)
-      << trials[0].failure_reason;
-  EXPECT_NE(trials[0].failure_reason.find("TIMEOUT"), std::string::npos);
+  RunOneFailingTrial("SLURM time limit reached");
+  EXPECT_NE(Trials().at(0).failure_reason.find("TIMEOUT"), std::string::npos);
 }
 
 // Trials wait for a file per trial, so the test decides when each may finish.
