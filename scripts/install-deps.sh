@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package gpusweep needs to build, test and run its examples.
 # Idempotent: does nothing (and needs no network) when all packages are present.
-# Usage: scripts/install-deps.sh [--examples] [--cpp-sdk] [--bench] [--tests]
+# Usage: scripts/install-deps.sh [--examples] [--cpp-sdk] [--bench] [--tests] [--slurm]
 #   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna (side-by-side benchmarks;
 #   bench/importance/run.sh unpacks scikit-learn itself, apt cannot install it here);
 #   --cpp-sdk adds LibTorch, zlib and Fashion-MNIST for the C++ SDK's optional `fit`
 #   component and examples/cpp-fashion-mnist;
 #   --tests adds what optional tests use (Optuna, to load `export --format optuna`;
 #   everything of --cpp-sdk, whose tests build and sweep the C++ example; PyTorch for
-#   examples/nas-fashion-mnist's network builder and its end-to-end run)
+#   examples/nas-fashion-mnist's network builder and its end-to-end run; everything of
+#   --slurm, whose cluster the SLURM tests start);
+#   --slurm adds SLURM (slurm-wlm: slurmctld, slurmd, the client commands) and munge, for
+#   scripts/slurm-cluster.sh's one-node test cluster and bench/slurm_overhead.sh
 # Always: the dashboard's packages (cpp-httplib, OpenCV's ml module for the importance
 # forest, Chromium + chromedriver + Selenium for its browser tests) and its npm packages
 # (`npm ci` in web/ from web/package-lock.json, when that lockfile changed).
@@ -31,8 +34,9 @@ for flag in "$@"; do
     --bench) packages+=(python3-optuna python3-numpy bc liblbfgsb0 python3-decorator) ;;
     --cpp-sdk) packages+=(libtorch-dev zlib1g-dev dataset-fashion-mnist) ;;
     --tests) packages+=(python3-optuna libtorch-dev zlib1g-dev dataset-fashion-mnist
-                        python3-torch python3-numpy) ;;
-    *) echo "install-deps: unknown option $flag (use --examples, --cpp-sdk, --bench, --tests)" >&2; exit 2 ;;
+                        python3-torch python3-numpy slurm-wlm munge) ;;
+    --slurm) packages+=(slurm-wlm munge) ;;
+    *) echo "install-deps: unknown option $flag (use --examples, --cpp-sdk, --bench, --tests, --slurm)" >&2; exit 2 ;;
   esac
 done
 

@@ -150,6 +150,29 @@ struct TemplateSpec {
                               // validation, identity and rendering all see the same text
 };
 
+// `backend:` — where trials run. kLocal: processes on this machine (the default).
+// kSlurm: one SLURM job per trial (per job of a budgeted trial), see docs/slurm.md.
+enum class BackendKind { kLocal, kSlurm };
+
+struct SlurmConfig {
+  std::string partition;                // "" = the cluster's default partition
+  std::string account;                  // "" = the user's default account
+  std::string qos;                      // "" = the default QOS
+  std::optional<double> time_seconds;   // --time; nullopt = timeout + kill_grace, else none
+  std::vector<std::string> extra_args;  // more sbatch options, passed as given
+  int cpus_per_trial = 1;               // --cpus-per-task of every job (>= 1)
+  // squeue is asked at most every poll_interval seconds while jobs change, backing off
+  // by 1.5x per quiet poll up to max_poll_interval (docs/slurm.md).
+  double poll_interval_seconds = 2;
+  double max_poll_interval_seconds = 30;
+  int max_jobs = 16;                    // jobs queued or running at once without max_concurrent
+};
+
+struct BackendConfig {
+  BackendKind kind = BackendKind::kLocal;
+  SlurmConfig slurm;
+};
+
 struct ExperimentConfig {
   std::filesystem::path config_path;  // absolute path of the YAML file
   std::string yaml_text;              // the file as given, stored in the journal
@@ -180,6 +203,7 @@ struct ExperimentConfig {
   // every trial (sampler, search_space and scheduler are refused by the parser).
   std::optional<NasConfig> nas;
   CvConfig cv;  // folds == 0: no cross-validation
+  BackendConfig backend;  // not part of the identity: a sweep may move between backends
   // Located notes about things that are valid but probably not meant (a bare list as a
   // parameter under a sampler that draws trials); the run prints them before starting.
   std::vector<std::string> warnings;

@@ -46,6 +46,9 @@ struct TrialRecord {
   int bracket = 0;
   int rung = 0;
   std::optional<double> budget;
+  // The cluster scheduler's id of the job that runs (or ran) this attempt ("123456" for
+  // SLURM); empty for a local process. Lets a later run re-attach the job.
+  std::string job_id;
 };
 
 // One JSON line a trial reported (intermediate result).

@@ -15,6 +15,7 @@ struct RunCommandArgs {
   std::optional<std::string> dir;       // --dir
   std::optional<std::string> gpus;      // --gpus 0,2
   bool retry_failed = false;            // --retry-failed
+  std::optional<std::string> backend;   // --backend local|slurm (overrides backend.type)
 };
 // Exit: 0 when every trial finished and at least one completed; 1 when none completed;
 // Error{kInterrupted} (exit 130) after Ctrl-C / SIGTERM.

@@ -64,6 +64,10 @@ int main(int argc, char** argv) {
   run->add_option("config", run_args.config_path, "experiment config (YAML)")->required();
   run->add_option("--dir", run_args.dir, "experiment directory (default: ./runs/<name>)");
   run->add_option("--gpus", run_args.gpus, "only use these GPU indices, e.g. 0,2");
+  run->add_option("--backend", run_args.backend,
+                  "where trials run: local (processes here) or slurm (one SLURM job each); "
+                  "overrides the config's backend.type")
+      ->check(CLI::IsMember({"local", "slurm"}));
   run->add_flag("--retry-failed", run_args.retry_failed,
                 "when resuming, run failed trials again (e.g. after fixing the script)");
 

@@ -40,6 +40,8 @@ std::filesystem::path PythonHelperDir() {
 
 Expected<int> RunCommand(const RunCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(ExperimentConfig config, LoadConfig(args.config_path));
+  if (args.backend)  // the section's options (partition, ...) stay as the config sets them
+    config.backend.kind = *args.backend == "slurm" ? BackendKind::kSlurm : BackendKind::kLocal;
   const auto cwd = std::filesystem::current_path();
   RunOptions options;
   options.experiment_dir = args.dir ? std::filesystem::absolute(*args.dir)

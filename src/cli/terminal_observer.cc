@@ -60,8 +60,13 @@ void TerminalObserver::OnTrialStarted(const TrialRecord& trial) {
   std::string budget;
   if (trial.budget && context_.scheduler)
     budget = fmt::format(" up to {} {:g}", context_.scheduler->resource, *trial.budget);
-  PrintEvent(fmt::format("trial {} started on {}{}{}", trial.number, DescribeGpus(trial.gpus),
-                         budget, attempt));
+  // A cluster job's GPUs are SLURM's choice: its job id is what says where it runs.
+  const std::string where =
+      trial.job_id.empty()
+          ? DescribeGpus(trial.gpus)
+          : fmt::format("SLURM job {} ({} GPU{})", trial.job_id, trial.gpus.size(),
+                        trial.gpus.size() == 1 ? "" : "s");
+  PrintEvent(fmt::format("trial {} started on {}{}{}", trial.number, where, budget, attempt));
 }
 
 void TerminalObserver::OnTrialPruned(const TrialRecord& trial, const std::string& reason) {

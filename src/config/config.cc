@@ -13,6 +13,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "config/backend_parser.h"
 #include "config/nas_parser.h"
 #include "config/resources_parser.h"
 #include "config/sampler_parser.h"
@@ -24,18 +25,36 @@
 #include "config/yaml_reader.h"
 
 namespace gpusweep {
+namespace config_detail {
+
+Expected<double> ParseSeconds(const Value& value) {
+  const Json json = value.IsScalar() ? value.ToJson().value_or(Json()) : Json();
+  if (json.is_number()) {
+    if (json.get<double>() < 0)
+      return value.Invalid("the duration is negative", "use seconds >= 0");
+    return json.get<double>();
+  }
+  if (!json.is_string()) return value.WrongType("a duration", "write e.g. 90, 20m or 1h30m");
+  auto seconds = ParseDuration(json.get<std::string>());
+  if (!seconds) return value.Invalid(seconds.error().message, "");
+  return *seconds;
+}
+
+}  // namespace config_detail
+
 namespace {
 
 namespace fs = std::filesystem;
+using config_detail::ParseSeconds;
 using config_detail::Mapping;
 using config_detail::Value;
 using config_detail::YamlSource;
 
-constexpr std::array<std::string_view, 17> kTopKeys{
+constexpr std::array<std::string_view, 18> kTopKeys{
     "name",       "command",   "shell",   "metric",       "sampler",
     "search_space", "resources", "timeout", "kill_grace",  "templates",
     "output_dir", "scheduler", "enqueue", "warm_start",   "max_failures", "nas",
-    "cv"};
+    "cv",         "backend"};
 // A NAS experiment generates its trials (docs/nas.md): these keys have no meaning there.
 constexpr std::array<std::string_view, 6> kNotWithNas{"sampler", "search_space", "scheduler",
                                                       "enqueue", "warm_start", "cv"};
@@ -175,19 +194,6 @@ Status ParseSearchSpaceSection(const Mapping& top, ExperimentConfig& config) {
   return {};
 }
 
-// Seconds from a YAML number (seconds) or a duration string (see ParseDuration).
-Expected<double> ParseSeconds(const Value& value) {
-  const Json json = value.IsScalar() ? value.ToJson().value_or(Json()) : Json();
-  if (json.is_number()) {
-    if (json.get<double>() < 0)
-      return value.Invalid("the duration is negative", "use seconds >= 0");
-    return json.get<double>();
-  }
-  if (!json.is_string()) return value.WrongType("a duration", "write e.g. 90, 20m or 1h30m");
-  auto seconds = ParseDuration(json.get<std::string>());
-  if (!seconds) return value.Invalid(seconds.error().message, "");
-  return *seconds;
-}
 
 Status ParseTimeouts(const Mapping& top, ExperimentConfig& config) {
   if (const Value* timeout = top.Find("timeout"); timeout && !timeout->IsNull()) {
@@ -277,6 +283,7 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_ASSIGN_OR_RETURN(config.max_failures,
                       config_detail::ParseMaxFailures(top.Find("max_failures")));
   GS_ASSIGN_OR_RETURN(config.cv, config_detail::ParseCv(top.Find("cv"), config.search_space));
+  GS_ASSIGN_OR_RETURN(config.backend, config_detail::ParseBackend(top.Find("backend")));
   return ParseOutputDir(top, config_dir, config);
 }
 

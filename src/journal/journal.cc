@@ -78,7 +78,8 @@ class SqliteJournal final : public Journal {
   Status InsertResults(const std::vector<IntermediateResult>& results, std::string_view what);
   Status InsertEvents(const std::vector<SchedulerEventRecord>& events, std::string_view what);
   std::string_view TrialColumns() const {
-    return version_ >= 2 ? journal::kTrialColumns : journal::kTrialColumnsV1;
+    if (version_ >= 3) return journal::kTrialColumns;
+    return version_ == 2 ? journal::kTrialColumnsV2 : journal::kTrialColumnsV1;
   }
 
   sqlite::Database db_;
@@ -146,7 +147,7 @@ Status SqliteJournal::WriteUpsert(const TrialRecord& record,
     GS_ASSIGN_OR_RETURN(
         auto stmt, db_.PrepareCached(fmt::format("INSERT OR REPLACE INTO trials ({}) VALUES (?1, ?2, "
                                            "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                                           "?14, ?15, ?16, ?17, ?18)",
+                                           "?14, ?15, ?16, ?17, ?18, ?19)",
                                            journal::kTrialColumns),
                                what));
     journal::BindTrial(stmt, record);

@@ -113,12 +113,12 @@ TEST_F(JournalAccessTest, ReaderOpensAfterWriterClosed) {
 
 TEST_F(JournalAccessTest, NewerSchemaVersionIsRefused) {
   { ASSERT_NE(MustOpen(JournalAccess::kReadWrite), nullptr); }
-  SetUserVersion(3);
+  SetUserVersion(4);
   for (JournalAccess access : {JournalAccess::kReadWrite, JournalAccess::kReadOnly}) {
     auto journal = OpenJournal(db_path_, access);
     ASSERT_FALSE(journal);
     EXPECT_EQ(journal.error().code, ErrorCode::kJournal);
-    EXPECT_NE(journal.error().message.find("schema version 3 is newer"), std::string::npos)
+    EXPECT_NE(journal.error().message.find("schema version 4 is newer"), std::string::npos)
         << journal.error().message;
   }
 }
@@ -133,7 +133,8 @@ TEST_F(JournalAccessTest, VersionOneJournalIsReadAndMigratedWithItsTrials) {
   {
     auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
     ASSERT_TRUE(raw);
-    ASSERT_TRUE(raw->Exec("DROP TABLE scheduler_events; ALTER TABLE trials DROP COLUMN budget; "
+    ASSERT_TRUE(raw->Exec("DROP TABLE scheduler_events; ALTER TABLE trials DROP COLUMN job_id; "
+                          "ALTER TABLE trials DROP COLUMN budget; "
                           "ALTER TABLE trials DROP COLUMN rung; ALTER TABLE trials DROP COLUMN "
                           "bracket; PRAGMA user_version = 1",
                           "make version 1"));
@@ -166,6 +167,41 @@ TEST_F(JournalAccessTest, VersionOneJournalIsReadAndMigratedWithItsTrials) {
   ASSERT_EQ(events->size(), 1u);
   EXPECT_EQ(events->front().kind, "job_started");
   EXPECT_EQ(events->front().detail, (Json{{"rung", 2}}));
+}
+
+// A version 2 journal (before cluster backends): its trials read with no job id, and a
+// read-write open adds the column and keeps the rows.
+TEST_F(JournalAccessTest, VersionTwoJournalIsReadAndMigratedToKeepJobIds) {
+  {
+    auto writer = MustOpen(JournalAccess::kReadWrite);
+    ASSERT_NE(writer, nullptr);
+    ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kCompleted)));
+  }
+  {
+    auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
+    ASSERT_TRUE(raw);
+    ASSERT_TRUE(raw->Exec("ALTER TABLE trials DROP COLUMN job_id; PRAGMA user_version = 2",
+                          "make version 2"));
+  }
+  {
+    auto reader = MustOpen(JournalAccess::kReadOnly);
+    ASSERT_NE(reader, nullptr);
+    auto trials = reader->LoadTrials();
+    ASSERT_TRUE(trials) << trials.error().message;
+    ASSERT_EQ(trials->size(), 1u);
+    EXPECT_EQ(trials->front().job_id, "");
+  }
+  auto writer = MustOpen(JournalAccess::kReadWrite);  // migrates
+  ASSERT_NE(writer, nullptr);
+  TrialRecord on_cluster = SimpleTrial(1, TrialState::kRunning);
+  on_cluster.job_id = "4711";
+  ASSERT_TRUE(writer->UpsertTrial(on_cluster));
+  auto trials = writer->LoadTrials();
+  ASSERT_TRUE(trials) << trials.error().message;
+  ASSERT_EQ(trials->size(), 2u);
+  EXPECT_EQ((*trials)[0].state, TrialState::kCompleted);
+  EXPECT_EQ((*trials)[0].job_id, "");
+  EXPECT_EQ((*trials)[1].job_id, "4711");
 }
 
 TEST_F(JournalAccessTest, SchedulerEventsKeepTheirOrderAndCommitWithResults) {

@@ -66,7 +66,8 @@ void BindTrial(sqlite::Statement& stmt, const TrialRecord& record) {
       .Bind(15, DumpJson(record.last_metrics))
       .Bind(16, record.bracket)
       .Bind(17, record.rung)
-      .Bind(18, record.budget);
+      .Bind(18, record.budget)
+      .Bind(19, record.job_id);
 }
 
 Expected<TrialRecord> ReadTrial(const sqlite::Database& db, const sqlite::Statement& row) {
@@ -94,6 +95,7 @@ Expected<TrialRecord> ReadTrial(const sqlite::Database& db, const sqlite::Statem
   record.bracket = row.Int(15);
   record.rung = row.Int(16);
   record.budget = row.OptionalDouble(17);
+  record.job_id = row.Text(18);
   return record;
 }
 

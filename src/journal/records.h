@@ -22,16 +22,20 @@ Expected<Json> ParseJson(const sqlite::Database& db, std::string_view text,
                          std::string_view what);
 
 // Column list of the trials table, in the order BindTrial binds (?1..?18) and
-// ReadTrial reads (columns 0..17). kTrialColumnsV1 reads a version 1 journal (no
-// scheduler columns) into the same shape.
+// ReadTrial reads (columns 0..18). kTrialColumnsV1/V2 read a version 1 journal (no
+// scheduler columns, no job id) or 2 (no job id) into the same shape.
 inline constexpr std::string_view kTrialColumns =
     "number, repeat, attempt, params, state, gpus, start_time, end_time, pid, "
     "pid_start_ticks, exit_code, term_signal, failure_reason, objective, last_metrics, "
-    "bracket, rung, budget";
+    "bracket, rung, budget, job_id";
+inline constexpr std::string_view kTrialColumnsV2 =
+    "number, repeat, attempt, params, state, gpus, start_time, end_time, pid, "
+    "pid_start_ticks, exit_code, term_signal, failure_reason, objective, last_metrics, "
+    "bracket, rung, budget, ''";
 inline constexpr std::string_view kTrialColumnsV1 =
     "number, repeat, attempt, params, state, gpus, start_time, end_time, pid, "
     "pid_start_ticks, exit_code, term_signal, failure_reason, objective, last_metrics, "
-    "0, 0, NULL";
+    "0, 0, NULL, ''";
 void BindTrial(sqlite::Statement& stmt, const TrialRecord& record);
 Expected<TrialRecord> ReadTrial(const sqlite::Database& db, const sqlite::Statement& row);
 

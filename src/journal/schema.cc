@@ -34,7 +34,8 @@ CREATE TABLE trials (
   last_metrics TEXT NOT NULL,
   bracket INTEGER NOT NULL DEFAULT 0,
   rung INTEGER NOT NULL DEFAULT 0,
-  budget REAL
+  budget REAL,
+  job_id TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE results (
   trial INTEGER NOT NULL,
@@ -67,6 +68,10 @@ constexpr std::string_view kMigrateTrialsFrom1 = R"sql(
 ALTER TABLE trials ADD COLUMN bracket INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE trials ADD COLUMN rung INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE trials ADD COLUMN budget REAL;
+)sql";
+
+constexpr std::string_view kMigrateTrialsFrom2 = R"sql(
+ALTER TABLE trials ADD COLUMN job_id TEXT NOT NULL DEFAULT '';
 )sql";
 
 Expected<int> ReadSchemaVersion(sqlite::Database& db) {
@@ -139,10 +144,12 @@ Status PrepareForWriting(sqlite::Database& db) {
   GS_TRY(RefuseForeignOrNewer(db, locked_version));
   if (locked_version == 0) {
     GS_TRY(db.Exec(kCreateTables, "create tables"));
-  } else {
+  } else if (locked_version == 1) {
     GS_TRY(db.Exec(kMigrateTrialsFrom1, "migrate the journal from version 1"));
   }
-  GS_TRY(db.Exec(kSchedulerTable, "create scheduler_events"));
+  if (locked_version == 1 || locked_version == 2)
+    GS_TRY(db.Exec(kMigrateTrialsFrom2, "migrate the journal's trials to version 3"));
+  if (locked_version <= 1) GS_TRY(db.Exec(kSchedulerTable, "create scheduler_events"));
   GS_TRY(db.Exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion), "set schema version"));
   return txn.Commit();
 }

@@ -3,7 +3,9 @@
 // Version 1: experiment (one row), trials, results, events.
 // Version 2: trials gain bracket, rung and budget; scheduler_events (every call made to
 // the scheduler, replayed on resume). A read-write open migrates a version 1 file in one
-// transaction; read-only opens read version 1 as it is (no scheduler data). A journal
+// transaction; read-only opens read version 1 as it is (no scheduler data).
+// Version 3: trials gain job_id (the SLURM job of the attempt; '' for local processes),
+// migrated the same way; read-only opens read older files with job_id ''. A journal
 // whose version is newer than kSchemaVersion was written by a newer gpusweep and is
 // refused rather than misread.
 #pragma once
@@ -13,7 +15,7 @@
 
 namespace gpusweep::journal {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // Read-write connections: switches the file to WAL mode, sets synchronous=FULL, and
 // creates the tables if the file is new (one transaction). Errors as CheckSchema.

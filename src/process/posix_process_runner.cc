@@ -66,7 +66,9 @@ std::optional<ProcessExit> TryReap(int pid, KillRest kill_rest) {
   if (rc < 0) {
     // ECHILD: someone else in this process reaped it; the status is lost, and with the
     // pid possibly reused already, its group must not be signalled.
-    return ProcessExit{.signaled = false, .exit_code = -1, .signal = 0};
+    ProcessExit lost;
+    lost.exit_code = -1;
+    return lost;
   }
   if (info.si_pid == 0) return std::nullopt;  // still running
   kill_rest();

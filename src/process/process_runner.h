@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "gpusweep/status.h"
+#include "gpusweep/trial.h"
 
 namespace gpusweep {
 
@@ -29,11 +30,40 @@ struct SpawnRequest {
   std::vector<std::string> env;           // complete environment, "KEY=VALUE"
   std::filesystem::path cwd;              // must exist
   std::filesystem::path log_path;         // stdout+stderr appended here (created 0644)
+  // What a cluster backend asks its scheduler for and names the job after; the local
+  // runner ignores them (the GPUs are in env's CUDA_VISIBLE_DEVICES already).
+  int gpus = 0;
+  int trial = 0;
+  int attempt = 1;
 };
+
+// How a cluster job ended when that was not the trial's own doing. kNone: a local
+// process, or a job whose exit status tells (exit_code / signal).
+enum class JobEnd {
+  kNone,
+  kTimeLimit,    // the cluster's time limit (SLURM TIMEOUT); the trial failed
+  kOutOfMemory,  // the job's memory limit (OUT_OF_MEMORY); failed
+  kCancelled,    // cancelled by someone else (scancel, an administrator); failed
+  kNodeFailure,  // its node failed (NODE_FAIL, BOOT_FAIL): not the trial's fault
+  kPreempted,    // a higher-priority job took its resources (PREEMPTED)
+  kLost,         // finished while no controller watched and left no trace to judge it
+};
+// kNodeFailure, kPreempted and kLost: the trial runs again as a new attempt.
+inline bool RunsAgain(JobEnd end) {
+  return end == JobEnd::kNodeFailure || end == JobEnd::kPreempted || end == JobEnd::kLost;
+}
 
 // How a process ended. exit_code is -1 (and signaled false) if the status was lost
 // because something else in this process reaped the child.
-struct ProcessExit { bool signaled = false; int exit_code = 0; int signal = 0; };
+// A cluster job also says how it ended (job_end) and why, with its job id (job_detail:
+// "SLURM time limit reached (job 42, TIMEOUT)"); both empty for local processes.
+struct ProcessExit {
+  bool signaled = false;
+  int exit_code = 0;
+  int signal = 0;
+  JobEnd job_end = JobEnd::kNone;
+  std::string job_detail;
+};
 
 using ProcessId = int;                    // the leader's pid == its process group id
 
@@ -93,6 +123,16 @@ class ProcessRunner {
   virtual ContainmentKind containment() const = 0;
   // Every live process of a running trial (for tests and diagnostics).
   virtual std::vector<int> TrialProcesses(ProcessId pid) const = 0;
+  // The cluster's id of a job Spawn started, to journal (TrialRecord::job_id); "" for a
+  // local process, whose pid is journaled instead.
+  virtual std::string JobId(ProcessId /*pid*/) const { return {}; }
+  // Follows a job an earlier controller started for `record` and no longer watches
+  // (it died): returns the id Wait will report its end under, or nullopt when there is
+  // nothing to re-attach. Local processes are never re-attached (StopLeftovers ends
+  // them); a cluster backend finds the job by record.job_id, or by its name when the id
+  // never reached the journal, and reports one that ended meanwhile at the next Wait.
+  // Call before StopLeftovers, which then leaves re-attached jobs alone.
+  virtual std::optional<ProcessId> Reattach(const TrialRecord& /*record*/) { return std::nullopt; }
 };
 
 // The real one. Only one may exist per process at a time (it owns signal handlers);

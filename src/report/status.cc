@@ -200,6 +200,11 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
   const bool repeats = std::any_of(trials.begin(), trials.end(),
                                    [](const TrialRecord& t) { return t.repeat > 0; });
   if (repeats) columns.push_back({"REPEAT", Align::kRight});
+  // Trials run as cluster jobs: the job id is what `squeue`/`sacct` and the cluster's
+  // staff know them by. Their GPUs are SLURM's choice, so only the count is shown.
+  const bool jobs = std::any_of(trials.begin(), trials.end(),
+                                [](const TrialRecord& t) { return !t.job_id.empty(); });
+  if (jobs) columns.push_back({"JOB", Align::kRight, /*drop_order=*/2});
   if (ctx.scheduler) columns.push_back({ResourceHeader(*ctx.scheduler), Align::kRight});
   columns.push_back({"OBJECTIVE", Align::kRight});
   const bool any_note = std::any_of(rows.begin(), rows.end(),
@@ -210,9 +215,11 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
   for (const TrialRecord* t : rows) {
     std::vector<report::Segment> row{{std::to_string(t->number)},
                                      {std::string(ToString(t->state)), report::StateColor(t->state)},
-                                     {report::GpusText(t->gpus)},
+                                     {t->job_id.empty() ? report::GpusText(t->gpus)
+                                                        : std::to_string(t->gpus.size())},
                                      {DurationText(*t, ctx.now)}};
     if (repeats) row.push_back({std::to_string(t->repeat)});
+    if (jobs) row.push_back({t->job_id.empty() ? "-" : t->job_id});
     if (ctx.scheduler) row.push_back({ResourceText(*t, ctx.scheduler->resource)});
     row.push_back({RowObjective(*t, ctx, options)});
     if (any_note) row.push_back({report::Elide(report::NoteText(*t), kNoteWidth)});

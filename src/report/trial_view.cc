@@ -122,7 +122,12 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
                                 trial.bracket > 0 ? fmt::format(" (bracket {})", trial.bracket)
                                                   : ""));
   if (trial.repeat > 0) field("Repeat", std::to_string(trial.repeat));
-  field("GPUs", report::GpusText(trial.gpus));
+  if (trial.job_id.empty()) {
+    field("GPUs", report::GpusText(trial.gpus));
+  } else {  // SLURM chose the devices; the job's own CUDA_VISIBLE_DEVICES names them
+    field("SLURM job", trial.job_id);
+    field("GPUs", fmt::format("{} (SLURM's choice)", trial.gpus.size()));
+  }
   field("Started", trial.start_time > 0 ? IsoLocalTime(trial.start_time) : "-");
   field("Ended", trial.end_time > 0 ? IsoLocalTime(trial.end_time) : "-");
   const auto duration = report::TrialDuration(trial, ctx.now);

@@ -7,6 +7,7 @@
 #include "gpusweep/journal.h"
 #include "run/experiment_setup.h"
 #include "run/experiment_watch.h"
+#include "run/reattach.h"
 #include "run/run_plan.h"
 #include "run/scheduler_journal.h"
 #include "run/trial_env.h"
@@ -39,6 +40,13 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
   GS_ASSIGN_OR_RETURN(ExperimentWatch watch,
                       ExperimentWatch::Start(options.experiment_dir, kJournalFileName));
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> recorded, experiment.journal->LoadTrials());
+  // Jobs a dead run left on a cluster are followed again, not run twice. With a
+  // scheduler they are not: its replay hands their jobs out again (docs/slurm.md).
+  std::vector<AttachedJob> attached;
+  if (plan.scheduler == nullptr) attached = ReattachJobs(*services.processes, recorded);
+  if (!attached.empty())
+    observer.OnWarning(fmt::format("re-attached {} job{} left running by an earlier gpusweep",
+                                   attached.size(), attached.size() == 1 ? "" : "s"));
   // Before any trial runs again: every process an earlier, dead gpusweep left in this
   // experiment (found by cgroup or tag even when the journal never saw its pid) ends.
   if (const int leftovers = services.processes->StopLeftovers(config.kill_grace_seconds))
@@ -64,7 +72,7 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
 
   if (experiment.warm_start) plan.warm_history = experiment.warm_start->trials;
   TrialLoop loop(config, options, services, observer, plan, *experiment.journal,
-                 std::move(recorded), &watch);
+                 std::move(recorded), &watch, std::move(attached));
   RunInfo info = loop.Info(experiment.resumed);
   if (experiment.warm_start) info.warm_start = WarmStartLine(*experiment.warm_start);
   observer.OnStart(info);
@@ -106,6 +114,7 @@ RealRunServices::~RealRunServices() = default;
 
 Expected<RunOutcome> RunExperiment(const ExperimentConfig& config, const RunOptions& options,
                                    RunObserver& observer) {
+  if (config.backend.kind == BackendKind::kSlurm) return RunOnSlurm(config, options, observer);
   RealRunServices real(ProcessOptionsFor(config, options.experiment_dir, CurrentEnvironment()));
   if (real.services.processes == nullptr)  // it owns the signal handlers: one at a time
     return Fail(ErrorCode::kProcess, "another experiment is already running in this process");

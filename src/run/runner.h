@@ -50,4 +50,12 @@ ProcessRunnerOptions ProcessOptionsFor(const ExperimentConfig& config,
 Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const RunOptions& options,
                                        RunServices& services, RunObserver& observer);
 
+// RunExperiment for `backend: slurm` (cluster_run.cc): the SLURM process runner, a GPU
+// inventory of max_concurrent (else backend.max_jobs) jobs' worth of GPUs that only
+// counts them (SLURM picks the devices), and the login node's CUDA_VISIBLE_DEVICES and
+// --gpus left out. Error{kInvalidConfig} when SLURM's clients are missing or it refuses
+// a test submission.
+Expected<RunOutcome> RunOnSlurm(const ExperimentConfig& config, const RunOptions& options,
+                                RunObserver& observer);
+
 }  // namespace gpusweep

@@ -44,7 +44,7 @@ std::string MissingMetricReason(const std::string& metric, const Json& reported)
 TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
                      RunServices& services, RunObserver& observer, const RunPlan& plan,
                      Journal& journal, std::vector<TrialRecord> recorded,
-                     const ExperimentWatch* watch)
+                     const ExperimentWatch* watch, std::vector<AttachedJob> attached)
     : watch_(watch), config_(config), options_(options), services_(services), observer_(observer), plan_(plan),
       scheduler_(plan.scheduler.get()), journal_(journal), trials_(std::move(recorded)),
       gpu_pool_(plan.gpus),
@@ -52,6 +52,7 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
                          ? kVerdictPollInterval
                          : kPollInterval),
       failures_(config.max_failures) {
+  for (AttachedJob& job : attached) Attach(std::move(job));
   if (scheduler_ != nullptr) return;  // the scheduler says what runs next
   const bool retry_failed = options_.failed_trials == FailedTrials::kRetry;
   for (int number = 0; number < plan_.total_trials(); ++number) {
@@ -66,7 +67,7 @@ RunInfo TrialLoop::Info(bool resumed) const {
   RunInfo info;
   info.experiment_dir = options_.experiment_dir;
   info.total_trials = plan_.total_trials();
-  info.to_run = static_cast<int>(queue_.size());
+  info.to_run = static_cast<int>(queue_.size() + active_.size());  // + re-attached jobs
   if (scheduler_ != nullptr)
     info.to_run = info.total_trials -
                   static_cast<int>(std::count_if(trials_.begin(), trials_.end(), [](const TrialRecord& t) {
@@ -326,7 +327,8 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
   for (auto& pair : TrialResourceEnv(gpus, services_.usable_cores, plan_.cpu_slots, parent_getenv))
     overrides.push_back(std::move(pair));
   SpawnRequest request{planned->rendered.argv, MergeEnv(services_.base_env, overrides),
-                       planned->rendered.dir, planned->rendered.dir / "output.log"};
+                       planned->rendered.dir, planned->rendered.dir / "output.log",
+                       static_cast<int>(gpus.size()), number, record.attempt};
   // The intent: journaled (state running, no pid yet) in the commit before the spawn,
   // so a gpusweep killed right after the spawn still knows this attempt exists.
   record.state = TrialState::kRunning;
@@ -346,8 +348,11 @@ Status TrialLoop::Spawn(PreparedLaunch launch) {
     FailBeforeStart(std::move(record), pid.error().message, launch.job, JobJournaled::kYes);
     return {};
   }
-  record.pid = *pid;
-  record.pid_start_ticks = services_.process_start_ticks(*pid).value_or(0);
+  record.job_id = services_.processes->JobId(*pid);  // a cluster job's id, else the pid:
+  if (record.job_id.empty()) {
+    record.pid = *pid;
+    record.pid_start_ticks = services_.process_start_ticks(*pid).value_or(0);
+  }
   Record(JournalWrite::Kind::kUpsertTrial, record);  // the pid, in the next commit
   Store(record);
   Active active{*pid, record, MetricsReader(launch.dir / "metrics.jsonl"), {}, {}, {},
@@ -488,6 +493,10 @@ void TrialLoop::Reap(const ProcessEvent& event) {
   Store(record);
   NotifyFinished(record);
   SettleEliminated();
+  // A job the cluster lost (node failure, preemption) runs again now, as a new attempt
+  // (with a scheduler, OnJobInterrupted has handed the job out again).
+  if (record.state == TrialState::kInterrupted && interrupt_signal_ == 0 && scheduler_ == nullptr)
+    queue_.push_front(record.number);
 }
 
 void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
@@ -506,6 +515,11 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
     record.state = TrialState::kCompleted;
     return;
   }
+  if (RunsAgain(exit.job_end) && active.stop_reason.empty() && !active.interrupt_sent) {
+    record.state = TrialState::kInterrupted;  // its node failed, it was preempted, ...
+    record.failure_reason = exit.job_detail;
+    return;
+  }
   if (interrupt_signal_ != 0 && active.stop_reason.empty()) {
     record.state = TrialState::kInterrupted;
     record.failure_reason = fmt::format("stopped because gpusweep was interrupted by {}",
@@ -517,6 +531,8 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
     record.failure_reason = active.stop_reason + (active.killed ? " (killed with SIGKILL after "
                                                                   "the grace period)"
                                                                 : "");
+  else if (!exit.job_detail.empty())  // the cluster's time limit, memory limit, ...
+    record.failure_reason = exit.job_detail;
   else if (exit.signaled)
     record.failure_reason = "killed by " + SignalName(exit.signal);
   else if (exit.exit_code == 127 || exit.exit_code == 126)
@@ -528,7 +544,8 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
   else
     record.failure_reason = MissingMetricReason(config_.metric.name, record.last_metrics);
   // The trial's own last words (a Python exception, a shell's complaint) say why.
-  if (active.stop_reason.empty() && (exit.signaled || exit.exit_code != 0)) {
+  if (active.stop_reason.empty() && (exit.signaled || exit.exit_code != 0) &&
+      exit.job_end == JobEnd::kNone) {
     const std::string said =
         LastOutputLine(active.metrics.path().parent_path() / "output.log");
     if (!said.empty()) record.failure_reason += ": " + said;

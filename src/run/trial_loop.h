@@ -14,6 +14,7 @@
 #include "run/experiment_watch.h"
 #include "run/failure_budget.h"
 #include "run/metrics_reader.h"
+#include "run/reattach.h"
 #include "run/run_plan.h"
 #include "run/serial_worker.h"
 #include "run/runner.h"
@@ -25,9 +26,12 @@ namespace gpusweep {
 class TrialLoop {
  public:
   // `recorded`: every trial in the journal (none left kRunning), ordered by number.
+  // `attached`: running jobs of a dead earlier run that the process runner follows
+  // again (ReattachJobs); the loop supervises them as if it had started them.
   TrialLoop(const ExperimentConfig& config, const RunOptions& options, RunServices& services,
             RunObserver& observer, const RunPlan& plan, Journal& journal,
-            std::vector<TrialRecord> recorded, const ExperimentWatch* watch = nullptr);
+            std::vector<TrialRecord> recorded, const ExperimentWatch* watch = nullptr,
+            std::vector<AttachedJob> attached = {});
 
   RunInfo Info(bool resumed) const;
   // Runs until the queue is empty and every trial has finished. Error{kInterrupted}
@@ -79,6 +83,9 @@ class TrialLoop {
   std::optional<PreparedLaunch> Prepare(int number, std::vector<int> gpus,
                                         const std::optional<Job>& job);
   Status Spawn(PreparedLaunch launch);  // only after its intent was committed
+  // Supervises a re-attached job (trial_attach.cc): its resources, its deadline from
+  // its start time, and the metrics lines the journal does not hold yet.
+  void Attach(AttachedJob job);
   void FailBeforeStart(TrialRecord record, const std::string& reason,
                        const std::optional<Job>& job, JobJournaled journaled);
   // The experiment directory and journal are still the ones the run started with;

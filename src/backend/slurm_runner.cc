@@ -1,0 +1,304 @@
+#include "backend/slurm_runner.h"
+
+#include <csignal>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "backend/command.h"
+#include "backend/slurm_text.h"
+#include "process/signal_catcher.h"
+#include "process/spawn.h"
+
+namespace gpusweep {
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::optional<int> ReadExitRecord(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseExitRecord(text.str());
+}
+
+// The trial's environment as sbatch exports it: SLURM sets CUDA_VISIBLE_DEVICES for the
+// GPUs it gives a job, so gpusweep's own placeholder mask must not reach a GPU job.
+std::vector<std::string> JobEnvironment(const SpawnRequest& request) {
+  std::vector<std::string> env;
+  for (const std::string& entry : request.env)
+    if (request.gpus == 0 || !entry.starts_with("CUDA_VISIBLE_DEVICES=")) env.push_back(entry);
+  return env;
+}
+
+class SlurmProcessRunner final : public ProcessRunner {
+ public:
+  explicit SlurmProcessRunner(SlurmRunnerOptions options)
+      : options_(std::move(options)),
+        schedule_(options_.slurm.poll_interval_seconds, options_.slurm.max_poll_interval_seconds) {}
+
+  ~SlurmProcessRunner() override {
+    std::vector<std::string> ids;
+    for (const auto& [id, job] : jobs_) ids.push_back(std::to_string(id));
+    if (!ids.empty()) Scancel(ids, {});
+  }
+
+  Expected<ProcessId> Spawn(const SpawnRequest& request) override {
+    const std::filesystem::path dir = std::filesystem::absolute(request.cwd);
+    const std::filesystem::path script = dir / "gpusweep-job.sh";
+    {
+      std::ofstream out(script, std::ios::trunc);
+      out << JobScript(request.argv, dir);
+      if (!out.flush())
+        return Fail(ErrorCode::kIo, fmt::format("{}: cannot write the job script", script.string()));
+    }
+    std::vector<std::string> argv{"sbatch"};
+    const std::vector<std::string> args =
+        SbatchArguments(options_.slurm, options_.time_limit_seconds,
+                        SlurmJobName(options_.scope, request.trial, request.attempt), request,
+                        script);
+    argv.insert(argv.end(), args.begin(), args.end());
+    GS_ASSIGN_OR_RETURN(CommandResult result,
+                        RunCommand(argv, JobEnvironment(request), options_.command_timeout_seconds));
+    // --parsable prints "id" or "id;cluster".
+    const std::string id_text = result.out.substr(0, result.out.find_first_of(";\n"));
+    int id = 0;
+    if (result.exit_code != 0 || std::sscanf(id_text.c_str(), "%d", &id) != 1 || id <= 0)
+      return Fail(ErrorCode::kProcess,
+                  fmt::format("SLURM refused the job (sbatch exit {}): {}", result.exit_code,
+                              LastLine(result)));
+    jobs_[id] = Job{"SUBMITTED", dir, false};  // not PENDING until squeue says so
+    schedule_.Changed(Now());
+    return id;
+  }
+
+  WaitOutcome Wait(double timeout_seconds) override {
+    WaitOutcome outcome;
+    const double now = Now();
+    std::optional<double> sleep;
+    if (timeout_seconds <= 1e8) sleep = std::max(0.0, timeout_seconds);
+    if (!jobs_.empty()) sleep = std::min(sleep.value_or(1e9), schedule_.SecondsUntilDue(now));
+    signals_.SleepUntilSignal(sleep);
+    outcome.interrupt_signal = signals_.TakeInterrupt();
+    if (!jobs_.empty() && schedule_.Due(Now())) outcome.exited = Poll();
+    return outcome;
+  }
+
+  void SignalGroup(ProcessId id, int sig) override {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) return;
+    Job& job = it->second;
+    job.cancelled_by_us = true;
+    schedule_.Changed(Now());
+    const std::vector<std::string> ids{std::to_string(id)};
+    // A pending job has no process to save a checkpoint: cancelling it is the whole stop
+    // (and scancel --signal refuses a pending job anyway, hence the fallback below).
+    if (sig == SIGKILL || job.state == "PENDING") {
+      Scancel(ids, {});
+      return;
+    }
+    const std::string name = SignalName(sig);
+    if (!Scancel(ids, {"--full", "--signal=" + (name.starts_with("SIG") ? name.substr(3) : name)}))
+      Scancel(ids, {});  // it was still pending after all
+  }
+
+  std::size_t running() const override { return jobs_.size(); }
+
+  int StopLeftovers(double /*grace_seconds*/) override {
+    // Jobs of this experiment that nobody re-attached: a dead controller's, whose trials
+    // run again. (Those that Reattach found are followed, not stopped.)
+    Expected<CommandResult> listed = Run({"squeue", "--noheader", "--format=%i|%j"});
+    if (!listed || listed->exit_code != 0) return 0;
+    const std::string prefix = SlurmJobNamePrefix(options_.scope);
+    std::vector<std::string> stale;
+    std::istringstream lines(listed->out);
+    for (std::string line; std::getline(lines, line);) {
+      const std::size_t bar = line.find('|');
+      if (bar == std::string::npos || !line.substr(bar + 1).starts_with(prefix)) continue;
+      const std::string id = line.substr(0, bar);
+      if (!jobs_.contains(std::atoi(id.c_str()))) stale.push_back(id);
+    }
+    if (!stale.empty()) Scancel(stale, {});
+    return static_cast<int>(stale.size());
+  }
+
+  ContainmentKind containment() const override { return ContainmentKind::kTagged; }
+  std::vector<int> TrialProcesses(ProcessId /*pid*/) const override { return {}; }
+
+  std::string JobId(ProcessId id) const override {
+    return jobs_.contains(id) ? std::to_string(id) : std::string();
+  }
+
+  std::optional<ProcessId> Reattach(const TrialRecord& record) override {
+    const std::filesystem::path dir = options_.experiment_dir / "trials" / TrialDirName(record.number);
+    int id = 0;
+    std::string state;
+    if (!record.job_id.empty()) {
+      id = std::atoi(record.job_id.c_str());
+      if (id <= 0) return std::nullopt;
+      std::optional<std::vector<SqueueRow>> rows = Squeue({record.job_id});
+      // No answer from SLURM: follow the job anyway, the next polls will tell.
+      if (rows && !rows->empty()) state = rows->front().state;
+      else if (rows && !ReadExitRecord(ExitRecordPath(dir, record.job_id)) && !Sacct(record.job_id))
+        return std::nullopt;  // nothing left to follow or judge: the trial runs again
+    } else {
+      // Killed between sbatch and the journal's record of the id: find it by name.
+      Expected<CommandResult> found =
+          Run({"squeue", "--noheader", "--states=all", "--format=%i|%T",
+               "--name=" + SlurmJobName(options_.scope, record.number, record.attempt)});
+      if (!found || found->exit_code != 0) return std::nullopt;
+      const std::size_t bar = found->out.find('|');
+      if (bar == std::string::npos) return std::nullopt;
+      id = std::atoi(found->out.substr(0, bar).c_str());
+      state = found->out.substr(bar + 1, found->out.find_first_of("\n ", bar) - bar - 1);
+      if (id <= 0) return std::nullopt;
+    }
+    jobs_[id] = Job{state.empty() ? "RUNNING" : state, dir, false};
+    schedule_.Now(Now());
+    return id;
+  }
+
+ private:
+  struct Job {
+    std::string state;            // last state squeue reported
+    std::filesystem::path dir;    // the trial directory (exit record)
+    bool cancelled_by_us = false;
+  };
+
+  Expected<CommandResult> Run(const std::vector<std::string>& argv) const {
+    return RunCommand(argv, options_.env, options_.command_timeout_seconds);
+  }
+
+  bool Scancel(const std::vector<std::string>& ids, const std::vector<std::string>& flags) {
+    std::vector<std::string> argv{"scancel"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), ids.begin(), ids.end());
+    Expected<CommandResult> result = Run(argv);
+    return result && result->exit_code == 0;
+  }
+
+  // squeue about `ids` (finished jobs too, while slurmctld remembers them: MinJobAge);
+  // nullopt when squeue itself failed (slurmctld unreachable, a timeout): then nothing
+  // may be concluded about any job, least of all that it is gone.
+  std::optional<std::vector<SqueueRow>> Squeue(const std::vector<std::string>& ids) {
+    std::string list;
+    for (const std::string& id : ids) list += (list.empty() ? "" : ",") + id;
+    Expected<CommandResult> result =
+        Run({"squeue", "--noheader", "--states=all", "--jobs=" + list,
+             "--Format=" + std::string(kSqueueFormat)});
+    if (!result || result->timed_out) return std::nullopt;
+    if (result->exit_code == 0) return ParseSqueue(result->out);
+    // Forgotten ids among several are just left out; a single one is this error.
+    if (result->err.find("Invalid job id specified") != std::string::npos)
+      return std::vector<SqueueRow>{};
+    return std::nullopt;
+  }
+
+  // sacct's row for a job SLURM's controller forgot (needs accounting; else nullopt).
+  std::optional<SqueueRow> Sacct(const std::string& id) {
+    Expected<CommandResult> result =
+        Run({"sacct", "--noheader", "--parsable2", "--allocations", "--jobs=" + id,
+             "--format=JobID,State,ExitCode"});
+    if (!result || result->exit_code != 0) return std::nullopt;
+    for (SqueueRow& row : ParseSacct(result->out))
+      if (row.job_id == id) return row;
+    return std::nullopt;
+  }
+
+  std::vector<ProcessEvent> Poll() {
+    std::vector<std::string> ids;
+    for (const auto& [id, job] : jobs_) ids.push_back(std::to_string(id));
+    std::optional<std::vector<SqueueRow>> answer = Squeue(ids);
+    if (!answer) {  // try again later; a job is never given up because squeue failed
+      schedule_.Quiet(Now());
+      return {};
+    }
+    std::map<int, SqueueRow> rows;
+    for (SqueueRow& row : *answer) rows[std::atoi(row.job_id.c_str())] = std::move(row);
+    bool changed = false;
+    std::vector<ProcessEvent> ended;
+    for (auto it = jobs_.begin(); it != jobs_.end();) {
+      const auto [id, job] = *it;
+      auto row = rows.find(id);
+      std::optional<SqueueRow> final_row;
+      if (row != rows.end()) {
+        changed |= row->second.state != job.state;
+        it->second.state = row->second.state;
+        if (IsFinalState(row->second.state)) final_row = row->second;
+      } else {
+        final_row = Sacct(std::to_string(id)).value_or(SqueueRow{});
+      }
+      if (!final_row) {
+        ++it;
+        continue;
+      }
+      const std::string id_text = std::to_string(id);
+      ended.push_back(ProcessEvent{
+          id, ClassifyJobEnd(id_text, final_row->state, ReadExitRecord(ExitRecordPath(job.dir, id_text)),
+                             final_row->exit_code, job.cancelled_by_us)});
+      it = jobs_.erase(it);
+      changed = true;
+    }
+    if (changed) schedule_.Changed(Now());
+    else schedule_.Quiet(Now());
+    return ended;
+  }
+
+  SlurmRunnerOptions options_;
+  SignalCatcher signals_;
+  PollSchedule schedule_;
+  std::map<int, Job> jobs_;  // followed jobs by id
+};
+
+Status RequireClient(const std::string& program, const std::vector<std::string>& env,
+                     const std::filesystem::path& config_path) {
+  if (ResolveExecutable(program, env, std::filesystem::current_path())) return {};
+  return Fail(ErrorCode::kInvalidConfig,
+              fmt::format("{}: backend: slurm needs SLURM's client commands, but {} is not on "
+                          "PATH ({}); run gpusweep on a login node of the cluster, or add "
+                          "SLURM's bin directory to PATH",
+                          config_path.string(), program,
+                          std::getenv("PATH") ? std::getenv("PATH") : ""));
+}
+
+// sbatch --test-only with the trials' options: SLURM says whether it would take them.
+Status TestSubmission(const SlurmRunnerOptions& options, const std::filesystem::path& config_path) {
+  SpawnRequest probe;
+  probe.cwd = std::filesystem::current_path();
+  probe.log_path = "/dev/null";
+  probe.gpus = options.max_gpus_per_trial;
+  std::vector<std::string> argv{"sbatch", "--test-only"};
+  std::vector<std::string> args = SbatchArguments(
+      options.slurm, options.time_limit_seconds, SlurmJobName(options.scope, 0, 0), probe, "");
+  args.pop_back();  // the script
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back("--wrap=true");
+  GS_ASSIGN_OR_RETURN(CommandResult result,
+                      RunCommand(argv, options.env, options.command_timeout_seconds));
+  if (result.exit_code == 0) return {};
+  return Fail(ErrorCode::kInvalidConfig,
+              fmt::format("{}: backend: SLURM refuses jobs like this sweep's (sbatch --test-only "
+                          "{}): {}; check partition, account, qos, time and extra_args "
+                          "(sinfo and sacctmgr show what exists)",
+                          config_path.string(), fmt::join(args, " "), LastLine(result)));
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<ProcessRunner>> MakeSlurmProcessRunner(
+    const SlurmRunnerOptions& options, const std::filesystem::path& config_path) {
+  for (const char* program : {"sbatch", "squeue", "scancel"})
+    GS_TRY(RequireClient(program, options.env, config_path));
+  GS_TRY(TestSubmission(options, config_path));
+  return std::unique_ptr<ProcessRunner>(std::make_unique<SlurmProcessRunner>(options));
+}
+
+}  // namespace gpusweep

@@ -1,0 +1,80 @@
+// RunOnSlurm: the run loop with SLURM jobs instead of local processes (runner.h).
+#include <algorithm>
+#include <chrono>
+
+#include "backend/slurm_runner.h"
+#include "run/runner.h"
+#include "run/trial_env.h"
+
+namespace gpusweep {
+namespace {
+
+// GPUs by count only: the loop's pool limits how many jobs hold GPUs at once; which
+// devices a job gets is SLURM's choice (it sets the job's CUDA_VISIBLE_DEVICES).
+class CountedGpus final : public GpuProbe {
+ public:
+  explicit CountedGpus(int count) : count_(count) {}
+  Expected<std::vector<GpuInfo>> ListGpus() override {
+    std::vector<GpuInfo> gpus;
+    for (int i = 0; i < count_; ++i) gpus.push_back(GpuInfo{i, "SLURM gres gpu", "", 0});
+    return gpus;
+  }
+
+ private:
+  int count_;
+};
+
+double WallClock() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+double MonotonicClock() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Expected<RunOutcome> RunOnSlurm(const ExperimentConfig& config, const RunOptions& options,
+                                RunObserver& observer) {
+  const int jobs = config.resources.max_concurrent.value_or(config.backend.slurm.max_jobs);
+  const int most_gpus = config.resources.gpus == GpuMode::kNone
+                            ? 0
+                            : *std::ranges::max_element(config.resources.gpus_per_trial);
+  // The login node's GPUs mean nothing here: every job gets its own from SLURM.
+  ExperimentConfig cluster = config;
+  if (cluster.resources.gpus == GpuMode::kList) cluster.resources.gpus = GpuMode::kAuto;
+  if (most_gpus == 0) cluster.resources.gpus = GpuMode::kNone;  // no "no GPU visible" warning
+  cluster.resources.cpu_slots = jobs;
+  RunOptions cluster_options = options;
+  cluster_options.cli_gpus.reset();
+  std::vector<std::string> env;
+  for (const std::string& entry : CurrentEnvironment())
+    if (!entry.starts_with("CUDA_VISIBLE_DEVICES=")) env.push_back(entry);
+
+  SlurmRunnerOptions slurm;
+  slurm.slurm = config.backend.slurm;
+  slurm.time_limit_seconds = config.backend.slurm.time_seconds;
+  if (!slurm.time_limit_seconds && config.timeout_seconds)
+    slurm.time_limit_seconds = *config.timeout_seconds + config.kill_grace_seconds + 60;
+  slurm.scope = ProcessScopeFor(options.experiment_dir);
+  slurm.experiment_dir = options.experiment_dir;
+  slurm.env = env;
+  slurm.max_gpus_per_trial = most_gpus;
+  GS_ASSIGN_OR_RETURN(std::unique_ptr<ProcessRunner> runner,
+                      MakeSlurmProcessRunner(slurm, config.config_path));
+  CountedGpus probe(most_gpus * jobs);
+
+  RunServices services;
+  services.processes = runner.get();
+  services.gpu_probe = &probe;
+  services.wall_clock = WallClock;
+  services.monotonic_clock = MonotonicClock;
+  services.base_env = env;
+  // Thread variables (OMP_NUM_THREADS, ...) = cores / slots = the job's CPUs.
+  services.usable_cores = jobs * config.backend.slurm.cpus_per_trial;
+  services.kill_stale_group = [](int, std::uint64_t, double) { return false; };
+  services.process_start_ticks = [](int) { return std::optional<std::uint64_t>(); };
+  return RunExperimentWith(cluster, cluster_options, services, observer);
+}
+
+}  // namespace gpusweep

@@ -1,0 +1,24 @@
+// reattach.h — on resume, jobs a dead controller left running on a cluster are
+// followed again instead of being stopped and run twice.
+#pragma once
+
+#include <vector>
+
+#include "gpusweep/trial.h"
+#include "process/process_runner.h"
+
+namespace gpusweep {
+
+// A trial whose job the process runner follows again: the journal's record (still
+// kRunning, same attempt) and the id Wait reports its end under.
+struct AttachedJob {
+  ProcessId id = 0;
+  TrialRecord record;
+};
+
+// Asks `runner` to re-attach every trial of `recorded` left kRunning (ProcessRunner::
+// Reattach); those it follows are moved out of `recorded` into the result, the rest stay
+// for RecoverAbandonedTrials. The local runner re-attaches nothing.
+std::vector<AttachedJob> ReattachJobs(ProcessRunner& runner, std::vector<TrialRecord>& recorded);
+
+}  // namespace gpusweep

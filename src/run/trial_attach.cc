@@ -1,0 +1,50 @@
+// TrialLoop::Attach: supervising a job an earlier, dead run started (see reattach.h).
+#include <algorithm>
+
+#include "run/trial_loop.h"
+
+namespace gpusweep {
+
+void TrialLoop::Attach(AttachedJob job) {
+  TrialRecord record = std::move(job.record);
+  // The same number of GPUs (or a CPU slot) as it holds; the indices are this loop's
+  // bookkeeping only: on a cluster the job's real GPUs are SLURM's business. A sweep
+  // whose max_concurrent shrank since may hold more than it would start now.
+  std::optional<std::vector<int>> resources = AcquireResources(static_cast<int>(record.gpus.size()));
+  if (resources) {
+    record.gpus = std::move(*resources);
+  } else {
+    record.gpus.clear();
+    ++cpu_slots_in_use_;  // what ReleaseResources({}) gives back
+  }
+  const std::filesystem::path dir = options_.experiment_dir / "trials" / TrialDirName(record.number);
+  Active active{job.id, record, MetricsReader(dir / "metrics.jsonl"), {}, {}, {},
+                false, {}, std::nullopt, false, false, false, std::nullopt};
+  if (config_.timeout_seconds) {
+    const double ran = services_.wall_clock() - record.start_time;
+    active.deadline = services_.monotonic_clock() + std::max(0.0, *config_.timeout_seconds - ran);
+  }
+  // What this attempt reported so far is partly journaled already: those lines count for
+  // its objective but are not stored twice.
+  std::size_t journaled = 0;
+  if (Expected<std::vector<IntermediateResult>> results = journal_.LoadResults(record.number))
+    journaled = static_cast<std::size_t>(std::count_if(
+        results->begin(), results->end(),
+        [&](const IntermediateResult& r) { return r.attempt == record.attempt; }));
+  MetricsBatch batch = active.metrics.Poll();
+  const std::size_t known = std::min(journaled, batch.lines.size());
+  for (std::size_t i = 0; i < known; ++i) {
+    for (const auto& [key, value] : batch.lines[i].values.items())
+      active.record.last_metrics[key] = value;
+    active.lines.push_back(std::move(batch.lines[i]));
+  }
+  batch.lines.erase(batch.lines.begin(), batch.lines.begin() + static_cast<std::ptrdiff_t>(known));
+  std::vector<IntermediateResult> fresh;
+  Events events;
+  AbsorbMetrics(active, std::move(batch), fresh, events);
+  if (!fresh.empty()) Record(JournalWrite::Kind::kAppendResults, {}, std::move(fresh), std::move(events));
+  Store(active.record);
+  active_.emplace(job.id, std::move(active));
+}
+
+}  // namespace gpusweep

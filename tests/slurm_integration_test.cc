@@ -1,0 +1,322 @@
+// End-to-end against a real one-node SLURM cluster (scripts/slurm-cluster.sh, started by
+// the CTest fixture `slurm`; SLURM_CONF points at it): sweeps through sbatch/squeue/
+// scancel, pruning, time limits, kill -9 and re-attachment, Ctrl-C.
+// GPUSWEEP_SLURM_TESTS=skip skips them on a developer machine without root; CI never
+// sets it, so there a cluster that cannot start fails the fixture and these tests.
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "backend/command.h"
+#include "cli_fixture.h"
+#include "cli_harness.h"
+#include "run/trial_env.h"
+
+namespace gpusweep {
+namespace {
+
+using testing::RunGpusweep;
+using testing::StartGpusweep;
+using testing::WaitExit;
+using testing::WaitUntil;
+
+// Short squeue intervals: the test jobs last seconds (docs/slurm.md has the defaults).
+constexpr const char* kBackend =
+    "backend: {type: slurm, poll_interval: 200ms, max_poll_interval: 1s}\n";
+
+std::string ReadAll(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class SlurmTest : public CliTest {
+ protected:
+  void SetUp() override {
+    if (const char* skip = std::getenv("GPUSWEEP_SLURM_TESTS"); skip && std::string(skip) == "skip")
+      GTEST_SKIP() << "GPUSWEEP_SLURM_TESTS=skip";
+    ASSERT_NE(std::getenv("SLURM_CONF"), nullptr) << "the slurm fixture sets SLURM_CONF";
+  }
+
+  // squeue's rows for the given job ids that are still queued or running.
+  std::vector<std::string> LiveJobs(const std::vector<std::string>& ids) {
+    std::string list;
+    for (const std::string& id : ids) list += (list.empty() ? "" : ",") + id;
+    auto result = RunCommand({"squeue", "--noheader", "--jobs=" + list, "--format=%i|%T"},
+                             CurrentEnvironment(), 60);
+    std::vector<std::string> live;
+    if (!result) return live;
+    std::istringstream lines(result->out);
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) live.push_back(line);
+    return live;
+  }
+
+  // A failed assertion must not leave a gpusweep or its jobs behind for the next test.
+  void TearDown() override {
+    if (gpusweep_ > 0) {
+      kill(gpusweep_, SIGKILL);
+      WaitExit(gpusweep_);
+    }
+    std::vector<std::string> ids = JobIds();
+    if (ids.empty()) return;
+    std::vector<std::string> argv{"scancel"};
+    argv.insert(argv.end(), ids.begin(), ids.end());
+    (void)RunCommand(argv, CurrentEnvironment(), 60);
+  }
+
+  // Trials whose job SLURM accepted and whose first report is in the journal.
+  int ReportingJobs() {
+    auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+    if (!journal) return 0;
+    int reporting = 0;
+    for (const TrialRecord& t : Trials()) {
+      auto results = (*journal)->LoadResults(t.number);
+      reporting += !t.job_id.empty() && results && !results->empty();
+    }
+    return reporting;
+  }
+
+  // Runs sweep.yaml, a single trial, which must fail with `reason` in its failure.
+  void RunOneFailingTrial(const std::string& reason) {
+    auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+    EXPECT_EQ(run.exit_code, 1) << run.out;
+    const std::vector<TrialRecord> trials = Trials();
+    ASSERT_EQ(trials.size(), 1u);
+    EXPECT_EQ(trials[0].state, TrialState::kFailed);
+    EXPECT_NE(trials[0].failure_reason.find(reason), std::string::npos)
+        << trials[0].failure_reason;
+  }
+
+  pid_t gpusweep_ = 0;  // a gpusweep started in the background, until it was waited for
+
+  std::vector<std::string> JobIds() {
+    std::vector<std::string> ids;
+    for (const TrialRecord& t : Trials())
+      if (!t.job_id.empty()) ids.push_back(t.job_id);
+    return ids;
+  }
+};
+
+// Each trial records when it ran and which GPU SLURM gave it (CUDA_VISIBLE_DEVICES).
+TEST_F(SlurmTest, TwentyTrialSweepRunsAtMostFourJobsAtOnceOnDistinctGpus) {
+  Write(std::string(R"(
+name: e2e
+command: [/bin/sh, -c, 'start=$(date +%s.%N); sleep 1; echo "{\"loss\": {{x}}, \"start\": $start, \"end\": $(date +%s.%N), \"mask\": \"$CUDA_VISIBLE_DEVICES\"}" >> "$GPUSWEEP_METRICS"']
+metric: {name: loss, mode: min}
+sampler: {type: random, trials: 20, seed: 3}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+resources: {gpus_per_trial: 1, max_concurrent: 4}
+)") + kBackend);
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("trial 0 started on SLURM job "), std::string::npos) << run.out;
+  const std::vector<TrialRecord> trials = Trials();
+  ASSERT_EQ(trials.size(), 20u);
+  std::set<std::string> job_ids;
+  struct Span { double start, end; std::string mask; };
+  std::vector<Span> spans;
+  for (const TrialRecord& t : trials) {
+    EXPECT_EQ(t.state, TrialState::kCompleted) << t.number << ": " << t.failure_reason;
+    EXPECT_FALSE(t.job_id.empty()) << t.number;
+    job_ids.insert(t.job_id);
+    ASSERT_TRUE(t.last_metrics.contains("mask")) << t.last_metrics.dump();
+    spans.push_back({t.last_metrics["start"].get<double>(), t.last_metrics["end"].get<double>(),
+                     t.last_metrics["mask"].get<std::string>()});
+    EXPECT_TRUE(std::set<std::string>({"0", "1", "2", "3"}).contains(spans.back().mask))
+        << "SLURM's mask, not gpusweep's: " << spans.back().mask;
+  }
+  EXPECT_EQ(job_ids.size(), 20u);  // one job per trial
+  // At every trial's start: who else was running, and on which GPU.
+  for (const Span& span : spans) {
+    std::set<std::string> masks;
+    int running = 0;
+    for (const Span& other : spans)
+      if (other.start <= span.start && span.start < other.end) {
+        ++running;
+        masks.insert(other.mask);
+      }
+    EXPECT_LE(running, 4);
+    EXPECT_EQ(masks.size(), static_cast<std::size_t>(running)) << "two running jobs shared a GPU";
+  }
+  auto status = RunGpusweep({"status"}, dir_.path());
+  EXPECT_NE(status.out.find("JOB"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find(trials[5].job_id), std::string::npos) << status.out;
+  auto show = RunGpusweep({"show", "5"}, dir_.path());
+  EXPECT_NE(show.out.find("SLURM job  " + trials[5].job_id), std::string::npos) << show.out;
+}
+
+// A pruned trial gets scancel's SIGTERM (its trap notes when), and each job takes all 4
+// GPUs of the node: the next trial can only start once SLURM has the pruned job's back.
+TEST_F(SlurmTest, AshaPrunesThroughScancelAndTheFreedGpusRunTheNextTrial) {
+  Write(std::string(R"(
+name: e2e
+command: [/bin/sh, -c, 'trap "date +%s.%N > stopped_at; exit 143" TERM; for e in 1 2 3 4 5 6 7 8 9; do echo "{\"epoch\": $e, \"loss\": {{x}}, \"t\": $(date +%s.%N)}" >> "$GPUSWEEP_METRICS"; sleep 0.4 & wait $!; done']
+metric: {name: loss, mode: min}
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1, 2, 3, 4, 0.5, 5]}
+scheduler: {type: asha, resource: epoch, min_resource: 1, max_resource: 9, reduction_factor: 3}
+resources: {gpus_per_trial: 4, max_concurrent: 1}
+)") + kBackend);
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const std::vector<TrialRecord> trials = Trials();
+  ASSERT_EQ(trials.size(), 6u);
+  auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+  ASSERT_TRUE(journal);
+  int pruned = 0;
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    const TrialRecord& t = trials[i];
+    const std::filesystem::path dir = exp() / "trials" / TrialDirName(t.number);
+    if (i > 0 && trials[i - 1].state == TrialState::kPruned) {
+      auto results = (*journal)->LoadResults(t.number);
+      ASSERT_TRUE(results && !results->empty());
+      const double stopped = std::stod(ReadAll(exp() / "trials" /
+                                               TrialDirName(trials[i - 1].number) / "stopped_at"));
+      EXPECT_GT(results->front().values["t"].get<double>(), stopped)
+          << "trial " << t.number << " ran before the pruned job gave its GPUs back";
+    }
+    if (t.state != TrialState::kPruned) continue;
+    ++pruned;
+    EXPECT_LT(t.last_metrics["epoch"].get<int>(), 9) << "pruned trials stop early";
+    EXPECT_TRUE(std::filesystem::exists(dir / "stopped_at"))
+        << "trial " << t.number << " never got SIGTERM through scancel";
+  }
+  EXPECT_GE(pruned, 3) << run.out;
+  EXPECT_TRUE(LiveJobs(JobIds()).empty());
+}
+
+TEST_F(SlurmTest, TrialsPastTheirTimeoutAreCancelledAndRecordedAsTimedOut) {
+  Write(std::string(R"(
+name: e2e
+command: [/bin/sh, -c, 'sleep 120']
+metric: {name: loss, mode: min}
+sampler: {type: grid}
+search_space: {}
+timeout: 2s
+kill_grace: 2s
+resources: {gpus_per_trial: 1}
+)") + kBackend);
+  RunOneFailingTrial("timed out after 2s");
+  EXPECT_TRUE(LiveJobs(JobIds()).empty());
+}
+
+// SLURM's own limit (backend.time): the job ends TIMEOUT, whatever gpusweep does. SLURM
+// counts whole minutes and checks about every 30 s, so this test takes 60-100 s.
+TEST_F(SlurmTest, AJobPastSlurmsTimeLimitIsRecordedAsTimeout) {
+  Write(R"(
+name: e2e
+command: [/bin/sh, -c, 'sleep 300']
+metric: {name: loss, mode: min}
+sampler: {type: grid}
+search_space: {}
+resources: {gpus_per_trial: 0}
+backend: {type: slurm, time: 1m, poll_interval: 1s, max_poll_interval: 2s}
+)");
+  RunOneFailingTrial("SLURM time limit reached");
+  EXPECT_NE(Trials().at(0).failure_reason.find("TIMEOUT"), std::string::npos);
+}
+
+// Trials wait for a file per trial, so the test decides when each may finish.
+constexpr const char* kGatedSweep = R"(
+name: e2e
+command: [/bin/sh, -c, 'echo started >> started.log; echo "{\"step\": 1, \"loss\": {{x}}}" >> "$GPUSWEEP_METRICS"; while [ ! -e ../../../../go-{{x}} ]; do sleep 0.2; done; echo "{\"step\": 2, \"loss\": {{x}}}" >> "$GPUSWEEP_METRICS"']
+metric: {name: loss, mode: min}
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1, 2, 3, 4, 5, 6]}
+resources: {gpus_per_trial: 1, max_concurrent: 4}
+)";
+
+TEST_F(SlurmTest, KillNineThenResumeReattachesRunningJobsAndRunsNothingTwice) {
+  Write(std::string(kGatedSweep) + kBackend);
+  gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "1.log");
+  // Four jobs running, each with its first line journaled.
+  ASSERT_TRUE(WaitUntil(120, [&] { return ReportingJobs() == 4; }))
+      << ReadAll(dir_.path() / "1.log");
+  kill(gpusweep_, SIGKILL);
+  WaitExit(std::exchange(gpusweep_, 0));
+  std::map<int, std::string> job_of;
+  for (const TrialRecord& t : Trials()) job_of[t.number] = t.job_id;
+  ASSERT_EQ(LiveJobs(JobIds()).size(), 4u) << "kill -9 of gpusweep leaves its jobs running";
+  // Two finish while nobody watches: gpusweep must read them from their exit records.
+  WriteFile(dir_.path() / "go-1", "");
+  WriteFile(dir_.path() / "go-2", "");
+  ASSERT_TRUE(WaitUntil(60, [&] { return LiveJobs(JobIds()).size() == 2; }));
+  for (int x = 3; x <= 6; ++x) WriteFile(dir_.path() / fmt::format("go-{}", x), "");
+  auto resumed = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out;
+  EXPECT_NE(resumed.out.find("re-attached 4 jobs"), std::string::npos) << resumed.out;
+  const std::vector<TrialRecord> trials = Trials();
+  ASSERT_EQ(trials.size(), 6u);
+  for (const TrialRecord& t : trials) {
+    EXPECT_EQ(t.state, TrialState::kCompleted) << t.number << ": " << t.failure_reason;
+    EXPECT_EQ(t.attempt, 1) << t.number;
+    EXPECT_EQ(t.last_metrics["step"], 2) << t.number;
+    if (job_of.contains(t.number)) {
+      EXPECT_EQ(t.job_id, job_of[t.number]) << "resubmitted";
+    }
+    EXPECT_EQ(ReadAll(exp() / "trials" / TrialDirName(t.number) / "started.log"), "started\n")
+        << "trial " << t.number << " ran more than once";
+    auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+    ASSERT_TRUE(journal);
+    auto results = (*journal)->LoadResults(t.number);
+    ASSERT_TRUE(results);
+    EXPECT_EQ(results->size(), 2u) << "trial " << t.number << ": each line journaled once";
+  }
+}
+
+TEST_F(SlurmTest, CtrlCCancelsEveryJob) {
+  Write(std::string(kGatedSweep) + kBackend);
+  gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "1.log");
+  ASSERT_TRUE(WaitUntil(120, [&] { return ReportingJobs() == 4; }))
+      << ReadAll(dir_.path() / "1.log");
+  const std::vector<std::string> ids = JobIds();
+  ASSERT_EQ(LiveJobs(ids).size(), 4u);
+  kill(gpusweep_, SIGINT);
+  EXPECT_EQ(WaitExit(std::exchange(gpusweep_, 0)), 130) << ReadAll(dir_.path() / "1.log");
+  EXPECT_TRUE(LiveJobs(ids).empty()) << "Ctrl-C left jobs in SLURM's queue";
+  EXPECT_EQ(CountState(TrialState::kInterrupted), 4);
+}
+
+TEST_F(SlurmTest, SubmissionsSlurmRefusesAndMissingClientsAreClearErrors) {
+  Write(R"(
+name: e2e
+command: [/bin/true]
+metric: {name: loss, mode: min}
+sampler: {type: grid}
+search_space: {}
+backend: {type: slurm, partition: no-such-partition}
+)");
+  auto refused = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("SLURM refuses jobs like this sweep's"), std::string::npos)
+      << refused.out;
+  EXPECT_NE(refused.out.find("partition"), std::string::npos) << refused.out;
+  EXPECT_FALSE(std::filesystem::exists(exp() / "gpusweep.db")) << "nothing half-recorded";
+
+  Write("name: e2e\ncommand: [/bin/true]\nmetric: {name: loss, mode: min}\n"
+        "sampler: {type: grid}\nsearch_space: {}\n");
+  // --backend slurm with a PATH that has no sbatch (gpusweep inherits the test's).
+  const std::string path = std::getenv("PATH");
+  setenv("PATH", "/nonexistent", 1);
+  auto missing = RunGpusweep({"run", "--backend", "slurm", "sweep.yaml"}, dir_.path());
+  setenv("PATH", path.c_str(), 1);
+  EXPECT_EQ(missing.exit_code, 2) << missing.out;
+  EXPECT_NE(missing.out.find("sbatch is not on PATH"), std::string::npos) << missing.out;
+}
+
+}  // namespace
+}  // namespace gpusweep
