@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "config/resources_parser.h"
+#include "config/unit_values.h"
 #include "config/sampler_parser.h"
 #include "config/scheduler_parser.h"
 #include "config/search_space_parser.h"
@@ -169,29 +170,15 @@ Status ParseSearchSpaceSection(const Mapping& top, ExperimentConfig& config) {
   return {};
 }
 
-// Seconds from a YAML number (seconds) or a duration string (see ParseDuration).
-Expected<double> ParseSeconds(const Value& value) {
-  const Json json = value.IsScalar() ? value.ToJson().value_or(Json()) : Json();
-  if (json.is_number()) {
-    if (json.get<double>() < 0)
-      return value.Invalid("the duration is negative", "use seconds >= 0");
-    return json.get<double>();
-  }
-  if (!json.is_string()) return value.WrongType("a duration", "write e.g. 90, 20m or 1h30m");
-  auto seconds = ParseDuration(json.get<std::string>());
-  if (!seconds) return value.Invalid(seconds.error().message, "");
-  return *seconds;
-}
-
 Status ParseTimeouts(const Mapping& top, ExperimentConfig& config) {
   if (const Value* timeout = top.Find("timeout"); timeout && !timeout->IsNull()) {
-    GS_ASSIGN_OR_RETURN(config.timeout_seconds, ParseSeconds(*timeout));
+    GS_ASSIGN_OR_RETURN(config.timeout_seconds, config_detail::ToSeconds(*timeout));
     if (*config.timeout_seconds <= 0)
       return timeout->Invalid("a zero timeout would stop every trial at once",
                               "use a positive duration, or null for no timeout");
   }
   if (const Value* grace = top.Find("kill_grace")) {
-    GS_ASSIGN_OR_RETURN(config.kill_grace_seconds, ParseSeconds(*grace));
+    GS_ASSIGN_OR_RETURN(config.kill_grace_seconds, config_detail::ToSeconds(*grace));
   }
   return {};
 }
