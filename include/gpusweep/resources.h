@@ -151,7 +151,9 @@ struct GpuNotice {
 //    release_tolerance of its level when the trial started; after
 //    release_timeout_seconds the GPU is quarantined (takes no trial) and rechecked, and
 //    comes back once clean. A process listed on the GPU that appeared while the trial ran
-//    and that no other trial owns counts as the trial's (a child it started);
+//    and that no other trial owns counts as the trial's (a child it started) — on a
+//    shared GPU only once NVML's pids have matched some trial's (not across PID
+//    namespaces);
 //  - starts a trial on a GPU only if its last reading's free memory, less what trials
 //    there reserved (memory_per_trial) and have not allocated yet, is at least
 //    max(memory_per_trial, min_free_memory); the reservation is counted from the moment
@@ -177,8 +179,14 @@ class GpuPool {
   // NVML processes with these pids are the trial's, now and after it ends.
   void Attribute(int trial, const std::vector<int>& pids);
 
+  // Whether every process `readings` list is already known as some trial's: when not,
+  // the caller should Attribute its running trials' processes before Observe (listing
+  // a trial's processes costs a /proc scan, so it is done only then).
+  bool AllAttributed(const std::vector<GpuMemoryReading>& readings) const;
+
   // Readings of (some of) the pool's GPUs taken at `now`; a GPU missing from `readings`
-  // keeps its older one. Updates peaks and reports foreign processes (TakeNotices).
+  // keeps its older one. Updates peaks and reports foreign processes (TakeNotices): a
+  // listed process no trial owned in readings at least a second apart.
   void Observe(const std::vector<GpuMemoryReading>& readings, double now);
 
   // Trial `trial` ended. Its GPUs are free at once when it never ran (kNo: it failed
@@ -228,8 +236,9 @@ class GpuPool {
   GpuSharing sharing_;
   bool have_readings_ = false;
   bool memory_refused_ = false;
+  bool pids_match_ = false;  // some reading listed a pid known as a trial's
   std::vector<GpuNotice> notices_;
-  std::map<int, int> suspects_;   // unattributed pid -> readings it was seen in
+  std::map<int, double> suspects_;  // unattributed pid -> when first seen so
   std::set<int> reported_foreign_;
   std::set<int> low_memory_noted_;  // GPUs whose low memory was told (until they get a trial)
 };

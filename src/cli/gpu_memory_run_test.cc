@@ -107,15 +107,14 @@ TEST_F(GpuMemoryRunTest, MemoryFreedLateDelaysReuse) {
   // A lower bound only: a loaded machine makes the gap longer, never shorter.
   EXPECT_GE(outcome->trials[1].start_time - outcome->trials[0].end_time, 1.5);
   EXPECT_THAT(Events("gpu_quarantined"), IsEmpty());
-  const std::vector<Json> memory = Events("trial_gpu_memory");
-  ASSERT_FALSE(memory.empty());
 }
 
 TEST_F(GpuMemoryRunTest, MemoryNeverFreedQuarantinesTheGpuAndTheSweepGoesOn) {
   Script("");
-  auto config = Sweep("{gpus: [0, 1], gpu_release_timeout: 1s}", 4,
-                      {Allocate("2147483648", "keep") + "; sleep 0.3", "sleep 0.3", "sleep 0.3",
-                       "sleep 0.3"});
+  // The timeout passes while trials 1-3 (3 s in all) still run on GPU 1.
+  auto config = Sweep("{gpus: [0, 1], gpu_release_timeout: 0.5s}", 4,
+                      {Allocate("2147483648", "keep") + "; sleep 0.3", "sleep 1", "sleep 1",
+                       "sleep 1"});
   auto outcome = RunOnFakeNvml(config);
   ASSERT_TRUE(outcome) << outcome.error().message;
   // Trial 0 got GPU 0 and left 2 GiB behind: GPU 0 is quarantined; the rest ran on GPU 1.
@@ -136,9 +135,11 @@ TEST_F(GpuMemoryRunTest, MemoryNeverFreedQuarantinesTheGpuAndTheSweepGoesOn) {
   ASSERT_TRUE(lines);
   EXPECT_THAT(*lines, HasSubstr("Quarantined GPUs (latest run):\n  GPU 0 quarantined"));
   // No trial started on GPU 0 after trial 0.
-  for (const TrialRecord& t : outcome->trials)
-    if (t.number > 0 && t.start_time > outcome->trials[0].end_time)
+  for (const TrialRecord& t : outcome->trials) {
+    if (t.number > 0 && t.start_time > outcome->trials[0].end_time) {
       EXPECT_NE(t.gpus, std::vector<int>{0}) << "trial " << t.number;
+    }
+  }
 }
 
 TEST_F(GpuMemoryRunTest, EveryGpuQuarantinedEndsTheRunWithAClearError) {
@@ -156,7 +157,8 @@ TEST_F(GpuMemoryRunTest, EveryGpuQuarantinedEndsTheRunWithAClearError) {
 TEST_F(GpuMemoryRunTest, AForeignProcessesMemoryIsReportedAndRespected) {
   // GPU 1 (80 GiB) is nearly full with another user's job: this test process.
   Script(fmt::format("proc 1 {} {}\n", getpid(), 78 * kGiB));
-  auto config = Sweep("{gpus: auto, min_free_gpu_memory: 4GiB}", 3, {"sleep 0.2"});
+  // 3 trials of 0.6 s one after another: the process is seen for more than a second.
+  auto config = Sweep("{gpus: auto, min_free_gpu_memory: 4GiB}", 3, {"sleep 0.6"});
   auto outcome = RunOnFakeNvml(config);
   ASSERT_TRUE(outcome) << outcome.error().message;
   for (const TrialRecord& t : outcome->trials) {

@@ -217,6 +217,34 @@ TEST(GpuReleaseSharedTest, OtherTrialsMemoryDoesNotHoldAReleaseBack) {
   EXPECT_TRUE(pool.TryAcquire(1, 3));
 }
 
+TEST(GpuReleaseSharedTest, StrangersHoldASharedGpuOnlyWhenPidsCanBeMatched) {
+  // NVML's pids never match the trials' (gpusweep in a container of its own): a process
+  // that appeared may be a sibling's, so only the trial's own pids would count.
+  GpuPool blind({0}, Sharing(2));
+  blind.Observe({Reading(0, 0)}, 0);
+  ASSERT_TRUE(blind.TryAcquire(1, 1));
+  ASSERT_TRUE(blind.TryAcquire(1, 2));
+  blind.Attribute(1, {101});
+  blind.Attribute(2, {102});
+  blind.Observe({Reading(0, 0, {{90001, kGiB}, {90002, kGiB}})}, 1);
+  blind.Release(1, 2);
+  blind.Observe({Reading(0, 0, {{90002, kGiB}})}, 3);
+  blind.Settle(3);
+  EXPECT_TRUE(blind.TryAcquire(1, 3));
+  // The same with pids that match: the stranger 555 appeared while trial 1 ran.
+  GpuPool seeing({0}, Sharing(2));
+  seeing.Observe({Reading(0, 0)}, 0);
+  ASSERT_TRUE(seeing.TryAcquire(1, 1));
+  ASSERT_TRUE(seeing.TryAcquire(1, 2));
+  seeing.Attribute(1, {101});
+  seeing.Attribute(2, {102});
+  seeing.Observe({Reading(0, 0, {{101, kGiB}, {102, kGiB}})}, 1);
+  seeing.Release(1, 2);
+  seeing.Observe({Reading(0, 0, {{102, kGiB}, {555, kGiB}})}, 3);
+  seeing.Settle(3);
+  EXPECT_EQ(seeing.TryAcquire(1, 3), std::nullopt);
+}
+
 TEST(GpuReleaseSharedTest, AnUnreadableGpuIsQuarantinedAfterTheTimeout) {
   GpuPool pool({0, 1}, Sharing(1, {}, 0, 5));
   pool.Observe({Reading(0, 0), Reading(1, 0)}, 0);

@@ -13,6 +13,9 @@
 namespace gpusweep {
 namespace {
 
+// How long a listed process must stay unattributed before it is reported as foreign.
+constexpr double kForeignAfterSeconds = 1.0;
+
 std::string PidList(const GpuMemoryReading& reading, const std::vector<int>& pids) {
   std::vector<std::string> parts;
   for (const GpuProcessMemory& process : reading.processes)
@@ -31,6 +34,18 @@ void GpuPool::Attribute(int trial, const std::vector<int>& pids) {
       if (hold.trial == trial && !hold.released_at) hold.pids.insert(pids.begin(), pids.end());
 }
 
+bool GpuPool::AllAttributed(const std::vector<GpuMemoryReading>& readings) const {
+  for (const GpuMemoryReading& reading : readings)
+    for (const GpuProcessMemory& process : reading.processes) {
+      const bool known = std::any_of(state_.begin(), state_.end(), [&](const Gpu& gpu) {
+        return std::any_of(gpu.holds.begin(), gpu.holds.end(),
+                           [&](const Hold& hold) { return hold.pids.contains(process.pid); });
+      });
+      if (!known) return false;
+    }
+  return true;
+}
+
 void GpuPool::Observe(const std::vector<GpuMemoryReading>& readings, double now) {
   memory_refused_ = false;
   std::set<int> unowned;
@@ -46,6 +61,9 @@ void GpuPool::Observe(const std::vector<GpuMemoryReading>& readings, double now)
       hold.read = true;
       hold.current_bytes =
           gpu_memory::ListedBytes(reading, [&](int pid) { return hold.pids.contains(pid); });
+      if (std::any_of(reading.processes.begin(), reading.processes.end(),
+                      [&](const GpuProcessMemory& p) { return hold.pids.contains(p.pid); }))
+        pids_match_ = true;
       hold.peak_bytes = std::max(hold.peak_bytes, hold.current_bytes);
     }
     for (const GpuProcessMemory& process : reading.processes) {
@@ -54,9 +72,11 @@ void GpuPool::Observe(const std::vector<GpuMemoryReading>& readings, double now)
       });
       if (owned) continue;
       unowned.insert(process.pid);
-      // Seen in two readings and still no trial's: a process gpusweep did not start
-      // (one reading is not enough: a trial's new child is attributed a moment later).
-      if (suspects_.contains(process.pid) && reported_foreign_.insert(process.pid).second)
+      // No trial's for a second: a process gpusweep did not start (a trial's new child
+      // is attributed within a second, see Attribute's caller).
+      const auto seen = suspects_.find(process.pid);
+      if (seen != suspects_.end() && now - seen->second >= kForeignAfterSeconds &&
+          reported_foreign_.insert(process.pid).second)
         notices_.push_back(GpuNotice{
             GpuNotice::Kind::kForeignMemory, reading.index, -1, process.used_bytes.value_or(0),
             {process.pid},
@@ -67,8 +87,8 @@ void GpuPool::Observe(const std::vector<GpuMemoryReading>& readings, double now)
                         FormatByteSize(reading.free_bytes), FormatByteSize(reading.total_bytes))});
     }
   }
-  std::map<int, int> next;
-  for (int pid : unowned) next[pid] = suspects_.contains(pid) ? suspects_[pid] + 1 : 1;
+  std::map<int, double> next;
+  for (int pid : unowned) next[pid] = suspects_.contains(pid) ? suspects_[pid] : now;
   suspects_ = std::move(next);
 }
 
@@ -120,14 +140,17 @@ void GpuPool::Check(Gpu& gpu, double now) {
     }
     const GpuMemoryReading& reading = *gpu.reading;
     // The trial's processes, and processes that appeared while it ran that no other
-    // trial on this GPU owns (a child it started and gpusweep never saw).
+    // trial on this GPU owns (a child it started and gpusweep never saw). Shared GPUs
+    // whose NVML pids never matched a trial's (another PID namespace) cannot tell a
+    // sibling's processes from this trial's: there only its own pids count.
+    const bool strangers_count = sharing_.trials_per_gpu == 1 || pids_match_;
     std::vector<int> blocking;
     for (const GpuProcessMemory& process : reading.processes) {
       const bool others = std::any_of(gpu.holds.begin(), gpu.holds.end(), [&](const Hold& h) {
         return &h != &hold && h.pids.contains(process.pid);
       });
       if (hold.pids.contains(process.pid) ||
-          (!hold.listed_before.contains(process.pid) && !others))
+          (strangers_count && !hold.listed_before.contains(process.pid) && !others))
         blocking.push_back(process.pid);
     }
     const std::uint64_t unlisted = gpu_memory::UnlistedBytes(reading);

@@ -7,6 +7,9 @@
 namespace gpusweep {
 namespace {
 
+// Seconds between scans for the processes of running trials (see Tick).
+constexpr double kAttributionInterval = 1.0;
+
 const char* EventKind(GpuNotice::Kind kind) {
   switch (kind) {
     case GpuNotice::Kind::kQuarantined: return "gpu_quarantined";
@@ -37,11 +40,16 @@ void GpuSlots::Tick() {
     if (sharing_.memory_per_trial) detail["gpu_memory_per_trial"] = *sharing_.memory_per_trial;
     Record("gpu_pool", std::move(detail));
   }
-  for (const auto& [trial, pid] : running_)
-    pool_.Attribute(trial, services_.processes->TrialProcesses(pid));
   const double now = services_.monotonic_clock();
   Expected<std::vector<GpuMemoryReading>> readings = services_.gpu_probe->ReadMemory(pool_.gpus());
   if (readings) {
+    // A listed process no trial is known to own: a trial's child (or a foreign one).
+    // Listing the trials' processes scans /proc, so at most once a second.
+    if (!pool_.AllAttributed(*readings) && now - last_attribution_ >= kAttributionInterval) {
+      last_attribution_ = now;
+      for (const auto& [trial, pid] : running_)
+        pool_.Attribute(trial, services_.processes->TrialProcesses(pid));
+    }
     pool_.Observe(*readings, now);
   } else if (!warned_read_failure_) {
     warned_read_failure_ = true;  // GPUs released from now on wait, then are quarantined

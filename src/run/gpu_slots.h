@@ -63,6 +63,7 @@ class GpuSlots {
   double run_started_;                   // Unix seconds: the run these events belong to
   bool announced_ = false;               // gpu_pool written
   bool warned_read_failure_ = false;
+  double last_attribution_ = -1e300;     // monotonic seconds of the last process scan
   std::map<int, ProcessId> running_;     // trial -> its leader
   std::map<int, std::string> quarantine_;  // GPU -> why
 };
