@@ -114,11 +114,9 @@ Status TrialLoop::Run() {
         !failures_.Exhausted() && !gpu_slots_.Waiting())
       // PlanRun rules this out unless GPUs were quarantined; never spin
       return Fail(ErrorCode::kResource,
-                  gpu_slots_.Stuck() ? *gpu_slots_.Stuck()
-                  : scheduler_ != nullptr
-                      ? fmt::format("trial {} can never get its resources",
-                                    scheduler_->NextJob().trial)
-                      : fmt::format("trial {} can never get its resources", queue_.front()));
+                  gpu_slots_.Stuck().value_or(fmt::format(
+                      "trial {} can never get its resources",
+                      scheduler_ != nullptr ? scheduler_->NextJob().trial : queue_.front())));
     // Even when every launch failed at once, Wait (with no time to sleep) is where
     // pending interrupts are noticed.
     WaitOutcome outcome = services_.processes->Wait(
