@@ -108,6 +108,19 @@ struct ResourcesConfig {
   int gpus_per_trial_column = 0;
   std::optional<int> cpu_slots;       // nullopt = auto (usable cores); concurrency without GPUs
   std::optional<int> max_concurrent;  // nullopt = no cap beyond resources
+  // GPU sharing and memory checks (docs/config.md, "GPU memory and sharing").
+  // trials_per_gpu: at most this many trials at once on one GPU; nullopt = 1 (exclusive)
+  // unless gpu_memory_per_trial is set, then as many as its memory allows.
+  std::optional<int> trials_per_gpu;
+  // Bytes each trial reserves on each of its GPUs; a trial starts only where NVML's free
+  // memory minus what running trials reserved and have not allocated yet covers it.
+  std::optional<std::uint64_t> gpu_memory_per_trial;
+  std::uint64_t min_free_gpu_memory = 0;  // bytes; a GPU with less free is not used
+  // After a trial ends its GPUs are handed on only once NVML shows none of its processes
+  // and used memory back within gpu_release_tolerance of its level before the trial;
+  // after gpu_release_timeout_seconds the GPU is quarantined.
+  double gpu_release_timeout_seconds = 30;
+  std::uint64_t gpu_release_tolerance = 256ull * 1024 * 1024;
 };
 
 // `max_failures:` — when to stop starting trials because too many fail (an import
@@ -226,6 +239,12 @@ Expected<ExperimentConfig> ParseConfig(std::string_view yaml_text,
 // Parses a duration: "90" or "90s", "20m", "1.5h", "1h30m", "250ms". Returns seconds.
 // Error{kInvalidConfig} (message without location) on anything else or a negative value.
 Expected<double> ParseDuration(std::string_view text);
+
+// Parses a memory size: bytes as an integer ("1073741824"), or a number with a unit,
+// case-insensitive: B, KiB, MiB, GiB, TiB (powers of 1024), KB, MB, GB, TB (powers of
+// 1000): "10GiB", "512MiB", "1.5GB" (rounded down to whole bytes).
+// Error{kInvalidConfig} (message without location) on anything else.
+Expected<std::uint64_t> ParseByteSize(std::string_view text);
 
 // The parts of a config that define an experiment's results (command, shell, metric,
 // sampler, search_space, templates with file contents). Resuming with a different

@@ -67,6 +67,10 @@ std::string TrialDirName(int number);
 // non-finite → "-".
 std::string FormatDuration(double seconds);
 
+// Memory for people: "1.9 GiB" from 1 GiB up (one decimal), else whole MiB ("512 MiB",
+// "0 MiB").
+std::string FormatByteSize(std::uint64_t bytes);
+
 // "SIGKILL", "SIGTERM", "SIGSEGV", … (glibc's abbreviation); "signal N" if unknown.
 std::string SignalName(int signal);
 

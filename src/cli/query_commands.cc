@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/decision_lines.h"
 #include "cli/experiment_locator.h"
+#include "cli/gpu_lines.h"
 #include "cli/terminal.h"
 #include "common/did_you_mean.h"
 #include "gpusweep/journal.h"
@@ -231,6 +232,8 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, LoadNasProgress(opened, trials));
   if (nas)
     for (const std::string& line : NasProgressLines(*nas)) GS_TRY(Emit(stdout, line + "\n"));
+  GS_ASSIGN_OR_RETURN(std::string quarantined, QuarantineLines(*opened.journal));
+  GS_TRY(Emit(stdout, quarantined));
   GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm_start, LoadWarmStart(*opened.journal));
   constexpr std::size_t kWarmStartListed = 10;
   if (warm_start)
@@ -317,6 +320,8 @@ Expected<int> ShowCommand(const std::string& trial_id, const std::optional<std::
   const std::string resource = opened.meta.scheduler ? opened.meta.scheduler->resource : "budget";
   GS_TRY(Emit(stdout,
               FormatTrial(*trial, results, tail, opened.context, DecisionLines(events, resource))));
+  GS_ASSIGN_OR_RETURN(std::string memory, TrialGpuMemoryLine(*opened.journal, number));
+  GS_TRY(Emit(stdout, memory));
   return 0;
 }
 

@@ -33,6 +33,12 @@ std::optional<TrialState> TrialStateFromString(std::string_view text) {
 
 std::string TrialDirName(int number) { return fmt::format("{:04d}", number); }
 
+std::string FormatByteSize(std::uint64_t bytes) {
+  constexpr double kMiB = 1024.0 * 1024;
+  if (bytes >= 1024ull * 1024 * 1024) return fmt::format("{:.1f} GiB", bytes / (kMiB * 1024));
+  return fmt::format("{:.0f} MiB", bytes / kMiB);
+}
+
 std::string FormatDuration(double seconds) {
   if (!std::isfinite(seconds)) return "-";
   const long long total = std::max(0LL, std::llround(seconds));

@@ -16,6 +16,7 @@
 #include "config/backend_parser.h"
 #include "config/nas_parser.h"
 #include "config/resources_parser.h"
+#include "config/unit_values.h"
 #include "config/sampler_parser.h"
 #include "config/scheduler_parser.h"
 #include "config/search_space_parser.h"
@@ -197,13 +198,13 @@ Status ParseSearchSpaceSection(const Mapping& top, ExperimentConfig& config) {
 
 Status ParseTimeouts(const Mapping& top, ExperimentConfig& config) {
   if (const Value* timeout = top.Find("timeout"); timeout && !timeout->IsNull()) {
-    GS_ASSIGN_OR_RETURN(config.timeout_seconds, ParseSeconds(*timeout));
+    GS_ASSIGN_OR_RETURN(config.timeout_seconds, config_detail::ToSeconds(*timeout));
     if (*config.timeout_seconds <= 0)
       return timeout->Invalid("a zero timeout would stop every trial at once",
                               "use a positive duration, or null for no timeout");
   }
   if (const Value* grace = top.Find("kill_grace")) {
-    GS_ASSIGN_OR_RETURN(config.kill_grace_seconds, ParseSeconds(*grace));
+    GS_ASSIGN_OR_RETURN(config.kill_grace_seconds, config_detail::ToSeconds(*grace));
   }
   return {};
 }

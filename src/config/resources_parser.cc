@@ -1,5 +1,7 @@
 #include "config/resources_parser.h"
 
+#include "config/unit_values.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,8 +10,10 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 4> kKeys{"gpus", "gpus_per_trial", "cpu_slots",
-                                                "max_concurrent"};
+constexpr std::array<std::string_view, 9> kKeys{
+    "gpus",           "gpus_per_trial",      "cpu_slots",
+    "max_concurrent", "trials_per_gpu",      "gpu_memory_per_trial",
+    "min_free_gpu_memory", "gpu_release_timeout", "gpu_release_tolerance"};
 constexpr std::array<std::string_view, 2> kGpuModes{"auto", "none"};
 
 Status ParseGpus(const Value& value, ResourcesConfig& resources) {
@@ -82,6 +86,29 @@ Status ParseMaxConcurrent(const Value& value, ResourcesConfig& resources) {
   return {};
 }
 
+// trials_per_gpu, gpu_memory_per_trial, min_free_gpu_memory and the release check.
+Status ParseGpuSharing(const Mapping& mapping, ResourcesConfig& resources) {
+  if (const Value* count = mapping.Find("trials_per_gpu")) {
+    GS_ASSIGN_OR_RETURN(resources.trials_per_gpu, count->ToIntAtLeast(1));
+  }
+  if (const Value* memory = mapping.Find("gpu_memory_per_trial"); memory && !memory->IsNull()) {
+    GS_ASSIGN_OR_RETURN(resources.gpu_memory_per_trial, ToByteSize(*memory));
+    if (*resources.gpu_memory_per_trial == 0)
+      return memory->Invalid("a trial cannot run in 0 bytes of GPU memory",
+                             "give what one trial needs, e.g. 10GiB, or leave the key out");
+  }
+  if (const Value* floor = mapping.Find("min_free_gpu_memory")) {
+    GS_ASSIGN_OR_RETURN(resources.min_free_gpu_memory, ToByteSize(*floor));
+  }
+  if (const Value* timeout = mapping.Find("gpu_release_timeout")) {
+    GS_ASSIGN_OR_RETURN(resources.gpu_release_timeout_seconds, ToSeconds(*timeout));
+  }
+  if (const Value* tolerance = mapping.Find("gpu_release_tolerance")) {
+    GS_ASSIGN_OR_RETURN(resources.gpu_release_tolerance, ToByteSize(*tolerance));
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<ResourcesConfig> ParseResources(const Value* value, std::uint64_t total_trials) {
@@ -101,6 +128,7 @@ Expected<ResourcesConfig> ParseResources(const Value* value, std::uint64_t total
   if (const Value* slots = mapping.Find("cpu_slots")) GS_TRY(ParseCpuSlots(*slots, resources));
   if (const Value* cap = mapping.Find("max_concurrent"))
     GS_TRY(ParseMaxConcurrent(*cap, resources));
+  GS_TRY(ParseGpuSharing(mapping, resources));
   return resources;
 }
 

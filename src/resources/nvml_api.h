@@ -11,6 +11,10 @@ using Return = int;
 inline constexpr Return kSuccess = 0;              // NVML_SUCCESS
 inline constexpr Return kDriverNotLoaded = 9;      // NVML_ERROR_DRIVER_NOT_LOADED
 inline constexpr Return kLibraryNotFound = 12;     // NVML_ERROR_LIBRARY_NOT_FOUND
+inline constexpr Return kInsufficientSize = 7;     // NVML_ERROR_INSUFFICIENT_SIZE
+
+// usedGpuMemory when NVML cannot tell (Windows WDDM, some MIG setups).
+inline constexpr unsigned long long kValueNotAvailable = ~0ULL;  // NVML_VALUE_NOT_AVAILABLE
 
 // nvmlDevice_t: an opaque handle (pointer to an undefined struct).
 struct DeviceSt;
@@ -21,6 +25,19 @@ struct Memory {
   unsigned long long total;
   unsigned long long free;
   unsigned long long used;
+};
+
+// nvmlProcessInfo_v1_t, filled by nvmlDeviceGetComputeRunningProcesses (v1).
+struct ProcessInfoV1 {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;  // bytes, or kValueNotAvailable
+};
+// nvmlProcessInfo_v2_t (== nvmlProcessInfo_t), filled by ..._v2 and ..._v3.
+struct ProcessInfoV2 {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;  // bytes, or kValueNotAvailable
+  unsigned int gpuInstanceId;        // MIG only
+  unsigned int computeInstanceId;    // MIG only
 };
 
 // Buffer sizes the reference guarantees large enough:
@@ -36,5 +53,9 @@ using DeviceGetHandleByIndexFn = Return (*)(unsigned index, Device*); // nvmlDev
 using DeviceGetNameFn = Return (*)(Device, char* name, unsigned length);  // nvmlDeviceGetName
 using DeviceGetUuidFn = Return (*)(Device, char* uuid, unsigned length);  // nvmlDeviceGetUUID
 using DeviceGetMemoryInfoFn = Return (*)(Device, Memory*);            // nvmlDeviceGetMemoryInfo
+// nvmlDeviceGetComputeRunningProcesses{,_v2,_v3}: `*count` in = room in `infos`, out =
+// processes found; kInsufficientSize when they do not fit (then *count is the need).
+template <class Info>
+using DeviceGetComputeProcessesFn = Return (*)(Device, unsigned* count, Info* infos);
 
 }  // namespace gpusweep::nvml

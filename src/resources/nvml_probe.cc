@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 
 #include <array>
+#include <optional>
+#include <vector>
 #include <utility>
 
 #include <fmt/format.h>
@@ -27,6 +29,9 @@ struct NvmlFunctions {
   nvml::DeviceGetNameFn get_name = nullptr;
   nvml::DeviceGetUuidFn get_uuid = nullptr;
   nvml::DeviceGetMemoryInfoFn get_memory = nullptr;
+  // Optional (older drivers have only v1): the newest present is used.
+  nvml::DeviceGetComputeProcessesFn<nvml::ProcessInfoV2> get_processes_v2 = nullptr;
+  nvml::DeviceGetComputeProcessesFn<nvml::ProcessInfoV1> get_processes_v1 = nullptr;
 };
 
 // Resolves `name` into `*out`; false if the library lacks it.
@@ -59,6 +64,9 @@ Expected<NvmlFunctions> LoadFunctions(void* library, const std::string& library_
                               library_name, name));
     }
   }
+  if (!Lookup(library, "nvmlDeviceGetComputeRunningProcesses_v3", &f.get_processes_v2))
+    Lookup(library, "nvmlDeviceGetComputeRunningProcesses_v2", &f.get_processes_v2);
+  Lookup(library, "nvmlDeviceGetComputeRunningProcesses", &f.get_processes_v1);
   return f;
 }
 
@@ -74,16 +82,32 @@ class NvmlSession {
   nvml::ShutdownFn shutdown_;
 };
 
+// A loaded, initialized NVML kept for repeated memory readings. Members are destroyed
+// in reverse order: the session shuts NVML down before the library is unloaded.
+struct OpenNvml {
+  LibraryHandle library;
+  NvmlFunctions f;
+  std::unique_ptr<NvmlSession> session;
+};
+
 class NvmlProbe : public GpuProbe {
  public:
   explicit NvmlProbe(std::string library) : library_(std::move(library)) {}
   Expected<std::vector<GpuInfo>> ListGpus() override;
+  Expected<std::vector<GpuMemoryReading>> ReadMemory(const std::vector<int>& gpus) override;
 
  private:
   Error CallFailed(const NvmlFunctions& f, std::string_view call, nvml::Return rc) const;
   Expected<GpuInfo> QueryDevice(const NvmlFunctions& f, unsigned index) const;
+  Expected<GpuMemoryReading> ReadDeviceMemory(const NvmlFunctions& f, int index) const;
+  template <class Info>
+  Expected<std::vector<GpuProcessMemory>> ReadProcesses(
+      const NvmlFunctions& f, nvml::DeviceGetComputeProcessesFn<Info> get, nvml::Device device,
+      int index) const;
 
   std::string library_;
+  std::optional<OpenNvml> open_;  // ReadMemory's session, opened on its first call
+  bool no_nvml_ = false;          // ReadMemory found no usable NVML: stays empty
 };
 
 Error NvmlProbe::CallFailed(const NvmlFunctions& f, std::string_view call,
@@ -144,6 +168,81 @@ Expected<std::vector<GpuInfo>> NvmlProbe::ListGpus() {
     gpus.push_back(std::move(gpu));
   }
   return gpus;
+}
+
+template <class Info>
+Expected<std::vector<GpuProcessMemory>> NvmlProbe::ReadProcesses(
+    const NvmlFunctions& f, nvml::DeviceGetComputeProcessesFn<Info> get, nvml::Device device,
+    int index) const {
+  std::vector<Info> infos(64);
+  // A process may start between the call that reports the need and the next one.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    unsigned count = static_cast<unsigned>(infos.size());
+    const nvml::Return rc = get(device, &count, infos.data());
+    if (rc == nvml::kInsufficientSize) {
+      infos.resize(count + 16);
+      continue;
+    }
+    if (rc != nvml::kSuccess)
+      return tl::unexpected(CallFailed(
+          f, fmt::format("nvmlDeviceGetComputeRunningProcesses(GPU {})", index), rc));
+    std::vector<GpuProcessMemory> processes;
+    for (unsigned i = 0; i < count && i < infos.size(); ++i) {
+      GpuProcessMemory process{static_cast<int>(infos[i].pid), std::nullopt};
+      if (infos[i].usedGpuMemory != nvml::kValueNotAvailable)
+        process.used_bytes = infos[i].usedGpuMemory;
+      processes.push_back(process);
+    }
+    return processes;
+  }
+  return tl::unexpected(CallFailed(
+      f, fmt::format("nvmlDeviceGetComputeRunningProcesses(GPU {})", index),
+      nvml::kInsufficientSize));
+}
+
+Expected<GpuMemoryReading> NvmlProbe::ReadDeviceMemory(const NvmlFunctions& f, int index) const {
+  nvml::Device device = nullptr;
+  if (nvml::Return rc = f.get_handle(static_cast<unsigned>(index), &device); rc != nvml::kSuccess)
+    return tl::unexpected(
+        CallFailed(f, fmt::format("nvmlDeviceGetHandleByIndex_v2(GPU {})", index), rc));
+  nvml::Memory memory{};
+  if (nvml::Return rc = f.get_memory(device, &memory); rc != nvml::kSuccess)
+    return tl::unexpected(
+        CallFailed(f, fmt::format("nvmlDeviceGetMemoryInfo(GPU {})", index), rc));
+  GpuMemoryReading reading{index, memory.total, memory.used, memory.free, {}};
+  if (f.get_processes_v2 != nullptr) {
+    GS_ASSIGN_OR_RETURN(reading.processes, ReadProcesses(f, f.get_processes_v2, device, index));
+  } else if (f.get_processes_v1 != nullptr) {
+    GS_ASSIGN_OR_RETURN(reading.processes, ReadProcesses(f, f.get_processes_v1, device, index));
+  }
+  return reading;
+}
+
+Expected<std::vector<GpuMemoryReading>> NvmlProbe::ReadMemory(const std::vector<int>& gpus) {
+  if (no_nvml_) return std::vector<GpuMemoryReading>{};
+  if (!open_) {
+    LibraryHandle library(dlopen(library_.c_str(), RTLD_NOW | RTLD_LOCAL));
+    if (!library) {
+      no_nvml_ = true;
+      return std::vector<GpuMemoryReading>{};
+    }
+    GS_ASSIGN_OR_RETURN(NvmlFunctions f, LoadFunctions(library.get(), library_));
+    const nvml::Return init = f.init();
+    if (init == nvml::kDriverNotLoaded || init == nvml::kLibraryNotFound) {
+      no_nvml_ = true;
+      return std::vector<GpuMemoryReading>{};
+    }
+    if (init != nvml::kSuccess) return tl::unexpected(CallFailed(f, "nvmlInit_v2", init));
+    auto session = std::make_unique<NvmlSession>(f.shutdown);
+    open_.emplace(OpenNvml{std::move(library), f, std::move(session)});
+  }
+  std::vector<GpuMemoryReading> readings;
+  readings.reserve(gpus.size());
+  for (int index : gpus) {
+    GS_ASSIGN_OR_RETURN(GpuMemoryReading reading, ReadDeviceMemory(open_->f, index));
+    readings.push_back(std::move(reading));
+  }
+  return readings;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "resources/fake_nvml_test_util.h"
 #include "resources/nvml_probe.h"
 
 namespace gpusweep {
@@ -12,33 +13,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
-
-// Sets FAKE_NVML_MODE for one test.
-class ScopedFakeMode {
- public:
-  explicit ScopedFakeMode(const char* mode) { setenv("FAKE_NVML_MODE", mode, 1); }
-  ~ScopedFakeMode() { unsetenv("FAKE_NVML_MODE"); }
-};
-
-// Keeps the fake library loaded, so its counters survive the probe's dlclose and the
-// probe's dlopen of the same path shares this instance.
-class FakeNvml {
- public:
-  explicit FakeNvml(const char* path) : handle_(dlopen(path, RTLD_NOW | RTLD_LOCAL)) {}
-  ~FakeNvml() {
-    if (handle_ != nullptr) dlclose(handle_);
-  }
-  bool loaded() const { return handle_ != nullptr; }
-  int open_sessions() const { return Call("FakeNvmlOpenSessions"); }
-  int init_calls() const { return Call("FakeNvmlInitCalls"); }
-
- private:
-  int Call(const char* name) const {
-    auto fn = reinterpret_cast<int (*)()>(dlsym(handle_, name));
-    return fn != nullptr ? fn() : -1;
-  }
-  void* handle_;
-};
 
 TEST(NvmlProbeTest, RealProbeWithoutNvmlReportsNoGpu) {
   Expected<std::vector<GpuInfo>> gpus = MakeNvmlProbe()->ListGpus();

@@ -1,6 +1,7 @@
 #include "run/run_plan.h"
 
 #include <algorithm>
+#include <climits>
 #include <set>
 
 #include <fmt/format.h>
@@ -195,7 +196,11 @@ Status PlanResources(const ExperimentConfig& config, GpuProbe& probe,
                     config, env, cli_gpus));
     const bool any_cpu_trial =
         std::find(plan.gpus_needed.begin(), plan.gpus_needed.end(), 0) != plan.gpus_needed.end();
-    plan.concurrency = static_cast<int>(plan.gpus.size()) + (any_cpu_trial ? plan.cpu_slots : 0);
+    const GpuSharing sharing = GpuSharingFrom(config.resources);
+    GS_TRY(InConfig(CheckGpuMemoryDemand(sharing, detected, plan.gpus), config));
+    const int gpu_slots = SharedGpuSlots(sharing, detected, plan.gpus);
+    plan.concurrency = any_cpu_trial ? std::min(gpu_slots, INT_MAX - plan.cpu_slots) + plan.cpu_slots
+                                     : gpu_slots;
   }
   if (config.resources.max_concurrent)
     plan.concurrency = std::min(plan.concurrency, *config.resources.max_concurrent);

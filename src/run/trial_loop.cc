@@ -47,7 +47,7 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
                      const ExperimentWatch* watch, std::vector<AttachedJob> attached)
     : watch_(watch), config_(config), options_(options), services_(services), observer_(observer), plan_(plan),
       scheduler_(plan.scheduler.get()), journal_(journal), trials_(std::move(recorded)),
-      gpu_pool_(plan.gpus),
+      gpu_slots_(plan.gpus, config.resources, services, observer, pending_),
       poll_interval_(scheduler_ != nullptr && plan.style == TrialStyle::kIterative
                          ? kVerdictPollInterval
                          : kPollInterval),
@@ -97,6 +97,7 @@ Status TrialLoop::Run() {
   SettleEliminated();  // a run killed between a round's end and this record
   while ((HasWork() && interrupt_signal_ == 0) || !active_.empty()) {
     GS_TRY(CheckExperiment());
+    gpu_slots_.Tick();  // memory of ended trials' GPUs; a fresh reading before launches
     std::vector<PreparedLaunch> launches;
     int failed_to_start = 0;
     if (interrupt_signal_ == 0) {
@@ -112,16 +113,16 @@ Status TrialLoop::Run() {
     for (PreparedLaunch& launch : launches) GS_TRY(Spawn(std::move(launch)));
     if (changed) GS_TRY(StartSync());
     if (interrupt_signal_ == 0 && active_.empty() && launches.empty() && failed_to_start == 0 &&
-        !failures_.Exhausted())
-      // PlanRun rules this out; never spin if it did not
+        !failures_.Exhausted() && !gpu_slots_.Waiting())
+      // PlanRun rules this out unless GPUs were quarantined; never spin
       return Fail(ErrorCode::kResource,
-                  scheduler_ != nullptr
-                      ? fmt::format("trial {} can never get its resources",
-                                    scheduler_->NextJob().trial)
-                      : fmt::format("trial {} can never get its resources", queue_.front()));
+                  gpu_slots_.Stuck().value_or(fmt::format(
+                      "trial {} can never get its resources",
+                      scheduler_ != nullptr ? scheduler_->NextJob().trial : queue_.front())));
     // Even when every launch failed at once, Wait (with no time to sleep) is where
     // pending interrupts are noticed.
-    WaitOutcome outcome = services_.processes->Wait(active_.empty() ? 0.0 : WaitTimeout());
+    WaitOutcome outcome = services_.processes->Wait(
+        active_.empty() && !gpu_slots_.Waiting() ? 0.0 : WaitTimeout());
     GS_TRY(FinishSyncs(SyncWait::kDone));
     if (outcome.interrupt_signal != 0) BeginInterrupt(outcome.interrupt_signal);
     PollMetrics();
@@ -233,9 +234,9 @@ Expected<std::vector<TrialLoop::PreparedLaunch>> TrialLoop::PrepareReady(int& fa
         failures_.Exhausted())
       break;
     // Nothing is free: scanning the rest of a long queue would find nothing either.
-    if (gpu_pool_.free_count() == 0 && cpu_slots_in_use_ >= plan_.cpu_slots) break;
+    if (gpu_slots_.free_count() == 0 && cpu_slots_in_use_ >= plan_.cpu_slots) break;
     const int number = *it;
-    std::optional<std::vector<int>> gpus = AcquireResources(plan_.gpus_needed[number]);
+    std::optional<std::vector<int>> gpus = AcquireResources(number, plan_.gpus_needed[number]);
     if (!gpus) {
       ++it;
       continue;
@@ -256,7 +257,8 @@ Expected<std::vector<TrialLoop::PreparedLaunch>> TrialLoop::PrepareScheduled(int
          !failures_.Exhausted()) {
     const Job job = scheduler_->NextJob();
     if (job.kind != Job::Kind::kStart && job.kind != Job::Kind::kPromote) break;
-    std::optional<std::vector<int>> gpus = AcquireResources(plan_.gpus_needed.at(job.trial));
+    std::optional<std::vector<int>> gpus =
+        AcquireResources(job.trial, plan_.gpus_needed.at(job.trial));
     if (!gpus) break;
     scheduler_->JobStarted(job);
     std::optional<PreparedLaunch> launch = Prepare(job.trial, std::move(*gpus), job);
@@ -266,16 +268,16 @@ Expected<std::vector<TrialLoop::PreparedLaunch>> TrialLoop::PrepareScheduled(int
   return launches;
 }
 
-std::optional<std::vector<int>> TrialLoop::AcquireResources(int gpus_needed) {
-  if (gpus_needed > 0) return gpu_pool_.TryAcquire(gpus_needed);
+std::optional<std::vector<int>> TrialLoop::AcquireResources(int number, int gpus_needed) {
+  if (gpus_needed > 0) return gpu_slots_.TryAcquire(gpus_needed, number);
   if (cpu_slots_in_use_ >= plan_.cpu_slots) return std::nullopt;
   ++cpu_slots_in_use_;
   return std::vector<int>{};
 }
 
-void TrialLoop::ReleaseResources(const std::vector<int>& gpus) {
-  if (gpus.empty()) --cpu_slots_in_use_;
-  else gpu_pool_.Release(gpus);
+void TrialLoop::ReleaseResources(const TrialRecord& record, GpuPool::TrialRan ran) {
+  if (record.gpus.empty()) --cpu_slots_in_use_;
+  else gpu_slots_.Release(record, ran);
 }
 
 std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vector<int> gpus,
@@ -294,14 +296,14 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
   Expected<PreparedTrial> planned = PrepareTrial(config_, plan_, options_.experiment_dir, number,
                                                  trials_, previous, record.budget);
   if (!planned) {  // PlanRun rendered each trial without history; a sampler using it may differ
-    ReleaseResources(gpus);
+    ReleaseResources(record);
     FailBeforeStart(std::move(record), planned.error().message, job, JobJournaled::kNo);
     return std::nullopt;
   }
   record.repeat = planned->suggestion.repeat;
   record.params = planned->suggestion.params;
   if (Status written = WriteTrialFiles(planned->rendered, record.params, record.attempt); !written) {
-    ReleaseResources(gpus);
+    ReleaseResources(record);
     FailBeforeStart(std::move(record), written.error().message, job, JobJournaled::kNo);
     return std::nullopt;
   }
@@ -309,7 +311,7 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
   if (scheduler_ != nullptr && plan_.style == TrialStyle::kIterative) {
     Expected<VerdictFile> created = VerdictFile::Create(planned->rendered.dir / "verdicts.jsonl");
     if (!created) {
-      ReleaseResources(gpus);
+      ReleaseResources(record);
       FailBeforeStart(std::move(record), created.error().message, job, JobJournaled::kNo);
       return std::nullopt;
     }
@@ -344,13 +346,14 @@ Status TrialLoop::Spawn(PreparedLaunch launch) {
   TrialRecord& record = launch.record;
   Expected<ProcessId> pid = services_.processes->Spawn(launch.request);
   if (!pid) {
-    ReleaseResources(record.gpus);
+    ReleaseResources(record);
     FailBeforeStart(std::move(record), pid.error().message, launch.job, JobJournaled::kYes);
     return {};
   }
   record.job_id = services_.processes->JobId(*pid);  // a cluster job's id, else the pid:
   if (record.job_id.empty()) {
     record.pid = *pid;
+    if (!record.gpus.empty()) gpu_slots_.Started(record.number, *pid);
     record.pid_start_ticks = services_.process_start_ticks(*pid).value_or(0);
   }
   Record(JournalWrite::Kind::kUpsertTrial, record);  // the pid, in the next commit
@@ -487,7 +490,7 @@ void TrialLoop::Reap(const ProcessEvent& event) {
   Judge(active, event.exit);
   if (active.job) ConcludeJob(active, events);
   TrialRecord record = active.record;
-  ReleaseResources(record.gpus);
+  ReleaseResources(record, GpuPool::TrialRan::kYes);
   active_.erase(it);
   Record(JournalWrite::Kind::kFinishTrial, record, std::move(final_results), std::move(events));
   Store(record);

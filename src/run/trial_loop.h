@@ -13,6 +13,7 @@
 #include "gpusweep/journal.h"
 #include "run/experiment_watch.h"
 #include "run/failure_budget.h"
+#include "run/gpu_slots.h"
 #include "run/metrics_reader.h"
 #include "run/reattach.h"
 #include "run/run_plan.h"
@@ -78,8 +79,8 @@ class TrialLoop {
   // be prepared is recorded failed and counted in `failed_to_start`.
   Expected<std::vector<PreparedLaunch>> PrepareReady(int& failed_to_start);
   Expected<std::vector<PreparedLaunch>> PrepareScheduled(int& failed_to_start);
-  std::optional<std::vector<int>> AcquireResources(int gpus_needed);
-  void ReleaseResources(const std::vector<int>& gpus);
+  std::optional<std::vector<int>> AcquireResources(int number, int gpus_needed);
+  void ReleaseResources(const TrialRecord& record, GpuPool::TrialRan ran = GpuPool::TrialRan::kNo);
   std::optional<PreparedLaunch> Prepare(int number, std::vector<int> gpus,
                                         const std::optional<Job>& job);
   Status Spawn(PreparedLaunch launch);  // only after its intent was committed
@@ -149,7 +150,7 @@ class TrialLoop {
   std::vector<TrialRecord> trials_;     // recorded trials, ordered by number
   std::deque<int> queue_;               // trial numbers still to launch, in order
   std::map<ProcessId, Active> active_;
-  GpuPool gpu_pool_;
+  GpuSlots gpu_slots_;                  // GPUs: sharing, memory checks, quarantine
   int cpu_slots_in_use_ = 0;
   int interrupt_signal_ = 0;            // first interrupt received, 0 if none
   bool warned_never_judged_ = false;
