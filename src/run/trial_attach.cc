@@ -10,7 +10,7 @@ void TrialLoop::Attach(AttachedJob job) {
   // The same number of GPUs (or a CPU slot) as it holds; the indices are this loop's
   // bookkeeping only: on a cluster the job's real GPUs are SLURM's business. A sweep
   // whose max_concurrent shrank since may hold more than it would start now.
-  std::optional<std::vector<int>> resources = AcquireResources(static_cast<int>(record.gpus.size()));
+  std::optional<std::vector<int>> resources = AcquireResources(record.number, static_cast<int>(record.gpus.size()));
   if (resources) {
     record.gpus = std::move(*resources);
   } else {
