@@ -1,5 +1,7 @@
 #include "config/backend_parser.h"
 
+#include "config/unit_values.h"
+
 #include <array>
 
 #include <fmt/format.h>
@@ -27,7 +29,7 @@ Status ParseText(const Mapping& section, std::string_view key, std::string& out)
 Status ParsePositiveSeconds(const Mapping& section, std::string_view key, double& out) {
   const Value* value = section.Find(key);
   if (value == nullptr) return {};
-  GS_ASSIGN_OR_RETURN(out, ParseSeconds(*value));
+  GS_ASSIGN_OR_RETURN(out, ToSeconds(*value));
   if (out <= 0) return value->Invalid("the duration must be positive", "e.g. 2s or 500ms");
   return {};
 }
@@ -37,7 +39,7 @@ Status ParseSlurm(const Mapping& section, SlurmConfig& slurm) {
   GS_TRY(ParseText(section, "account", slurm.account));
   GS_TRY(ParseText(section, "qos", slurm.qos));
   if (const Value* time = section.Find("time"); time && !time->IsNull()) {
-    GS_ASSIGN_OR_RETURN(slurm.time_seconds, ParseSeconds(*time));
+    GS_ASSIGN_OR_RETURN(slurm.time_seconds, ToSeconds(*time));
     if (*slurm.time_seconds < 60)
       return time->Invalid("SLURM's time limits are whole minutes",
                            "give at least 1m, e.g. time: 2h");

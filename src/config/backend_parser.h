@@ -13,7 +13,4 @@ namespace gpusweep::config_detail {
 // `value` is the node under `backend:`, or nullptr when the key is absent (local).
 Expected<BackendConfig> ParseBackend(const Value* value);
 
-// Seconds from a YAML number (seconds) or a duration string (see ParseDuration).
-Expected<double> ParseSeconds(const Value& value);
-
 }  // namespace gpusweep::config_detail

@@ -26,27 +26,10 @@
 #include "config/yaml_reader.h"
 
 namespace gpusweep {
-namespace config_detail {
-
-Expected<double> ParseSeconds(const Value& value) {
-  const Json json = value.IsScalar() ? value.ToJson().value_or(Json()) : Json();
-  if (json.is_number()) {
-    if (json.get<double>() < 0)
-      return value.Invalid("the duration is negative", "use seconds >= 0");
-    return json.get<double>();
-  }
-  if (!json.is_string()) return value.WrongType("a duration", "write e.g. 90, 20m or 1h30m");
-  auto seconds = ParseDuration(json.get<std::string>());
-  if (!seconds) return value.Invalid(seconds.error().message, "");
-  return *seconds;
-}
-
-}  // namespace config_detail
 
 namespace {
 
 namespace fs = std::filesystem;
-using config_detail::ParseSeconds;
 using config_detail::Mapping;
 using config_detail::Value;
 using config_detail::YamlSource;
