@@ -15,19 +15,19 @@ tl::unexpected<Error> Outside(std::string problem) {
 }
 
 Expected<Json> FitRange(const ParamSpec& spec, const Json& value) {
-  if (!value.is_number()) return Outside(fmt::format("{} is not a number", value.dump()));
+  if (!value.is_number()) return Outside(fmt::format("{} is not a number", DumpForPeople(value)));
   const double x = value.get<double>();
   if (!(x >= spec.low && x <= spec.high))
-    return Outside(fmt::format("{} is outside [{}, {}]", value.dump(), spec.low, spec.high));
+    return Outside(fmt::format("{} is outside [{}, {}]", DumpForPeople(value), spec.low, spec.high));
   return Json(x);
 }
 
 Expected<Json> FitInt(const ParamSpec& spec, const Json& value) {
   if (!value.is_number() ||
       (value.is_number_float() && std::trunc(value.get<double>()) != value.get<double>()))
-    return Outside(fmt::format("{} is not an integer", value.dump()));
+    return Outside(fmt::format("{} is not an integer", DumpForPeople(value)));
   if (value.is_number_float() && std::abs(value.get<double>()) > 9.0e18)
-    return Outside(fmt::format("{} is outside {}..{}", value.dump(), spec.int_low, spec.int_high));
+    return Outside(fmt::format("{} is outside {}..{}", DumpForPeople(value), spec.int_low, spec.int_high));
   const std::int64_t x = value.is_number_float() ? static_cast<std::int64_t>(value.get<double>())
                          : value.is_number_unsigned()
                              ? static_cast<std::int64_t>(std::min<std::uint64_t>(
@@ -50,7 +50,7 @@ Expected<Json> FitToParam(const ParamSpec& spec, const Json& value) {
     case ParamKind::kChoice:
       for (const Json& candidate : spec.values)
         if (candidate == value) return candidate;
-      return Outside(fmt::format("{} is not one of the values", value.dump()));
+      return Outside(fmt::format("{} is not one of the values", DumpForPeople(value)));
     case ParamKind::kUniform:
     case ParamKind::kLogUniform:
       return FitRange(spec, value);
@@ -58,8 +58,8 @@ Expected<Json> FitToParam(const ParamSpec& spec, const Json& value) {
       return FitInt(spec, value);
     case ParamKind::kConstant:
       if (value == spec.constant) return spec.constant;
-      return Outside(fmt::format("{} differs from the constant {}", value.dump(),
-                                 spec.constant.dump()));
+      return Outside(fmt::format("{} differs from the constant {}", DumpForPeople(value),
+                                 DumpForPeople(spec.constant)));
   }
   return Outside("unknown parameter kind");
 }

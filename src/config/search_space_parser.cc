@@ -117,7 +117,7 @@ Expected<ParamKind> ParseKind(const Mapping& spec, SamplerKind sampler) {
 void WarnAboutBareList(const Mapping::Entry& entry, SamplerKind sampler,
                        std::vector<std::string>& warnings) {
   if (sampler == SamplerKind::kGrid || !entry.value.IsList()) return;
-  const std::string list = entry.value.ToJson().value_or(Json::array()).dump();
+  const std::string list = DumpForPeople(entry.value.ToJson().value_or(Json::array()));
   warnings.push_back(
       entry.value
           .Invalid(fmt::format("a bare list is a constant: every trial gets {}", list),

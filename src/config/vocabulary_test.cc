@@ -130,5 +130,14 @@ TEST(VocabularyTest, BareListWarnsUnderSamplersThatDrawTrials) {
   EXPECT_TRUE(grid->warnings.empty());
 }
 
+// Found by fuzz_smoke: a YAML string may hold bytes that are not UTF-8, and quoting the
+// list in the warning threw (nlohmann's dump) instead of warning.
+TEST(VocabularyTest, BareListWithBytesThatAreNotUtf8StillWarns) {
+  auto parsed = Parse(std::string(kHead) + "  x: [a\x92" "b, 2]\n  y: {type: uniform, low: 0, high: 1}\n");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_EQ(parsed->warnings.size(), 1u);
+  EXPECT_THAT(parsed->warnings[0], HasSubstr("every trial gets [\"a\xEF\xBF\xBD" "b\",2]"));
+}
+
 }  // namespace
 }  // namespace gpusweep
