@@ -8,7 +8,7 @@ std::vector<AttachedJob> ReattachJobs(ProcessRunner& runner, std::vector<TrialRe
     if (record.state != TrialState::kRunning) return false;
     const std::optional<ProcessId> id = runner.Reattach(record);
     if (!id) return false;
-    attached.push_back(AttachedJob{*id, record});
+    attached.push_back(AttachedJob{*id, record, std::nullopt, std::nullopt});
     return true;
   });
   return attached;

@@ -2,8 +2,10 @@
 // followed again instead of being stopped and run twice.
 #pragma once
 
+#include <optional>
 #include <vector>
 
+#include "gpusweep/scheduler.h"
 #include "gpusweep/trial.h"
 #include "process/process_runner.h"
 
@@ -14,6 +16,10 @@ namespace gpusweep {
 struct AttachedJob {
   ProcessId id = 0;
   TrialRecord record;
+  // With a scheduler: the job it still counts as running (ReplaySchedulerEvents), and
+  // its stop decision when the dead run had already pruned the trial.
+  std::optional<Job> job;
+  std::optional<Decision> stopped;
 };
 
 // Asks `runner` to re-attach every trial of `recorded` left kRunning (ProcessRunner::

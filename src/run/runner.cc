@@ -1,6 +1,7 @@
 #include "run/runner.h"
 
 #include <chrono>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -40,10 +41,8 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
   GS_ASSIGN_OR_RETURN(ExperimentWatch watch,
                       ExperimentWatch::Start(options.experiment_dir, kJournalFileName));
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> recorded, experiment.journal->LoadTrials());
-  // Jobs a dead run left on a cluster are followed again, not run twice. With a
-  // scheduler they are not: its replay hands their jobs out again (docs/slurm.md).
-  std::vector<AttachedJob> attached;
-  if (plan.scheduler == nullptr) attached = ReattachJobs(*services.processes, recorded);
+  // Jobs a dead run left on a cluster are followed again, not run twice.
+  std::vector<AttachedJob> attached = ReattachJobs(*services.processes, recorded);
   if (!attached.empty())
     observer.OnWarning(fmt::format("re-attached {} job{} left running by an earlier gpusweep",
                                    attached.size(), attached.size() == 1 ? "" : "s"));
@@ -58,12 +57,20 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
                                              services.kill_stale_group));
   if (plan.scheduler != nullptr) {
     // The scheduler's state is rebuilt from every call the earlier runs made to it;
-    // jobs a killed gpusweep left running are handed out again first.
+    // jobs a killed gpusweep left running are handed out again first, except those
+    // re-attached above: the scheduler keeps counting them as running.
     GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
                         experiment.journal->LoadSchedulerEvents());
-    GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> recovered,
-                        ReplaySchedulerEvents(*plan.scheduler, events, services.wall_clock()));
-    GS_TRY(experiment.journal->AppendResults({}, recovered));
+    std::set<int> followed;
+    for (const AttachedJob& job : attached) followed.insert(job.record.number);
+    GS_ASSIGN_OR_RETURN(SchedulerReplay replay, ReplaySchedulerEvents(*plan.scheduler, events,
+                                                                      services.wall_clock(), followed));
+    GS_TRY(experiment.journal->AppendResults({}, replay.recovered));
+    for (AttachedJob& job : attached)
+      if (auto in_flight = replay.in_flight.find(job.record.number); in_flight != replay.in_flight.end()) {
+        job.job = in_flight->second.job;
+        job.stopped = in_flight->second.stopped;
+      }
   }
   for (const std::string& warning : plan.warnings) observer.OnWarning(warning);
   if (abandoned > 0)

@@ -98,22 +98,27 @@ SchedulerEventRecord TrialEndedEvent(int trial, const std::string& reason, doubl
                               Json{{"verdict", "stop"}, {"reason", reason}}};
 }
 
-Expected<std::vector<SchedulerEventRecord>> ReplaySchedulerEvents(
-    Scheduler& scheduler, const std::vector<SchedulerEventRecord>& events, double now) {
-  std::map<int, Job> unfinished;  // trial -> job started and not yet ended
+Expected<SchedulerReplay> ReplaySchedulerEvents(Scheduler& scheduler,
+                                                const std::vector<SchedulerEventRecord>& events,
+                                                double now, const std::set<int>& followed) {
+  std::map<int, JobInFlight> unfinished;  // trial -> job started and not yet ended
   for (const SchedulerEventRecord& event : events) {
     if (event.kind == kReport) {
       const Json& resource = event.detail.contains("resource") ? event.detail["resource"] : Json();
       if (!resource.is_number()) return tl::unexpected(Malformed(event, "no resource"));
       scheduler.OnReport(event.trial, resource.get<double>(),
                          ValueFrom(event.detail.value("value", Json())));
+      std::optional<Decision> decision = DecisionOf(event);
+      if (auto job = unfinished.find(event.trial); job != unfinished.end() && decision &&
+                                                   decision->verdict == Verdict::kStop)
+        job->second.stopped = std::move(decision);
       continue;
     }
     if (event.kind == kTrialEnded) continue;
     GS_ASSIGN_OR_RETURN(Job job, JobFrom(event));
     if (event.kind == kJobStarted) {
       scheduler.JobStarted(job);
-      unfinished[job.trial] = job;
+      unfinished[job.trial] = JobInFlight{job, std::nullopt};
     } else if (event.kind == kJobFinished) {
       scheduler.OnJobFinished(job, ValueFrom(event.detail.value("value", Json())));
       unfinished.erase(job.trial);
@@ -124,12 +129,16 @@ Expected<std::vector<SchedulerEventRecord>> ReplaySchedulerEvents(
       return tl::unexpected(Malformed(event, "unknown kind"));
     }
   }
-  std::vector<SchedulerEventRecord> recovered;
-  for (const auto& [trial, job] : unfinished) {
-    scheduler.OnJobInterrupted(job);
-    recovered.push_back(JobInterruptedEvent(job, now));
+  SchedulerReplay replay;
+  for (auto& [trial, in_flight] : unfinished) {
+    if (followed.contains(trial)) {
+      replay.in_flight.emplace(trial, std::move(in_flight));
+      continue;
+    }
+    scheduler.OnJobInterrupted(in_flight.job);
+    replay.recovered.push_back(JobInterruptedEvent(in_flight.job, now));
   }
-  return recovered;
+  return replay;
 }
 
 std::optional<Decision> DecisionOf(const SchedulerEventRecord& event) {

@@ -8,7 +8,9 @@
 // (null when missing); "decision" {bracket, rung, resource, value, verdict, reason}.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "gpusweep/journal.h"
@@ -27,12 +29,30 @@ SchedulerEventRecord JobInterruptedEvent(const Job& job, double time);
 // (it ends pruned). Replay skips it; `show` lists it.
 SchedulerEventRecord TrialEndedEvent(int trial, const std::string& reason, double time);
 
+// A job a killed gpusweep left running that this run follows again (a re-attached
+// SLURM job): the scheduler still counts it as running.
+struct JobInFlight {
+  Job job;
+  // The scheduler's stop decision on one of its reports, when there was one: the dead
+  // run had pruned it (scancel sent) and the job may not have ended yet.
+  std::optional<Decision> stopped;
+};
+
+struct SchedulerReplay {
+  std::vector<SchedulerEventRecord> recovered;  // to journal (job_interrupted events)
+  std::map<int, JobInFlight> in_flight;         // by trial number
+};
+
 // Replays `events` (in journal order) into `scheduler`. Jobs started but neither
-// finished nor interrupted (gpusweep was killed while they ran) are then interrupted;
-// the returned events record that and must be journaled by the caller.
+// finished nor interrupted (gpusweep was killed while they ran) are then interrupted,
+// except those of the trials in `followed` (their jobs are re-attached): those stay
+// running for the scheduler and are returned in `in_flight`, so their later reports
+// and ends reach it as if gpusweep had never died. `recovered` records the
+// interruptions and must be journaled by the caller.
 // Error{kJournal} when an event's detail is malformed.
-Expected<std::vector<SchedulerEventRecord>> ReplaySchedulerEvents(
-    Scheduler& scheduler, const std::vector<SchedulerEventRecord>& events, double now);
+Expected<SchedulerReplay> ReplaySchedulerEvents(Scheduler& scheduler,
+                                                const std::vector<SchedulerEventRecord>& events,
+                                                double now, const std::set<int>& followed = {});
 
 // The decision in an event's detail, if it holds one (for `show`).
 std::optional<Decision> DecisionOf(const SchedulerEventRecord& event);

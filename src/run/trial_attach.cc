@@ -1,5 +1,8 @@
 // TrialLoop::Attach: supervising a job an earlier, dead run started (see reattach.h).
 #include <algorithm>
+#include <csignal>
+
+#include <fmt/format.h>
 
 #include "run/trial_loop.h"
 
@@ -19,7 +22,22 @@ void TrialLoop::Attach(AttachedJob job) {
   }
   const std::filesystem::path dir = options_.experiment_dir / "trials" / TrialDirName(record.number);
   Active active{job.id, record, MetricsReader(dir / "metrics.jsonl"), {}, {}, {},
-                false, {}, std::nullopt, false, false, false, std::nullopt};
+                false, {}, job.job, false, false, false, std::nullopt};
+  if (job.job && plan_.style == TrialStyle::kIterative) {
+    // Its answers so far are in the file; the next ones follow them.
+    Expected<VerdictFile> verdicts = VerdictFile::Reopen(dir / "verdicts.jsonl");
+    if (verdicts) active.verdicts = std::move(*verdicts);
+    else observer_.OnWarning(fmt::format("trial {}: {}", record.number, verdicts.error().message));
+  }
+  if (job.stopped) {
+    // The dead run pruned it: the stop is sent again (the job may have outlived the
+    // grace period nobody enforced), and its end is judged as a prune, not as someone
+    // else's scancel.
+    active.pruned = true;
+    active.stop_reason = "pruned: " + job.stopped->reason;
+    services_.processes->SignalGroup(job.id, SIGTERM);
+    active.kill_at = services_.monotonic_clock() + config_.kill_grace_seconds;
+  }
   if (config_.timeout_seconds) {
     const double ran = services_.wall_clock() - record.start_time;
     active.deadline = services_.monotonic_clock() + std::max(0.0, *config_.timeout_seconds - ran);

@@ -37,6 +37,12 @@ Expected<VerdictFile> VerdictFile::Create(const std::filesystem::path& path) {
   return VerdictFile(path, UniqueFd(fd));
 }
 
+Expected<VerdictFile> VerdictFile::Reopen(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return tl::unexpected(VerdictIoError(path, "open", errno));
+  return VerdictFile(path, UniqueFd(fd));
+}
+
 Status VerdictFile::Append(double resource, const std::optional<Decision>& decision) {
   const std::string data = VerdictLine(resource, decision) + "\n";
   std::size_t written = 0;

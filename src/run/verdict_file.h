@@ -26,6 +26,9 @@ class VerdictFile {
   // Creates (or truncates) `path`, refusing to follow a symlink there.
   // Error{kIo} naming the path when it cannot be opened.
   static Expected<VerdictFile> Create(const std::filesystem::path& path);
+  // Opens an existing `path` to append to it (a re-attached job's, whose answers so
+  // far stay), refusing to follow a symlink. Error{kIo} when it cannot be opened.
+  static Expected<VerdictFile> Reopen(const std::filesystem::path& path);
 
   // Appends the answer to a report at `resource`: `decision` when the scheduler made one
   // there, else "continue" (no decision is needed to continue). One write() per line,

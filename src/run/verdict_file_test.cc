@@ -48,6 +48,26 @@ TEST(VerdictFileTest, AppendsOneLinePerAnswerAndStartsEmptyForEachAttempt) {
             "{\"resource\":1,\"verdict\":\"continue\"}\n{\"resource\":3,\"verdict\":\"stop\"}\n");
 }
 
+TEST(VerdictFileTest, ReopenKeepsTheAnswersSoFarAndAppendsAfterThem) {
+  TempDir dir;
+  const auto path = dir.Write("verdicts.jsonl", "{\"resource\":1,\"verdict\":\"continue\"}\n");
+  {
+    Expected<VerdictFile> file = VerdictFile::Reopen(path);
+    ASSERT_TRUE(file) << file.error().message;
+    ASSERT_TRUE(file->Append(3, std::nullopt));
+  }
+  EXPECT_EQ(ReadAll(path),
+            "{\"resource\":1,\"verdict\":\"continue\"}\n{\"resource\":3,\"verdict\":\"continue\"}\n");
+  // Nothing to reopen, or a symlink there: an error naming the file, nothing created.
+  EXPECT_FALSE(VerdictFile::Reopen(dir.path() / "missing.jsonl"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "missing.jsonl"));
+  std::filesystem::create_symlink(path, dir.path() / "link.jsonl");
+  Expected<VerdictFile> link = VerdictFile::Reopen(dir.path() / "link.jsonl");
+  ASSERT_FALSE(link);
+  EXPECT_NE(link.error().message.find("link.jsonl: cannot open the verdict file"), std::string::npos)
+      << link.error().message;
+}
+
 TEST(VerdictFileTest, RefusesToFollowASymlink) {
   TempDir dir;
   const auto target = dir.Write("elsewhere.txt", "keep me\n");
