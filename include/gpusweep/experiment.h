@@ -48,6 +48,9 @@ struct RunInfo {
   std::vector<int> gpus;     // allowed GPU indices; empty = CPU slots
   int cpu_slots = 0;         // concurrency for trials without GPUs
   int concurrency = 0;       // upper bound of trials running at once
+  // Where trials run when it is not this machine's GPUs or CPU slots: "SLURM (partition
+  // gpu, gres gpu:1 per trial, at most 16 jobs at once)". Empty: `gpus`/`cpu_slots` say.
+  std::string placement;
   // With warm_start: "warm start: 12 trials of DIR seed the sampler (not rerun); ...".
   std::string warm_start;
 };

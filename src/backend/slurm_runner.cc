@@ -171,6 +171,7 @@ class SlurmProcessRunner final : public ProcessRunner {
     std::string state;            // last state squeue reported
     std::filesystem::path dir;    // the trial directory (exit record)
     bool cancelled_by_us = false;
+    bool requeued = false;        // SLURM requeued it; gpusweep cancelled it (RequeuedJobEnd)
   };
 
   Expected<CommandResult> Run(const std::vector<std::string>& argv) const {
@@ -226,30 +227,48 @@ class SlurmProcessRunner final : public ProcessRunner {
     bool changed = false;
     std::vector<ProcessEvent> ended;
     for (auto it = jobs_.begin(); it != jobs_.end();) {
-      const auto [id, job] = *it;
+      const int id = it->first;
+      Job& job = it->second;
+      const std::string id_text = std::to_string(id);
       auto row = rows.find(id);
-      std::optional<SqueueRow> final_row;
+      std::optional<ProcessExit> end;
       if (row != rows.end()) {
         changed |= row->second.state != job.state;
-        it->second.state = row->second.state;
-        if (IsFinalState(row->second.state)) final_row = row->second;
+        job.state = row->second.state;
+        end = RequeueEnd(id_text, job, row->second);
+        if (!end && IsFinalState(row->second.state)) end = JudgeEnd(id_text, job, row->second);
       } else {
-        final_row = Sacct(std::to_string(id)).value_or(SqueueRow{});
+        end = JudgeEnd(id_text, job, Sacct(id_text).value_or(SqueueRow{}));
       }
-      if (!final_row) {
+      if (!end) {
         ++it;
         continue;
       }
-      const std::string id_text = std::to_string(id);
-      ended.push_back(ProcessEvent{
-          id, ClassifyJobEnd(id_text, final_row->state, ReadExitRecord(ExitRecordPath(job.dir, id_text)),
-                             final_row->exit_code, job.cancelled_by_us)});
+      ended.push_back(ProcessEvent{id, *end});
       it = jobs_.erase(it);
       changed = true;
     }
     if (changed) schedule_.Changed(Now());
     else schedule_.Quiet(Now());
     return ended;
+  }
+
+  ProcessExit JudgeEnd(const std::string& id, const Job& job, const SqueueRow& row) const {
+    return ClassifyJobEnd(id, row.state, ReadExitRecord(ExitRecordPath(job.dir, id)),
+                          row.exit_code, job.cancelled_by_us);
+  }
+
+  // A job SLURM requeued (with --requeue in extra_args; gpusweep's own jobs say
+  // --no-requeue) would run its trial again inside the same attempt, over the same
+  // metrics: it is cancelled instead, and reported ended once it holds nothing (pending
+  // again, or final), so the loop runs the trial again as a new attempt.
+  std::optional<ProcessExit> RequeueEnd(const std::string& id, Job& job, const SqueueRow& row) {
+    if (row.restarts > 0 && !job.cancelled_by_us && !job.requeued) {
+      job.requeued = true;
+      Scancel({id}, {});
+    }
+    if (job.requeued && (row.state == "PENDING" || IsFinalState(row.state))) return RequeuedJobEnd(id);
+    return std::nullopt;
   }
 
   SlurmRunnerOptions options_;

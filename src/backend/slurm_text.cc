@@ -118,7 +118,8 @@ std::vector<std::string> SbatchArguments(const SlurmConfig& slurm,
                                 "--open-mode=append",
                                 "--export=ALL",
                                 "--nodes=1",
-                                "--ntasks=1"};
+                                "--ntasks=1",
+                                "--no-requeue"};
   if (!slurm.partition.empty()) args.push_back("--partition=" + slurm.partition);
   if (!slurm.account.empty()) args.push_back("--account=" + slurm.account);
   if (!slurm.qos.empty()) args.push_back("--qos=" + slurm.qos);
@@ -164,7 +165,8 @@ std::vector<SqueueRow> ParseSqueue(std::string_view text) {
   ForEachLine(text, [&](std::string_view line) {
     std::vector<std::string> fields = Split(line, '|');
     if (fields.size() < 4 || fields[0].empty()) return;
-    rows.push_back(SqueueRow{fields[0], fields[1], fields[2], fields[3]});
+    const int restarts = fields.size() > 4 ? ToInt(fields[4]).value_or(0) : 0;
+    rows.push_back(SqueueRow{fields[0], fields[1], fields[2], fields[3], restarts});
   });
   return rows;
 }
@@ -218,6 +220,30 @@ ProcessExit ClassifyJobEnd(std::string_view job_id, std::string_view state,
   return JobEnded(JobEnd::kLost, fmt::format("job {} ended {} without an exit code; runs again "
                                              "as a new attempt",
                                              job_id, state));
+}
+
+std::string DescribeSlurmPlacement(const SlurmConfig& slurm, const std::vector<int>& gpus_per_trial,
+                                   int max_jobs) {
+  const std::string partition =
+      slurm.partition.empty() ? "the default partition" : "partition " + slurm.partition;
+  std::string per_trial;
+  if (gpus_per_trial.empty()) {
+    per_trial = fmt::format("{} CPU{} per trial, no GPUs", slurm.cpus_per_trial,
+                            slurm.cpus_per_trial == 1 ? "" : "s");
+  } else {
+    const auto [fewest, most] = std::minmax_element(gpus_per_trial.begin(), gpus_per_trial.end());
+    per_trial = *fewest == *most ? fmt::format("gres gpu:{} per trial", *most)
+                                 : fmt::format("gres gpu:{}..{} per trial", *fewest, *most);
+  }
+  return fmt::format("SLURM ({}, {}, at most {} job{} at once)", partition, per_trial, max_jobs,
+                     max_jobs == 1 ? "" : "s");
+}
+
+ProcessExit RequeuedJobEnd(std::string_view job_id) {
+  return JobEnded(JobEnd::kPreempted,
+                  fmt::format("SLURM requeued job {} (preempted, its node failed, or scontrol "
+                              "requeue); runs again as a new attempt",
+                              job_id));
 }
 
 void PollSchedule::Quiet(double now) {

@@ -29,7 +29,9 @@ std::string SlurmMinutes(double seconds);
 
 // sbatch's arguments (without "sbatch"), ending with `script`: --parsable, the job name,
 // --chdir (the trial directory), --output/--error to the log (appended), --export=ALL
-// (the environment sbatch is run with is the trial's), partition, account, qos, time,
+// (the environment sbatch is run with is the trial's), --no-requeue (a trial runs again
+// only as gpusweep's new attempt, never by SLURM inside the same one), partition,
+// account, qos, time,
 // --gres=gpu:N for GPU trials or --cpus-per-task for CPU-only ones, then extra_args.
 // `time_limit_seconds`: nullopt = no --time.
 std::vector<std::string> SbatchArguments(const SlurmConfig& slurm,
@@ -47,15 +49,18 @@ std::filesystem::path ExitRecordPath(const std::filesystem::path& dir, std::stri
 // The status in an exit record's text, nullopt when it is not one (empty, partial).
 std::optional<int> ParseExitRecord(std::string_view text);
 
-// One row of `squeue --noheader --states=all --Format=JobID:|,State:|,Reason:|,exit_code:|`.
+// One row of `squeue --noheader --states=all --Format=JobID:|,State:|,Reason:|,
+// exit_code:|,RestartCnt:|`.
 struct SqueueRow {
   std::string job_id;
   std::string state;      // PENDING, RUNNING, COMPLETED, TIMEOUT, ...
   std::string reason;     // why it is pending (Resources, Priority, ...) or None
   std::string exit_code;  // "N" or "N:S" (sacct's form)
+  int restarts = 0;       // times SLURM requeued it (preemption, node failure, scontrol requeue)
 };
-inline constexpr std::string_view kSqueueFormat = "JobID:|,State:|,Reason:|,exit_code:|";
-// Rows of that output; lines that do not have four fields are skipped.
+inline constexpr std::string_view kSqueueFormat =
+    "JobID:|,State:|,Reason:|,exit_code:|,RestartCnt:|";
+// Rows of that output; lines that do not have at least four fields are skipped.
 std::vector<SqueueRow> ParseSqueue(std::string_view text);
 // Rows of `sacct --noheader --parsable2 --allocations --format=JobID,State,ExitCode`
 // ("CANCELLED by 0" becomes "CANCELLED").
@@ -76,6 +81,16 @@ bool IsFinalState(std::string_view state);
 ProcessExit ClassifyJobEnd(std::string_view job_id, std::string_view state,
                            std::optional<int> recorded, std::string_view exit_code,
                            bool cancelled_by_us);
+// How a job ended that SLURM requeued (its restart count went up: preempted in REQUEUE
+// mode, its node failed, an administrator's `scontrol requeue`) and gpusweep then
+// cancelled: its trial runs again as a new attempt, never rerun inside the same one.
+ProcessExit RequeuedJobEnd(std::string_view job_id);
+
+// Where a sweep's trials run, for the first line of `run`: "SLURM (partition gpu, gres
+// gpu:1 per trial, at most 16 jobs at once)". `gpus_per_trial`: the config's counts
+// (a list may differ per trial), empty for CPU-only trials (then --cpus-per-task).
+std::string DescribeSlurmPlacement(const SlurmConfig& slurm, const std::vector<int>& gpus_per_trial,
+                                   int max_jobs);
 
 // How often squeue is asked: `base` seconds after anything changed (a submission, a
 // signal, a job changing state), then 1.5x longer after each quiet poll, up to `max`.

@@ -39,6 +39,7 @@ TEST(SlurmTextTest, SbatchArgumentsAskForGpusOrCpusAndKeepExtraArgsLast) {
   EXPECT_THAT(args, Contains("--chdir=/exp/trials/0003"));
   EXPECT_THAT(args, Contains("--output=/exp/trials/0003/output.log"));
   EXPECT_THAT(args, Contains("--open-mode=append"));
+  EXPECT_THAT(args, Contains("--no-requeue"));  // before extra_args: a --requeue there wins
   EXPECT_THAT(args, Contains("--partition=gpu"));
   EXPECT_THAT(args, Contains("--account=lab"));
   EXPECT_THAT(args, Contains("--qos=short"));
@@ -57,6 +58,18 @@ TEST(SlurmTextTest, SbatchArgumentsAskForGpusOrCpusAndKeepExtraArgsLast) {
     EXPECT_FALSE(arg.starts_with("--partition")) << arg;
   }
   EXPECT_THAT(cpu_only, Contains("--cpus-per-task=1"));
+}
+
+TEST(SlurmTextTest, PlacementNamesPartitionGresAndHowManyJobsAtOnce) {
+  SlurmConfig slurm;
+  slurm.partition = "gpu";
+  EXPECT_EQ(DescribeSlurmPlacement(slurm, {1}, 4),
+            "SLURM (partition gpu, gres gpu:1 per trial, at most 4 jobs at once)");
+  EXPECT_EQ(DescribeSlurmPlacement(SlurmConfig{}, {2, 1, 4}, 1),
+            "SLURM (the default partition, gres gpu:1..4 per trial, at most 1 job at once)");
+  slurm.cpus_per_trial = 8;
+  EXPECT_EQ(DescribeSlurmPlacement(slurm, {}, 16),
+            "SLURM (partition gpu, 8 CPUs per trial, no GPUs, at most 16 jobs at once)");
 }
 
 TEST(SlurmTextTest, JobScriptQuotesTheCommandAndWritesTheExitRecord) {
@@ -79,12 +92,16 @@ TEST(SlurmTextTest, ExitRecordsMustBeWholeNumbersEndingInANewline) {
 
 TEST(SlurmTextTest, ParsesSqueueAndSacctRows) {
   const std::vector<SqueueRow> rows =
-      ParseSqueue("12|RUNNING|None|0                   \n13|PENDING|Resources|0|\ngarbage\n");
-  ASSERT_EQ(rows.size(), 2u);
+      ParseSqueue("12|RUNNING|None|0                   |0  |\n13|PENDING|BeginTime|0|2|\n"
+                  "14|PENDING|Resources|0|\ngarbage\n");
+  ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].job_id, "12");
   EXPECT_EQ(rows[0].state, "RUNNING");
   EXPECT_EQ(rows[0].exit_code, "0");
-  EXPECT_EQ(rows[1].reason, "Resources");
+  EXPECT_EQ(rows[0].restarts, 0);
+  EXPECT_EQ(rows[1].restarts, 2);  // requeued twice
+  EXPECT_EQ(rows[2].reason, "Resources");
+  EXPECT_EQ(rows[2].restarts, 0);
   const std::vector<SqueueRow> sacct = ParseSacct("14|CANCELLED by 0|0:15\n15|COMPLETED|0:0\n");
   ASSERT_EQ(sacct.size(), 2u);
   EXPECT_EQ(sacct[0].state, "CANCELLED");
@@ -131,6 +148,12 @@ TEST(SlurmTextTest, ClassifiesEveryWayAJobEnds) {
   EXPECT_TRUE(exit.signaled);
   EXPECT_EQ(exit.signal, 9);
   EXPECT_EQ(ClassifyJobEnd("7", "", std::nullopt, "", false).job_end, JobEnd::kLost);
+  exit = RequeuedJobEnd("7");
+  EXPECT_EQ(exit.job_end, JobEnd::kPreempted);
+  EXPECT_TRUE(RunsAgain(exit.job_end));
+  EXPECT_EQ(exit.job_detail,
+            "SLURM requeued job 7 (preempted, its node failed, or scontrol requeue); runs again as "
+            "a new attempt");
   exit = ClassifyJobEnd("7", "", 0, "", false);  // forgotten, but its record tells
   EXPECT_EQ(exit.job_end, JobEnd::kNone);
   EXPECT_EQ(exit.exit_code, 0);

@@ -13,6 +13,7 @@ constexpr double kRedrawSeconds = 0.2;
 constexpr double kPlainProgressSeconds = 30;
 
 std::string DescribeResources(const RunInfo& info) {
+  if (!info.placement.empty()) return info.placement;
   if (info.gpus.empty())
     return fmt::format("{} CPU slot{}", info.cpu_slots, info.cpu_slots == 1 ? "" : "s");
   return fmt::format("GPU{} {}", info.gpus.size() == 1 ? "" : "s", fmt::join(info.gpus, ","));

@@ -98,6 +98,28 @@ TrialRecord Finished(int number, double objective) {
   return t;
 }
 
+TEST(TerminalObserverTest, FirstLineSaysWhereTrialsRunOnAClusterInsteadOfLocalGpus) {
+  std::FILE* out = std::tmpfile();
+  ReportContext context;
+  context.experiment_name = "e";
+  TerminalObserver observer(out, TerminalInfo{false, 80, ColorMode::kNever}, context,
+                            [] { return 100.0; });
+  RunInfo info;
+  info.experiment_dir = "runs/e";
+  info.total_trials = 20;
+  info.to_run = 20;
+  info.gpus = {0, 1, 2, 3};  // the loop's count of jobs' GPUs, not devices of this machine
+  info.placement = "SLURM (partition gpu, gres gpu:1 per trial, at most 4 jobs at once)";
+  observer.OnStart(info);
+  observer.Close();
+  const std::string text = Contents(out);
+  EXPECT_NE(text.find("20 to run on SLURM (partition gpu, gres gpu:1 per trial, at most 4 jobs "
+                      "at once)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("GPUs 0,1,2,3"), std::string::npos) << text;
+}
+
 TEST(TerminalObserverTest, LiveLineIsRedrawnInPlaceAndFitsTheWidth) {
   std::FILE* out = std::tmpfile();
   double now = 100;

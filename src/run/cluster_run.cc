@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "backend/slurm_runner.h"
+#include "backend/slurm_text.h"
 #include "run/runner.h"
 #include "run/trial_env.h"
 
@@ -74,6 +75,9 @@ Expected<RunOutcome> RunOnSlurm(const ExperimentConfig& config, const RunOptions
   services.usable_cores = jobs * config.backend.slurm.cpus_per_trial;
   services.kill_stale_group = [](int, std::uint64_t, double) { return false; };
   services.process_start_ticks = [](int) { return std::optional<std::uint64_t>(); };
+  services.placement = DescribeSlurmPlacement(
+      config.backend.slurm,
+      most_gpus == 0 ? std::vector<int>{} : config.resources.gpus_per_trial, jobs);
   return RunExperimentWith(cluster, cluster_options, services, observer);
 }
 

@@ -81,6 +81,7 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
   TrialLoop loop(config, options, services, observer, plan, *experiment.journal,
                  std::move(recorded), &watch, std::move(attached));
   RunInfo info = loop.Info(experiment.resumed);
+  info.placement = services.placement;
   if (experiment.warm_start) info.warm_start = WarmStartLine(*experiment.warm_start);
   observer.OnStart(info);
   Status status = loop.Run();

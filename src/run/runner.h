@@ -27,6 +27,8 @@ struct RunServices {
   // Kills a trial process group left over by a gpusweep that died (see process module).
   std::function<bool(int pid, std::uint64_t start_ticks, double grace)> kill_stale_group;
   std::function<std::optional<std::uint64_t>(int pid)> process_start_ticks;
+  // Where trials run when it is not this machine's GPUs or CPU slots (RunInfo::placement).
+  std::string placement;
 };
 
 // The real services: POSIX process runner, NVML probe, system clocks, environ.
