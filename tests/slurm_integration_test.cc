@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -32,6 +33,16 @@ using testing::WaitUntil;
 // Short squeue intervals: the test jobs last seconds (docs/slurm.md has the defaults).
 constexpr const char* kBackend =
     "backend: {type: slurm, poll_interval: 200ms, max_poll_interval: 1s}\n";
+
+// One trial that reports step 1, waits for the file go, then reports step 2.
+constexpr const char* kOneGatedTrial = R"(
+name: e2e
+command: [/bin/sh, -c, 'echo started >> started.log; echo "{\"step\": 1, \"loss\": 1}" >> "$GPUSWEEP_METRICS"; while [ ! -e ../../../../go ]; do sleep 0.2; done; echo "{\"step\": 2, \"loss\": 1}" >> "$GPUSWEEP_METRICS"']
+metric: {name: loss, mode: min}
+sampler: {type: grid}
+search_space: {}
+resources: {gpus_per_trial: 1}
+)";
 
 std::string ReadAll(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -98,6 +109,50 @@ class SlurmTest : public CliTest {
         << trials[0].failure_reason;
   }
 
+  // Runs kOneGatedTrial + `backend`; once its job runs (its first line journaled),
+  // `disrupt(job id)`. The trial must then run again as attempt 2 in a new job (the
+  // first one gone), once each, and complete. Returns the run's output.
+  std::string RunDisrupted(const std::string& backend,
+                           const std::function<void(const std::string&)>& disrupt) {
+    Write(std::string(kOneGatedTrial) + backend);
+    const std::filesystem::path log = dir_.path() / "1.log";
+    gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), log);
+    if (!WaitUntil(120, [&] { return ReportingJobs() == 1; })) {
+      ADD_FAILURE() << "the job never ran: " << ReadAll(log);
+      return "";
+    }
+    const std::string first = JobIds().at(0);
+    disrupt(first);
+    auto second_attempt_runs = [&] {
+      const std::vector<TrialRecord> trials = Trials();
+      return trials.size() == 1 && trials[0].attempt == 2 && !trials[0].job_id.empty() &&
+             ReadAll(exp() / "trials" / TrialDirName(0) / "started.log") == "started\nstarted\n";
+    };
+    if (!WaitUntil(120, second_attempt_runs)) {
+      ADD_FAILURE() << "no second attempt: " << ReadAll(log);
+      return ReadAll(log);
+    }
+    WriteFile(dir_.path() / "go", "");
+    EXPECT_EQ(WaitExit(std::exchange(gpusweep_, 0)), 0) << ReadAll(log);
+    const std::vector<TrialRecord> trials = Trials();
+    EXPECT_EQ(trials.at(0).state, TrialState::kCompleted) << trials.at(0).failure_reason;
+    EXPECT_EQ(trials.at(0).attempt, 2);
+    EXPECT_NE(trials.at(0).job_id, first);
+    EXPECT_TRUE(LiveJobs({first}).empty()) << "the first attempt's job still lives";
+    EXPECT_EQ(ReadAll(exp() / "trials" / TrialDirName(0) / "started.log"), "started\nstarted\n")
+        << "once per attempt, never rerun inside one";
+    auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+    EXPECT_TRUE(journal);
+    if (!journal) return ReadAll(log);
+    auto results = (*journal)->LoadResults(0);
+    EXPECT_TRUE(results);
+    int second = 0;
+    for (const IntermediateResult& r : results.value_or(std::vector<IntermediateResult>{}))
+      second += r.attempt == 2;
+    EXPECT_EQ(second, 2) << "attempt 2 reported steps 1 and 2";
+    return ReadAll(log);
+  }
+
   pid_t gpusweep_ = 0;  // a gpusweep started in the background, until it was waited for
 
   std::vector<std::string> JobIds() {
@@ -122,6 +177,11 @@ resources: {gpus_per_trial: 1, max_concurrent: 4}
   auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
   ASSERT_EQ(run.exit_code, 0) << run.out;
   EXPECT_NE(run.out.find("trial 0 started on SLURM job "), std::string::npos) << run.out;
+  // The devices are SLURM's to assign: the first line names the request, not GPUs 0-3.
+  EXPECT_NE(run.out.find("20 to run on SLURM (the default partition, gres gpu:1 per trial, at "
+                         "most 4 jobs at once)\n"),
+            std::string::npos)
+      << run.out;
   const std::vector<TrialRecord> trials = Trials();
   ASSERT_EQ(trials.size(), 20u);
   std::set<std::string> job_ids;
@@ -278,6 +338,82 @@ TEST_F(SlurmTest, KillNineThenResumeReattachesRunningJobsAndRunsNothingTwice) {
   }
 }
 
+// ASHA over four trials (loss = x), rungs at epochs 2 and 6. Each reports epoch 1, then
+// waits for its go-file: so no rung is reached before the kill, and the test decides
+// in which order the trials reach rung 0 after it (deterministic decisions).
+constexpr const char* kGatedAsha = R"(
+name: e2e
+command: [/bin/sh, -c, 'echo started >> started.log; trap "date +%s.%N > stopped_at; exit 143" TERM; echo "{\"epoch\": 1, \"loss\": {{x}}}" >> "$GPUSWEEP_METRICS"; while [ ! -e ../../../../go-{{x}} ]; do sleep 0.2 & wait $!; done; for e in 2 3 4 5 6; do echo "{\"epoch\": $e, \"loss\": {{x}}}" >> "$GPUSWEEP_METRICS"; sleep 0.5 & wait $!; done']
+metric: {name: loss, mode: min}
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1, 2, 0.5, 3]}
+scheduler: {type: asha, resource: epoch, min_resource: 2, max_resource: 6, reduction_factor: 3}
+resources: {gpus_per_trial: 1, max_concurrent: 4}
+)";
+
+// With a scheduler too, a resumed run follows the dead run's jobs: the scheduler's
+// state is replayed with them still running, and their later reports rank and prune
+// them as if nothing had happened.
+TEST_F(SlurmTest, KillNineThenResumeReattachesAshaJobsAndPruningGoesOn) {
+  Write(std::string(kGatedAsha) + kBackend);
+  gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "1.log");
+  ASSERT_TRUE(WaitUntil(120, [&] { return ReportingJobs() == 4; }))
+      << ReadAll(dir_.path() / "1.log");
+  kill(gpusweep_, SIGKILL);
+  WaitExit(std::exchange(gpusweep_, 0));
+  std::map<int, std::string> job_of;
+  for (const TrialRecord& t : Trials()) job_of[t.number] = t.job_id;
+  ASSERT_EQ(job_of.size(), 4u);
+  ASSERT_EQ(LiveJobs(JobIds()).size(), 4u) << "kill -9 of gpusweep leaves its jobs running";
+  // Trial 0 (loss 1) runs to its end while nobody watches: read from its exit record
+  // and metrics, its epoch 2 is the first value at rung 0 (it continues).
+  WriteFile(dir_.path() / "go-1", "");
+  ASSERT_TRUE(WaitUntil(60, [&] { return LiveJobs({job_of[0]}).empty(); }));
+  gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "2.log");
+  auto state_of = [&](int number) {
+    for (const TrialRecord& t : Trials())
+      if (t.number == number) return t.state;
+    return TrialState::kRunning;
+  };
+  ASSERT_TRUE(WaitUntil(60, [&] { return state_of(0) == TrialState::kCompleted; }))
+      << ReadAll(dir_.path() / "2.log");
+  // Trial 1 (loss 2) is second at rung 0: rank 2 of 2, stopped through scancel.
+  WriteFile(dir_.path() / "go-2", "");
+  ASSERT_TRUE(WaitUntil(60, [&] { return state_of(1) == TrialState::kPruned; }))
+      << ReadAll(dir_.path() / "2.log");
+  // Trial 2 (loss 0.5) ranks first and completes; trial 3 (loss 3) ranks last.
+  WriteFile(dir_.path() / "go-0.5", "");
+  WriteFile(dir_.path() / "go-3", "");
+  EXPECT_EQ(WaitExit(std::exchange(gpusweep_, 0)), 0) << ReadAll(dir_.path() / "2.log");
+  const std::string out = ReadAll(dir_.path() / "2.log");
+  EXPECT_NE(out.find("re-attached 4 jobs"), std::string::npos) << out;
+  const std::vector<TrialRecord> trials = Trials();
+  ASSERT_EQ(trials.size(), 4u);
+  const std::vector<TrialState> expected{TrialState::kCompleted, TrialState::kPruned,
+                                         TrialState::kCompleted, TrialState::kPruned};
+  auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+  ASSERT_TRUE(journal);
+  for (const TrialRecord& t : trials) {
+    const std::filesystem::path dir = exp() / "trials" / TrialDirName(t.number);
+    EXPECT_EQ(t.state, expected[t.number]) << t.number << ": " << t.failure_reason << "\n" << out;
+    EXPECT_EQ(t.attempt, 1) << t.number;
+    EXPECT_EQ(t.job_id, job_of[t.number]) << "trial " << t.number << " was resubmitted";
+    EXPECT_EQ(ReadAll(dir / "started.log"), "started\n") << "trial " << t.number << " ran twice";
+    EXPECT_EQ(std::filesystem::exists(dir / "stopped_at"), t.state == TrialState::kPruned)
+        << "trial " << t.number << ": a pruned trial gets scancel's SIGTERM, no other";
+    auto results = (*journal)->LoadResults(t.number);
+    ASSERT_TRUE(results);
+    std::set<int> epochs;
+    for (const IntermediateResult& r : *results) epochs.insert(r.values["epoch"].get<int>());
+    EXPECT_EQ(epochs.size(), results->size()) << "trial " << t.number << ": a line journaled twice";
+    if (t.state == TrialState::kCompleted) {
+      EXPECT_EQ(epochs.size(), 6u) << t.number;
+    }
+  }
+  EXPECT_TRUE(LiveJobs(JobIds()).empty());
+}
+
 TEST_F(SlurmTest, CtrlCCancelsEveryJob) {
   Write(std::string(kGatedSweep) + kBackend);
   gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "1.log");
@@ -289,6 +425,35 @@ TEST_F(SlurmTest, CtrlCCancelsEveryJob) {
   EXPECT_EQ(WaitExit(std::exchange(gpusweep_, 0)), 130) << ReadAll(dir_.path() / "1.log");
   EXPECT_TRUE(LiveJobs(ids).empty()) << "Ctrl-C left jobs in SLURM's queue";
   EXPECT_EQ(CountState(TrialState::kInterrupted), 4);
+}
+
+TEST_F(SlurmTest, AJobSlurmRequeuesRunsAgainAsANewAttemptNotInsideTheSameOne) {
+  // gpusweep's jobs say --no-requeue; a user's --requeue lets SLURM requeue them.
+  const std::string reason = RunDisrupted(
+      "backend: {type: slurm, poll_interval: 200ms, max_poll_interval: 1s, extra_args: [--requeue]}\n",
+      [](const std::string& job) {
+        auto requeued = RunCommand({"scontrol", "requeue", job}, CurrentEnvironment(), 60);
+        ASSERT_TRUE(requeued && requeued->exit_code == 0) << (requeued ? requeued->err : "");
+      });
+  EXPECT_NE(reason.find("SLURM requeued job"), std::string::npos) << reason;
+}
+
+// The node goes DOWN under a running job (NODE_FAIL, SLURM kills it); this cluster's
+// ReturnToService=2 brings the node back as soon as slurmd answers.
+TEST_F(SlurmTest, AJobWhoseNodeFailedRunsAgainAsANewAttempt) {
+  auto node = RunCommand({"sinfo", "--noheader", "--Node", "--format=%N"}, CurrentEnvironment(), 60);
+  ASSERT_TRUE(node && node->exit_code == 0);
+  const std::string name = node->out.substr(0, node->out.find('\n'));
+  const std::string reason = RunDisrupted(kBackend, [&](const std::string&) {
+    auto down = RunCommand({"scontrol", "update", "NodeName=" + name, "State=DOWN",
+                            "Reason=gpusweep-test"},
+                           CurrentEnvironment(), 60);
+    ASSERT_TRUE(down && down->exit_code == 0) << (down ? down->err : "");
+  });
+  // In case it did not come back by itself ("Invalid node state" when it did).
+  (void)RunCommand({"scontrol", "update", "NodeName=" + name, "State=RESUME"}, CurrentEnvironment(), 60);
+  EXPECT_NE(reason.find("its node failed"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("NODE_FAIL"), std::string::npos) << reason;
 }
 
 TEST_F(SlurmTest, SubmissionsSlurmRefusesAndMissingClientsAreClearErrors) {
