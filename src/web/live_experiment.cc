@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -31,17 +30,6 @@ void AddRungResources(const std::vector<SchedulerEventRecord>& events, std::set<
     const Json resource = decision.value("resource", Json());
     if (resource.is_number()) rungs.insert(resource.get<double>());
   }
-}
-
-// Appends `values` as a JSON array of numbers.
-template <typename T>
-void AppendArray(std::string& out, const std::vector<T>& values) {
-  out += '[';
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ',';
-    fmt::format_to(std::back_inserter(out), "{}", values[i]);
-  }
-  out += ']';
 }
 
 }  // namespace
@@ -138,7 +126,7 @@ Status LiveExperiment::RefreshLocked() {
   texts_ = std::move(texts);
   for (const MetricPoint& point : points) {
     points_cursor_ = point.cursor;
-    if (point.value && std::isfinite(*point.value)) points_.push_back(point);
+    if (point.value && std::isfinite(*point.value)) points_.Append(point);
   }
   const std::size_t rungs_before = rungs_.size();
   GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
@@ -210,31 +198,7 @@ Expected<std::string> LiveExperiment::TrialsSince(std::int64_t since) {
 Expected<std::string> LiveExperiment::PointsAfter(std::int64_t after) {
   std::lock_guard lock(mutex_);
   GS_TRY(RefreshLocked());
-  auto first = std::upper_bound(points_.begin(), points_.end(), after,
-                                [](std::int64_t c, const MetricPoint& p) { return c < p.cursor; });
-  const auto count = static_cast<std::size_t>(points_.end() - first);
-  std::vector<int> trial, attempt;
-  std::vector<std::int64_t> step;
-  std::vector<double> value;
-  trial.reserve(count), attempt.reserve(count), step.reserve(count), value.reserve(count);
-  for (auto it = first; it != points_.end(); ++it) {
-    trial.push_back(it->trial);
-    attempt.push_back(it->attempt);
-    step.push_back(it->step);
-    value.push_back(*it->value);
-  }
-  std::string out;
-  out.reserve(64 + count * 32);
-  fmt::format_to(std::back_inserter(out), "{{\"cursor\":{},\"trial\":", std::max(after, points_cursor_));
-  AppendArray(out, trial);
-  out += ",\"attempt\":";
-  AppendArray(out, attempt);
-  out += ",\"step\":";
-  AppendArray(out, step);
-  out += ",\"value\":";
-  AppendArray(out, value);  // finite only (kept so above): fmt's shortest round-trip form
-  out += '}';
-  return out;
+  return points_.JsonAfter(after, points_cursor_);
 }
 
 Expected<Json> LiveExperiment::Importance() {

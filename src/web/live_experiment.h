@@ -25,6 +25,7 @@
 #include "gpusweep/status.h"
 #include "run/experiment_meta.h"
 #include "web/live_importance.h"
+#include "web/point_columns.h"
 
 namespace gpusweep::web {
 
@@ -84,8 +85,8 @@ class LiveExperiment {
   std::int64_t revision_ = 0;
   std::vector<TrialRecord> records_;  // by number
   std::vector<TrialText> texts_;      // records_'s, same index
-  std::vector<MetricPoint> points_;   // with a value only, append order
-  std::int64_t points_cursor_ = 0;
+  PointColumns points_;  // with a finite value only, append order
+  std::int64_t points_cursor_ = 0;  // the journal's metric cursor read up to
   std::set<double> rungs_;
   std::int64_t events_seq_ = 0;  // the last scheduler event read for rungs_
   Json summary_;                 // Summary() less `running`, as of revision_
