@@ -81,6 +81,27 @@ const stopDrawn = stops.map((s) => {
 });
 return {rungs, rungDrawn, stops: stops.map((s) => [s[0], s[2]]), stopDrawn};"""
 
+# The slices chart (one chart, a grid per parameter): for each parameter, its name and
+# whether each of its points has the point colour (#2f7ed8) on the canvas where it lies.
+SLICES_DRAWN = """
+const chart = window.gpusweepChart('Slices');
+const canvas = chart.getDom().querySelector('canvas');
+const ctx = canvas.getContext('2d');
+const scale = canvas.width / chart.getWidth();
+return chart.getOption().series.map((series, i) => {
+  const data = chart.getModel().getSeriesByIndex(i).getData();
+  const drawn = [];
+  for (let k = 0; k < data.count(); k += 1) {
+    const [x, y] = chart.convertToPixel({seriesIndex: i}, [data.get('x', k), data.get('objective', k)]);
+    const px = ctx.getImageData(Math.round(x * scale) - 1, Math.round(y * scale) - 1, 3, 3).data;
+    let found = false;
+    for (let j = 0; j < px.length; j += 4)
+      if (Math.abs(px[j] - 47) < 40 && Math.abs(px[j + 1] - 126) < 40 && Math.abs(px[j + 2] - 216) < 40 && px[j + 3] > 100) found = true;
+    drawn.push(found);
+  }
+  return [series.name, drawn];
+});"""
+
 
 def write_sweep(root, name, trials, steps, gate="-", slots=2):
     path = root / f"{name}.yaml"
@@ -183,8 +204,13 @@ class DashboardTest(unittest.TestCase):
             lambda d: "Parameter importance (fANOVA)" in self.charts_with_pixels())
         drawn = set(self.charts_with_pixels())
         for title in ("Optimisation history", "Intermediate values", "Parallel coordinates",
-                      "Slice: x", "Slice: opt", "Slice: width", "Parameter importance (fANOVA)"):
+                      "Slices", "Parameter importance (fANOVA)"):
             self.assertIn(title, drawn)
+        # One slice per parameter, each of the 12 completed trials drawn in each.
+        slices = dict(self.driver.execute_script(SLICES_DRAWN))
+        self.assertEqual(set(slices), {"x", "opt", "width"})
+        for name, points in slices.items():
+            self.assertEqual(points, [True] * 12, name)
         # The parameter value with markup in it is shown as text, never run.
         self.assertIn(EVIL, self.driver.find_element(By.ID, "trials").text)
         self.assertIsNone(self.driver.execute_script("return window.pwned"))

@@ -3,15 +3,15 @@
 import * as echarts from 'echarts/core';
 import { BarChart, LineChart, LinesChart, ParallelChart, ScatterChart } from 'echarts/charts';
 import {
-  DataZoomComponent, GridComponent, LegendComponent, MarkLineComponent, ParallelComponent,
-  TitleComponent, TooltipComponent, VisualMapComponent,
+  GridComponent, LegendPlainComponent, MarkLineComponent, ParallelComponent, TooltipComponent,
+  VisualMapContinuousComponent,
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import { el, escapeHtml, fmtNumber, fmtValue } from './dom.js';
 
-echarts.use([BarChart, LineChart, LinesChart, ParallelChart, ScatterChart, DataZoomComponent,
-  GridComponent, LegendComponent, MarkLineComponent, ParallelComponent, TitleComponent,
-  TooltipComponent, VisualMapComponent, CanvasRenderer]);
+echarts.use([BarChart, LineChart, LinesChart, ParallelChart, ScatterChart, GridComponent,
+  LegendPlainComponent, MarkLineComponent, ParallelComponent, TooltipComponent,
+  VisualMapContinuousComponent, CanvasRenderer]);
 
 const COLORS = { completed: '#2f7ed8', pruned: '#e4a23d', failed: '#d9534f', running: '#8bbf4c', best: '#1b1b1b', rung: '#7a4fb8' };
 const live = new Set();
@@ -54,10 +54,14 @@ export function panel(parent, title, className = '') {
 
 // Draws `option` in `target`: the first time a new chart (counted for whenDrawn unless
 // `counted` is false), later the same chart with the option replaced, which costs far
-// less than a new one. `onDrawn` runs after each render.
-export function draw(target, { note, ...option }, { counted = true, onDrawn = () => {} } = {}) {
+// less than a new one. `onDrawn` runs after each render. An option's `note` is shown
+// under the chart and its `height` (px) sizes the chart's box.
+export function draw(target, { note, height, ...option }, { counted = true, onDrawn = () => {} } = {}) {
   target.note.textContent = note || '';
+  const resized = height !== undefined && target.body.style.height !== `${height}px`;
+  if (resized) target.body.style.height = `${height}px`;
   if (target.chart) {
+    if (resized) target.chart.resize();
     target.chart.setOption({ animation: false, ...option }, { notMerge: true, lazyUpdate: false });
     return target.chart;
   }
@@ -109,11 +113,15 @@ export function historyOption(trials, summary) {
   const done = trials.filter((t) => t.objective !== null && (t.state === 'completed' || t.state === 'pruned'));
   const bestLine = [];
   let best = null;
+  let last = null;
   for (const t of [...done].sort((a, b) => a.number - b.number)) {
     if (t.state !== 'completed') continue;
-    best = best === null ? t.objective : pick(best, t.objective);
-    bestLine.push([t.number, best]);
+    last = t.number;
+    const next = best === null ? t.objective : pick(best, t.objective);
+    if (next !== best) bestLine.push([t.number, next]);  // a step line: its changes draw it
+    best = next;
   }
+  if (last !== null && bestLine[bestLine.length - 1][0] !== last) bestLine.push([last, best]);
   const series = ['completed', 'pruned'].map((state) => ({
     name: state, type: 'scatter', symbol: BULK_SYMBOL, symbolSize: BULK_SIZE, large: true, itemStyle: { color: COLORS[state] },
     ...packed(done.filter((t) => t.state === state), ['trial', 'objective'], (t) => [t.number, t.objective]),
@@ -128,31 +136,61 @@ export function historyOption(trials, summary) {
   };
 }
 
+// At most this many learning curves are drawn: past a few hundred the overview is a band
+// anyway, and 10,000 polylines were the largest share of a 10,000-trial page's drawing
+// (bench/web). Every curve is on its trial's page.
+const CURVES_MAX = 1000;
+
+// The curves drawn: all, or the trials of the best fifth of CURVES_MAX and an evenly
+// spaced sample of the rest (in trial order). `lines` are [trial, point indices].
+function curveSample(lines, trials, mode) {
+  if (lines.length <= CURVES_MAX) return { lines, note: '' };
+  const objective = new Map(trials.filter((t) => t.objective !== null).map((t) => [t.number, t.objective]));
+  const sign = mode === 'max' ? -1 : 1;
+  const key = (line) => (objective.has(line[0]) ? sign * objective.get(line[0]) : Infinity);
+  const ranked = [...lines].sort((a, b) => key(a) - key(b));
+  const top = ranked.slice(0, CURVES_MAX / 5);
+  const chosen = new Set(top);
+  const rest = lines.filter((line) => !chosen.has(line));
+  const every = rest.length / (CURVES_MAX - top.length);
+  for (let i = 0; i < CURVES_MAX - top.length; i += 1) chosen.add(rest[Math.floor(i * every)]);
+  return { lines: lines.filter((line) => chosen.has(line)),
+    note: `curves of ${CURVES_MAX} of ${lines.length} trial attempts: the best ${top.length} trials' and an even sample of the rest; every pruned trial's stop is marked` };
+}
+
 // Learning curves: one polyline per trial attempt, pruned trials marked where they
 // stopped, the scheduler's rungs as vertical dashed lines. The polylines go to ECharts
 // as one flat Float64Array ([n, x1, y1, ..., xn, yn, n', ...], the 'lines' series'
-// large format): 10,000 curves of 20 points draw in one pass, without 10,000 objects.
+// large format): thousands of curves draw in one pass, without an object each.
 export function curvesOption(points, trials, summary) {
-  const byKey = new Map();  // trial attempt -> indices into points, in step order
+  const byKey = new Map();  // trial attempt -> [trial, indices into points in step order]
   for (let i = 0; i < points.trial.length; i += 1) {
     const key = points.trial[i] * 1000 + points.attempt[i];
     let line = byKey.get(key);
-    if (!line) byKey.set(key, (line = []));
+    if (!line) byKey.set(key, (line = [points.trial[i]]));
     line.push(i);
   }
   const state = new Map(trials.map((t) => [t.number, t.state]));
   const lastAttempt = new Map();  // a pruned trial stopped in its last attempt
   for (let i = 0; i < points.trial.length; i += 1) lastAttempt.set(points.trial[i], Math.max(lastAttempt.get(points.trial[i]) || 0, points.attempt[i]));
-  const flat = new Float64Array(byKey.size + 2 * points.trial.length);
   const stops = [];
-  let at = 0;
+  let size = 0;
   for (const line of byKey.values()) {
-    if (line.some((k, j) => j > 0 && points.step[k] < points.step[line[j - 1]])) line.sort((a, b) => points.step[a] - points.step[b]);
-    flat[at++] = line.length;
-    for (const k of line) { flat[at++] = points.step[k]; flat[at++] = points.value[k]; }
+    if (line.some((k, j) => j > 1 && points.step[k] < points.step[line[j - 1]])) {
+      const sorted = line.slice(1).sort((a, b) => points.step[a] - points.step[b]);
+      line.splice(1, sorted.length, ...sorted);
+    }
     const last = line[line.length - 1];
-    const trial = points.trial[last];
-    if (state.get(trial) === 'pruned' && points.attempt[last] === lastAttempt.get(trial)) stops.push([points.step[last], points.value[last], points.trial[last]]);
+    const trial = line[0];
+    if (state.get(trial) === 'pruned' && points.attempt[last] === lastAttempt.get(trial)) stops.push([points.step[last], points.value[last], trial]);
+  }
+  const sample = curveSample([...byKey.values()], trials, summary.mode);
+  for (const line of sample.lines) size += 1 + 2 * (line.length - 1);
+  const flat = new Float64Array(size);
+  let at = 0;
+  for (const line of sample.lines) {
+    flat[at++] = line.length - 1;
+    for (let j = 1; j < line.length; j += 1) { flat[at++] = points.step[line[j]]; flat[at++] = points.value[line[j]]; }
   }
   // 'lines' series do not size the axes: give them the data's extent.
   let [x0, x1, y0, y1] = [Infinity, -Infinity, Infinity, -Infinity];
@@ -175,12 +213,13 @@ export function curvesOption(points, trials, summary) {
     yAxis: { type: 'value', name: summary.metric, ...extent.y, axisLabel: { showMinLabel: false, showMaxLabel: false, formatter: (v) => fmtNumber(v) } },
     series: [
       { name: 'curves', type: 'lines', coordinateSystem: 'cartesian2d', polyline: true, large: true,
-        largeThreshold: 0, silent: true, dimensions: ['value'], lineStyle: { width: 1, opacity: byKey.size > 2000 ? 0.15 : 0.45, color: COLORS.completed }, data: flat },
+        largeThreshold: 0, silent: true, dimensions: ['value'], lineStyle: { width: 1, opacity: sample.lines.length > 300 ? 0.2 : 0.45, color: COLORS.completed }, data: flat },
       { name: 'stopped', type: 'scatter', ...(stops.length > 2000 ? { symbol: BULK_SYMBOL, symbolSize: BULK_SIZE, large: true } : { symbol: 'diamond', symbolSize: 6 }), itemStyle: { color: COLORS.failed }, data: stops },
       // On a series of their own: a markLine on the flat 'lines' data breaks ECharts.
       { name: 'rungs', type: 'scatter', data: [], silent: true,
         markLine: rungs.length ? { silent: true, symbol: 'none', animation: false, lineStyle: { color: COLORS.rung, type: 'dashed', width: 1.5 }, data: rungs } : undefined },
     ],
+    note: sample.note,
   };
 }
 
@@ -194,7 +233,7 @@ function axisOf(trials, name) {
 
 // At most this many lines in parallel coordinates: each is its own canvas path, and past
 // a few thousand the picture is a solid band anyway.
-const PARALLEL_MAX = 1500;
+const PARALLEL_MAX = 1000;
 
 // The trials parallel coordinates draw: all, or the best fifth of PARALLEL_MAX and an
 // evenly spaced sample (by trial number) of the others. {trials, note}.
@@ -230,19 +269,39 @@ export function parallelOption(trials, summary) {
   };
 }
 
-// One small scatter of the objective against one parameter.
-export function sliceOption(trials, summary, name) {
-  const done = trials.filter((t) => t.state === 'completed' && t.objective !== null && t.params[name] !== undefined);
-  const axis = axisOf(done, name);
-  const index = new Map((axis.categories || []).map((c, i) => [c, i]));  // category -> x
+// Every parameter's slice (the objective against that parameter) in one chart: a grid
+// per parameter, SLICE_ROW_PX high, as many to a row as `width` px hold. One ECharts
+// instance, not one per parameter: each instance costs its own canvas, model and
+// layout passes, which were most of a page's fixed drawing cost (bench/web).
+const SLICE_ROW_PX = 220;
+const SLICE_MIN_WIDTH_PX = 330;
+
+export function slicesOption(trials, summary, width) {
+  const names = summary.params;
+  const columns = Math.max(1, Math.min(names.length, Math.floor(width / SLICE_MIN_WIDTH_PX)));
+  const done = trials.filter((t) => t.state === 'completed' && t.objective !== null);
+  const grid = [], xAxis = [], yAxis = [], series = [], axes = [];
+  names.forEach((name, i) => {
+    const row = Math.floor(i / columns), column = i % columns;
+    const have = done.filter((t) => t.params[name] !== undefined);
+    const axis = axisOf(have, name);
+    const index = new Map((axis.categories || []).map((c, k) => [c, k]));  // category -> x
+    axes.push(axis);
+    grid.push({ left: `${(100 * column) / columns + 4.5}%`, width: `${100 / columns - 6}%`, top: row * SLICE_ROW_PX + 10, height: SLICE_ROW_PX - 50 });
+    xAxis.push(axis.numeric ? { gridIndex: i, type: 'value', name, nameLocation: 'middle', nameGap: 25, scale: true }
+      : { gridIndex: i, type: 'category', name, nameLocation: 'middle', nameGap: 25, data: axis.categories, axisLabel: { interval: 0, width: 120, overflow: 'truncate' } });
+    yAxis.push({ gridIndex: i, type: 'value', scale: true });
+    series.push({ name, type: 'scatter', xAxisIndex: i, yAxisIndex: i, symbol: BULK_SYMBOL, symbolSize: BULK_SIZE, large: true, itemStyle: { color: COLORS.completed },
+      ...packed(have, ['x', 'objective', 'trial'], (t) => [axis.numeric ? t.params[name] : index.get(fmtValue(t.params[name])), t.objective, t.number]) });
+  });
   return {
-    grid: { left: 50, right: 10, top: 10, bottom: 40 },
-    tooltip: { trigger: 'item', formatter: (p) => `trial ${escapeHtml(p.value[2])}: ${escapeHtml(name)}=${escapeHtml(axis.numeric ? fmtNumber(p.value[0]) : axis.categories[p.value[0]])}` },
-    xAxis: axis.numeric ? { type: 'value', name, nameLocation: 'middle', nameGap: 25, scale: true }
-      : { type: 'category', name, nameLocation: 'middle', nameGap: 25, data: axis.categories, axisLabel: { interval: 0, width: 120, overflow: 'truncate' } },
-    yAxis: { type: 'value', scale: true },
-    series: [{ type: 'scatter', symbol: BULK_SYMBOL, symbolSize: BULK_SIZE, large: true, itemStyle: { color: COLORS.completed },
-      ...packed(done, ['x', 'objective', 'trial'], (t) => [axis.numeric ? t.params[name] : index.get(fmtValue(t.params[name])), t.objective, t.number]) }],
+    height: Math.ceil(names.length / columns) * SLICE_ROW_PX,
+    grid, xAxis, yAxis, series,
+    tooltip: { trigger: 'item', formatter: (p) => {
+      const axis = axes[p.seriesIndex];
+      const x = axis.numeric ? fmtNumber(p.value[0]) : axis.categories[p.value[0]];
+      return `trial ${escapeHtml(p.value[2])}: ${escapeHtml(p.seriesName)}=${escapeHtml(x)}, ${escapeHtml(fmtNumber(p.value[1]))}`;
+    } },
   };
 }
 
@@ -262,7 +321,7 @@ export function trialMetricsOption(results) {
   const keys = [];
   for (const r of results) for (const [k, v] of Object.entries(r.values)) if (typeof v === 'number' && !keys.includes(k)) keys.push(k);
   return {
-    legend: { top: 0, type: 'scroll' }, grid: { left: 60, right: 20, top: 30, bottom: 40 },
+    legend: { top: 0 }, grid: { left: 60, right: 20, top: 30, bottom: 40 },
     tooltip: { trigger: 'axis', valueFormatter: (v) => escapeHtml(fmtNumber(v)) },
     xAxis: { type: 'value', name: 'step', nameLocation: 'middle', nameGap: 25, scale: true },
     yAxis: { type: 'value', scale: true },

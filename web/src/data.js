@@ -14,23 +14,43 @@ async function get(path) {
 
 const api = (id, what) => `api/e/${encodeURIComponent(id)}/${what}`;
 
+// An experiment page's three requests start as this bundle starts, before the chart
+// library's modules run (this module runs first): the answers travel meanwhile. Each is
+// taken by the page's first ask for it.
+const early = new Map();
+const opening = !report && location.hash.match(/^#\/e\/([^/]+)$/);
+if (opening) {
+  for (const what of ['summary', 'trials?since=0', 'points?after=0']) {
+    const path = api(decodeURIComponent(opening[1]), what);
+    const answer = get(path);
+    answer.catch(() => {});  // a failure is the page's to report, when it asks
+    early.set(path, answer);
+  }
+}
+
+function take(path) {
+  const answer = early.get(path);
+  early.delete(path);
+  return answer || get(path);
+}
+
 export async function experiments() {
   if (report) return [{ id: 'report', ...report.experiment }];
   return get('api/experiments');
 }
 
 export async function summary(id) {
-  return report ? report.experiment : get(api(id, 'summary'));
+  return report ? report.experiment : take(api(id, 'summary'));
 }
 
 // {revision, trials}: trials changed after `since`.
 export async function trials(id, since = 0) {
-  return report ? report.trials : get(api(id, `trials?since=${since}`));
+  return report ? report.trials : take(api(id, `trials?since=${since}`));
 }
 
 // {cursor, trial[], attempt[], step[], value[]}: points appended after `after`.
 export async function points(id, after = 0) {
-  return report ? report.points : get(api(id, `points?after=${after}`));
+  return report ? report.points : take(api(id, `points?after=${after}`));
 }
 
 export async function trialDetail(id, number) {

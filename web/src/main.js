@@ -23,6 +23,7 @@ async function route() {
 }
 
 function start() {
+  performance.mark('gpusweep-script-ran');  // the bundle fetched, compiled and run
   window.addEventListener('hashchange', route);
   route();
 }

@@ -83,7 +83,10 @@ class ExperimentCharts {
     charts.draw(this.panel('Intermediate values'), charts.curvesOption(points, trials, s));
     charts.draw(this.panel('Parallel coordinates', 'wide'), charts.parallelOption(trials, s));
     this.panel('Parameter importance (fANOVA)');  // its place, drawn when it arrives
-    for (const name of s.params) charts.draw(this.panel(`Slice: ${name}`, 'small'), charts.sliceOption(trials, s, name));
+    if (s.params.length) {
+      const slices = this.panel('Slices', 'wide');
+      charts.draw(slices, charts.slicesOption(trials, s, slices.body.clientWidth));
+    }
     charts.allMade();
   }
 
@@ -121,6 +124,7 @@ class ImportanceFollower {
 export async function experimentPage(app, id) {
   stopPolling();
   const [s, t, p] = await Promise.all([data.summary(id), data.trials(id), data.points(id)]);
+  performance.mark('gpusweep-data-received');
   s.id = id;
   const state = new ExperimentState();
   state.mergeTrials(t);
@@ -137,11 +141,13 @@ export async function experimentPage(app, id) {
     summary.id = id;
     head.replaceChildren(summaryLine(summary));
     const trials = state.list();
-    view.render(summary, trials, state.points);
+    // The table first: the page's drawn mark (set by the last chart) then says both.
     table.update(trials, summary);
+    view.render(summary, trials, state.points);
     renderMs = performance.now() - began;
   };
   render(s);
+  performance.mark('gpusweep-render-returned');
   const importance = new ImportanceFollower(id, (result) => view.importance(result));
   // After the first draw: the page is usable before the forest's answer comes.
   requestAnimationFrame(() => setTimeout(() => importance.want(s.revision || 0), 0));
