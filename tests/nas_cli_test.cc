@@ -2,6 +2,7 @@
 // processes; dry run, failing and SIGKILLed evaluations, kill -9 mid-round and resume.
 #include <signal.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 
@@ -114,6 +115,42 @@ TEST_F(CliTest, NasFailingAndKilledEvaluationsScoreZeroAndTheSearchGoesOn) {
   EXPECT_NE(status.out.find("block 1 round 1   5/5 done (2 failed)"), std::string::npos)
       << status.out;
   EXPECT_EQ(trials.back().state, TrialState::kCompleted);  // the retrain ran
+}
+
+// The seed waits for ever on an evaluation that never ends. Here a hung evaluation is
+// stopped by its timeout, scores failed_score (0), and its round and the search go on;
+// without a timeout the run warns, naming the key.
+TEST_F(CliTest, NasHungEvaluationIsStoppedByItsTimeoutAndTheSearchGoesOn) {
+  const std::string command =
+      "command: [/bin/sh, -c, 'if [ {{trial.number}} = 3 ]; then exec sleep 300; fi; echo "
+      "\"{\\\"acc\\\": 0.5}\" >> \"$GPUSWEEP_METRICS\"']\n";
+  Write("name: e2e\nmetric: {name: acc, mode: max}\nresources: {gpus: none, cpu_slots: 2}\n"
+        "timeout: 2s\nkill_grace: 1s\n" + command + std::string(kSmallNas));
+  const auto started = std::chrono::steady_clock::now();
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(120));
+  EXPECT_EQ(run.out.find("without timeout"), std::string::npos) << run.out;
+  const auto trials = Trials();
+  ASSERT_EQ(trials.size(), 13u);
+  EXPECT_EQ(trials[3].state, TrialState::kFailed);
+  EXPECT_NE(trials[3].failure_reason.find("timed out after 2s"), std::string::npos)
+      << trials[3].failure_reason;
+  auto status = RunGpusweep({"status"}, dir_.path());
+  EXPECT_NE(status.out.find("topology 3 eliminated in round 1 with history_best 0\n"),
+            std::string::npos) << status.out;
+  EXPECT_EQ(trials.back().state, TrialState::kCompleted);  // the retrain ran
+
+  Write("name: e2e\nmetric: {name: acc, mode: max}\nresources: {gpus: none, cpu_slots: 2}\n"
+        "command: [/bin/true]\n" + std::string(kSmallNas) + "  dry_run: true\n");
+  auto dry = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_EQ(dry.out.find("without timeout"), std::string::npos) << dry.out;  // nothing hangs
+  Write("name: e2e2\nmetric: {name: acc, mode: max}\nresources: {gpus: none, cpu_slots: 2}\n"
+        "command: [/bin/sh, -c, 'exit 3']\n" + std::string(kSmallNas));
+  auto warned = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_NE(warned.out.find("warning: sweep.yaml:7:3: nas: "), std::string::npos) << warned.out;
+  EXPECT_NE(warned.out.find("a NAS experiment without timeout"), std::string::npos) << warned.out;
+  EXPECT_NE(warned.out.find("add e.g. timeout: 30m"), std::string::npos) << warned.out;
 }
 
 // gpusweep is killed with -9 while round 2 runs (one of its evaluations hangs); the

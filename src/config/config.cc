@@ -216,6 +216,20 @@ void ApplyNasDryRun(ExperimentConfig& config) {
   if (config.output_dir) *config.output_dir += "-dry-run";
 }
 
+// A round is synchronous: one evaluation that hangs (a deadlocked data loader, a stuck
+// collective) holds every other survivor's next round back, and without a timeout it
+// does so forever (the seed's failure mode). gpusweep cannot guess a training time, so
+// it says so once instead of choosing one.
+void WarnAboutNasWithoutTimeout(const Value& nas, std::vector<std::string>& warnings) {
+  warnings.push_back(
+      nas.Invalid("a NAS experiment without timeout: one hung evaluation stalls its round, "
+                  "and so the whole search, for ever",
+                  "add e.g. timeout: 30m (a bound on one evaluation); a timed-out evaluation "
+                  "scores failed_score and the search goes on")
+          .value()
+          .message);
+}
+
 // The rest of a `nas:` experiment: no sampler, search space or scheduler (the NAS
 // engine plans every evaluation), one GPU count for every evaluation.
 Status ParseNasExperiment(const Mapping& top, const Value& nas, ExperimentConfig& config) {
@@ -282,7 +296,11 @@ Status ParseNasTop(const Mapping& top, const Value& nas, const fs::path& config_
   GS_ASSIGN_OR_RETURN(config.max_failures,
                       config_detail::ParseMaxFailures(top.Find("max_failures")));
   GS_TRY(ParseOutputDir(top, config_dir, config));
-  if (config.nas->dry_run) ApplyNasDryRun(config);
+  if (config.nas->dry_run) {
+    ApplyNasDryRun(config);
+  } else if (!config.timeout_seconds) {
+    WarnAboutNasWithoutTimeout(nas, config.warnings);
+  }
   return {};
 }
 
