@@ -84,27 +84,45 @@ Expected<UniqueFd> MakeDirectoriesBeneath(int root, const fs::path& relative,
   return current;
 }
 
+namespace {
+
+// Writes all of `text` to `fd` and closes it; 0 or the errno of the failure.
+int WriteAllAndClose(UniqueFd fd, const std::string& text) {
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd.get(), text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    written += static_cast<std::size_t>(n);
+  }
+  return ::close(fd.release()) == 0 ? 0 : errno;
+}
+
+}  // namespace
+
 Status WriteNewFileAt(int dir, const std::string& name, const std::string& text,
                       const fs::path& shown) {
   UniqueFd fd(::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                        0644));
   if (!fd.valid()) return tl::unexpected(IoError(shown, "cannot create", errno));
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd.get(), text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::unlinkat(dir, name.c_str(), 0);
-      return tl::unexpected(IoError(shown, "cannot write", err));
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  if (::close(fd.release()) != 0) {
-    const int err = errno;
+  if (const int err = WriteAllAndClose(std::move(fd), text); err != 0) {
     ::unlinkat(dir, name.c_str(), 0);
     return tl::unexpected(IoError(shown, "cannot write", err));
   }
+  return {};
+}
+
+Status WriteStagedFileAt(int dir, const std::string& name, const std::string& text,
+                         const fs::path& shown) {
+  // O_NONBLOCK: a FIFO put in its place must not hang the run; it is refused below.
+  UniqueFd fd(::openat(dir, name.c_str(), O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return tl::unexpected(IoError(shown, "cannot open", errno));
+  struct stat info;
+  if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode))
+    return Fail(ErrorCode::kIo, fmt::format("{}: not a regular file", shown.string()));
+  if (::ftruncate(fd.get(), 0) != 0) return tl::unexpected(IoError(shown, "cannot write", errno));
+  if (const int err = WriteAllAndClose(std::move(fd), text); err != 0)
+    return tl::unexpected(IoError(shown, "cannot write", err));
   return {};
 }
 

@@ -39,6 +39,13 @@ Status WriteFileAt(int dir, const std::string& name, const std::string& text,
 Status WriteNewFileAt(int dir, const std::string& name, const std::string& text,
                       const std::filesystem::path& shown);
 
+// Writes `text` into the existing, empty regular file `name` (never a link), in place:
+// for a staged trial directory (trial_stager.h), whose files were made ahead of the
+// launch so that none is created on its critical path. Nobody reads it yet; a kill -9
+// halfway leaves a directory the next attempt finds existing, as with WriteNewFileAt.
+Status WriteStagedFileAt(int dir, const std::string& name, const std::string& text,
+                         const std::filesystem::path& shown);
+
 // Renames `from` to `to` inside `dir` when `from` exists (a link is moved, not followed).
 Status MoveAsideAt(int dir, const std::string& from, const std::string& to,
                    const std::filesystem::path& shown);

@@ -102,6 +102,9 @@ Status TrialLoop::Run() {
     int failed_to_start = 0;
     if (interrupt_signal_ == 0) {
       GS_ASSIGN_OR_RETURN(launches, PrepareReady(failed_to_start));
+      // The next trials' directories are made while these start and run.
+      if (scheduler_ == nullptr && !failures_.Exhausted())
+        stager_.StageNext(queue_, plan_.concurrency);
     }
     // Group commit: what the last iteration saw (results, ends, pids) and the intent to
     // launch `launches`, in one transaction, written before any of them is spawned
@@ -302,7 +305,9 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
   }
   record.repeat = planned->suggestion.repeat;
   record.params = planned->suggestion.params;
-  if (Status written = WriteTrialFiles(planned->rendered, record.params, record.attempt); !written) {
+  if (Status written = WriteTrialFiles(planned->rendered, record.params, record.attempt,
+                                          stager_.Take(number));
+      !written) {
     ReleaseResources(record);
     FailBeforeStart(std::move(record), written.error().message, job, JobJournaled::kNo);
     return std::nullopt;

@@ -20,6 +20,7 @@
 #include "run/serial_worker.h"
 #include "run/runner.h"
 #include "run/trial_env.h"
+#include "run/trial_stager.h"
 #include "run/verdict_file.h"
 
 namespace gpusweep {
@@ -167,6 +168,7 @@ class TrialLoop {
   };
   std::deque<InFlightSync> syncs_;  // in commit order
   SerialWorker sync_worker_;        // runs them; declared after syncs_, so joined first
+  TrialStager stager_{options_.experiment_dir / "trials"};  // launches ahead: their directories
   FailureBudget failures_;              // max_failures: stops new launches once reached
 };
 

@@ -1,6 +1,7 @@
 #include "run/trial_setup.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -112,7 +113,34 @@ Status WriteFileAtomically(const std::filesystem::path& path, const std::string&
   return {};
 }
 
-Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int attempt) {
+namespace {
+
+bool IsEmptyFileAt(int dir, const char* name) {
+  struct stat info;
+  return ::fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(info.st_mode) &&
+         info.st_size == 0;
+}
+
+// The rendered templates, beneath the trial directory `dir`.
+Status WriteTemplates(const RenderedTrial& trial, const UniqueFd& dir) {
+  for (const auto& [path, text] : trial.files) {
+    const std::filesystem::path relative = path.lexically_relative(trial.dir);
+    GS_ASSIGN_OR_RETURN(UniqueFd parent,
+                        MakeDirectoriesBeneath(dir.get(), relative.parent_path(), trial.dir));
+    GS_TRY(WriteFileAt(parent.get(), relative.filename().string(), text, path));
+  }
+  return {};
+}
+
+}  // namespace
+
+Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int attempt,
+                       std::optional<UniqueFd> staged) {
+  const std::string params_text = params.dump(2) + "\n";
+  if (staged) {
+    GS_TRY(WriteStagedFileAt(staged->get(), "params.json", params_text, trial.dir / "params.json"));
+    return WriteTemplates(trial, *staged);
+  }
   std::error_code ec;
   std::filesystem::create_directories(trial.dir.parent_path(), ec);
   if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: cannot create trial directory: {}",
@@ -122,25 +150,19 @@ Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int att
   if (origin == DirectoryOrigin::kCreated) {
     // Nothing to move aside and nobody to see a half-written file: the usual case, with
     // no rename and no lookups of files that cannot be there.
-    GS_TRY(WriteNewFileAt(dir.get(), "params.json", params.dump(2) + "\n",
-                          trial.dir / "params.json"));
+    GS_TRY(WriteNewFileAt(dir.get(), "params.json", params_text, trial.dir / "params.json"));
   } else {
     // Each attempt starts with its own, empty metrics.jsonl: no line of an earlier copy
     // can become a result of this one. Files without a journaled attempt (written by a
     // gpusweep older than the launch intent) are kept as *.unrecorded.*.
     const std::string kept = attempt > 1 ? fmt::format("attempt{}", attempt - 1) : "unrecorded";
-    GS_TRY(MoveAsideAt(dir.get(), "output.log", fmt::format("output.{}.log", kept), trial.dir));
+    if (attempt > 1 || !IsEmptyFileAt(dir.get(), "output.log"))
+      GS_TRY(MoveAsideAt(dir.get(), "output.log", fmt::format("output.{}.log", kept), trial.dir));
     GS_TRY(MoveAsideAt(dir.get(), "metrics.jsonl", fmt::format("metrics.{}.jsonl", kept),
                        trial.dir));
-    GS_TRY(WriteFileAt(dir.get(), "params.json", params.dump(2) + "\n", trial.dir / "params.json"));
+    GS_TRY(WriteFileAt(dir.get(), "params.json", params_text, trial.dir / "params.json"));
   }
-  for (const auto& [path, text] : trial.files) {
-    const std::filesystem::path relative = path.lexically_relative(trial.dir);
-    GS_ASSIGN_OR_RETURN(UniqueFd parent,
-                        MakeDirectoriesBeneath(dir.get(), relative.parent_path(), trial.dir));
-    GS_TRY(WriteFileAt(parent.get(), relative.filename().string(), text, path));
-  }
-  return {};
+  return WriteTemplates(trial, dir);
 }
 
 }  // namespace gpusweep

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/unique_fd.h"
 #include "gpusweep/config.h"
 #include "gpusweep/sampler.h"
 #include "gpusweep/status.h"
@@ -37,7 +38,12 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Sugges
 // directory (beneath.h). For attempt > 1, the previous attempt's
 // output.log and metrics.jsonl are renamed to output.attempt<N-1>.log and
 // metrics.attempt<N-1>.jsonl so the new attempt starts clean but nothing is lost.
-Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int attempt);
+// `staged`: the trial directory made ahead by a TrialStager (trial_stager.h), holding
+// an empty params.json and output.log; params.json is then filled in place. An empty
+// output.log of no journaled attempt (attempt 1: a staged directory no run took) stays
+// in place: there is nothing in it to keep aside.
+Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int attempt,
+                       std::optional<UniqueFd> staged = std::nullopt);
 
 // Writes `text` to `path` atomically (temp file in the same directory, rename).
 Status WriteFileAtomically(const std::filesystem::path& path, const std::string& text);
