@@ -414,6 +414,61 @@ TEST_F(SlurmTest, KillNineThenResumeReattachesAshaJobsAndPruningGoesOn) {
   EXPECT_TRUE(LiveJobs(JobIds()).empty());
 }
 
+// Trial 1 (loss 2) is pruned at epoch 2 by trial 0's result, but takes its time to
+// stop: its TERM trap only notes the signal, and it exits (143) once the file end-2
+// exists. gpusweep is killed in between, after the stop decision was journaled.
+constexpr const char* kSlowToStop = R"(
+name: e2e
+command: [/bin/sh, -c, 'trap "echo term >> stopped_at" TERM; echo "{\"epoch\": 1, \"loss\": {{x}}}" >> "$GPUSWEEP_METRICS"; while [ ! -e ../../../../go-{{x}} ]; do sleep 0.2 & wait $!; done; for e in 2 3 4 5 6; do echo "{\"epoch\": $e, \"loss\": {{x}}}" >> "$GPUSWEEP_METRICS"; while [ -e stopped_at ] && [ ! -e ../../../../end-{{x}} ]; do sleep 0.2 & wait $!; done; [ -e stopped_at ] && exit 143; sleep 0.2 & wait $!; done']
+metric: {name: loss, mode: min}
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1, 2]}
+scheduler: {type: asha, resource: epoch, min_resource: 2, max_resource: 6, reduction_factor: 3}
+resources: {gpus_per_trial: 1, max_concurrent: 2}
+kill_grace: 60s
+)";
+
+TEST_F(SlurmTest, ATrialPrunedBeforeTheKillIsStoppedAgainAfterReattachAndEndsPruned) {
+  Write(std::string(kSlowToStop) + kBackend);
+  gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "1.log");
+  ASSERT_TRUE(WaitUntil(120, [&] { return ReportingJobs() == 2; }))
+      << ReadAll(dir_.path() / "1.log");
+  WriteFile(dir_.path() / "go-1", "");
+  ASSERT_TRUE(WaitUntil(60, [&] { return CountState(TrialState::kCompleted) == 1; }))
+      << ReadAll(dir_.path() / "1.log");
+  WriteFile(dir_.path() / "go-2", "");
+  const std::filesystem::path stopped = exp() / "trials" / TrialDirName(1) / "stopped_at";
+  auto stop_journaled = [&] {
+    auto journal = OpenJournal(exp() / "gpusweep.db", JournalAccess::kReadOnly);
+    if (!journal) return false;
+    for (const SchedulerEventRecord& e : (*journal)->LoadSchedulerEvents().value_or(
+             std::vector<SchedulerEventRecord>{}))
+      if (e.kind == "report" && e.trial == 1 && e.detail.contains("decision") &&
+          e.detail["decision"].value("verdict", "") == "stop")
+        return true;
+    return false;
+  };
+  ASSERT_TRUE(WaitUntil(60, [&] { return stop_journaled() && ReadAll(stopped) == "term\n"; }))
+      << ReadAll(dir_.path() / "1.log");
+  kill(gpusweep_, SIGKILL);
+  WaitExit(std::exchange(gpusweep_, 0));
+  const std::string job = Trials().at(1).job_id;
+  ASSERT_EQ(LiveJobs({job}).size(), 1u) << "the pruned job is still stopping";
+  gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "2.log");
+  // The resumed run sends the stop again; then the trial finishes stopping.
+  ASSERT_TRUE(WaitUntil(60, [&] { return ReadAll(stopped) == "term\nterm\n"; }))
+      << ReadAll(dir_.path() / "2.log");
+  WriteFile(dir_.path() / "end-2", "");
+  EXPECT_EQ(WaitExit(std::exchange(gpusweep_, 0)), 0) << ReadAll(dir_.path() / "2.log");
+  const TrialRecord pruned = Trials().at(1);
+  EXPECT_EQ(pruned.state, TrialState::kPruned) << pruned.failure_reason;
+  EXPECT_EQ(pruned.job_id, job);
+  EXPECT_EQ(pruned.attempt, 1);
+  EXPECT_NE(pruned.failure_reason.find("pruned: rank 2 of 2"), std::string::npos)
+      << pruned.failure_reason;
+}
+
 TEST_F(SlurmTest, CtrlCCancelsEveryJob) {
   Write(std::string(kGatedSweep) + kBackend);
   gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "1.log");
