@@ -130,7 +130,12 @@ SlurmctldTimeout=30
 SlurmdTimeout=60
 MessageTimeout=10
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory Gres=gpu:4 State=UNKNOWN
-PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
+# Jobs of "high" preempt those of "debug" (the tests' preemption case); gpusweep's jobs
+# say --no-requeue, so a preempted one ends PREEMPTED.
+PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP PriorityTier=1
+PartitionName=high Nodes=$host Default=NO MaxTime=INFINITE State=UP PriorityTier=2
 EOF
   cat >"$dir/env" <<EOF
 export SLURM_CONF=$dir/slurm.conf

@@ -511,6 +511,19 @@ TEST_F(SlurmTest, AJobWhoseNodeFailedRunsAgainAsANewAttempt) {
   EXPECT_NE(reason.find("NODE_FAIL"), std::string::npos) << reason;
 }
 
+// A job of the higher-priority partition "high" (scripts/slurm-cluster.sh) needs the
+// node's 4 GPUs: SLURM preempts the trial's job (PREEMPTED, as it says --no-requeue),
+// and the trial's next attempt waits for the GPUs, then runs.
+TEST_F(SlurmTest, APreemptedJobRunsAgainAsANewAttempt) {
+  const std::string reason = RunDisrupted(kBackend, [](const std::string&) {
+    auto urgent = RunCommand({"sbatch", "--parsable", "--partition=high", "--gres=gpu:4",
+                              "--output=/dev/null", "--wrap=sleep 1"},
+                             CurrentEnvironment(), 60);
+    ASSERT_TRUE(urgent && urgent->exit_code == 0) << (urgent ? urgent->err : "");
+  });
+  EXPECT_NE(reason.find("preempted by SLURM"), std::string::npos) << reason;
+}
+
 TEST_F(SlurmTest, SubmissionsSlurmRefusesAndMissingClientsAreClearErrors) {
   Write(R"(
 name: e2e
