@@ -1,8 +1,11 @@
 """Times the dashboard in headless Chromium. First the server's warm-up (it reads every
 journal and computes every importance as it starts); then, for each experiment,
 navigation start to the moment the last chart of the experiment page has drawn (the
-page's 'gpusweep-charts-drawn' mark) and to the importance chart's first draw
-('gpusweep-importance-drawn'); then the server's peak RSS (VmHWM).
+page's 'gpusweep-charts-drawn' mark, set after the trial table is filled) and to the
+importance chart's first draw ('gpusweep-importance-drawn'); for the warm loads also
+where the time went (medians): navigation start to the bundle having run
+('gpusweep-script-ran') and to the three answers parsed ('gpusweep-data-received');
+then the server's peak RSS (VmHWM).
 Usage: page_load.py SERVER_URL SERVER_PID EXPERIMENT_ID... (bench/web/run.sh)"""
 import shutil
 import statistics
@@ -20,7 +23,8 @@ MEASURE = """
 const mark = (name) => performance.getEntriesByName(name).map((e) => e.startTime)[0];
 const drawn = mark('gpusweep-charts-drawn');
 return drawn === undefined ? null : [drawn, mark('gpusweep-importance-drawn') ?? null,
-                                     document.querySelectorAll('table.trials tbody tr').length];"""
+                                     document.querySelectorAll('table.trials tbody tr').length,
+                                     mark('gpusweep-script-ran'), mark('gpusweep-data-received')];"""
 
 
 def driver():
@@ -61,14 +65,21 @@ def warm_up(url, experiments):
     return time.monotonic() - start
 
 
+def median_ms(values):
+    """'- ms' for a build without the mark."""
+    values = [v for v in values if v is not None]
+    return f"{statistics.median(values):.0f} ms" if values else "- ms"
+
+
 def main():
     url, pid, experiments = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     print(f"server warm-up (journals read, importance computed): {warm_up(url, experiments):.1f} s, "
           f"peak RSS {peak_rss_mib(pid):.1f} MiB")
     browser = driver()
     print("| experiment | rows shown | first load: charts drawn | then: importance drawn | "
-          f"warm loads: charts drawn (median of {REPEATS}) | server peak RSS |")
-    print("|---|---|---|---|---|---|")
+          f"warm loads: charts drawn (median of {REPEATS}) | of which: bundle ran, data parsed | "
+          "server peak RSS |")
+    print("|---|---|---|---|---|---|---|")
     try:
         for exp in experiments:
             first = load(browser, f"{url}#/e/{exp}")
@@ -76,6 +87,7 @@ def main():
             print(f"| {exp} | {first[2]} | {first[0]:.0f} ms | {first[1]:.0f} ms | "
                   f"{statistics.median(w[0] for w in warm):.0f} ms "
                   f"(min {min(w[0] for w in warm):.0f}, max {max(w[0] for w in warm):.0f}) | "
+                  f"{median_ms(w[3] for w in warm)}, {median_ms(w[4] for w in warm)} | "
                   f"{peak_rss_mib(pid):.1f} MiB |")
     finally:
         browser.quit()

@@ -212,9 +212,13 @@ Status Serve(const ServeOptions& options, const std::function<void(int port)>& o
   // httplib's worker threads. By default glibc raises its mmap threshold to the largest
   // block freed and gives each thread an arena, so those blocks stay in the process
   // (RSS 150 MB after a few page loads, bench/README.md). A fixed threshold hands them
-  // back to the kernel when freed; two arenas bound the rest.
+  // back to the kernel when freed. One arena: with two, the warm-up's journal read and
+  // the forest's training could land in different arenas, neither reusing what the
+  // other freed, and the peak was 100 MiB instead of 81 in about one start of four
+  // (bench/web); the threads here allocate little enough that sharing one costs nothing
+  // measurable.
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-  mallopt(M_ARENA_MAX, 2);
+  mallopt(M_ARENA_MAX, 1);
   GS_ASSIGN_OR_RETURN(ExperimentCatalog catalog, ExperimentCatalog::Create(options.roots));
   ExperimentCache cache(std::move(catalog), options.decisions);
   httplib::Server server;
