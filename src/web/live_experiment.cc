@@ -92,12 +92,18 @@ Expected<std::unique_ptr<LiveExperiment>> LiveExperiment::Open(const std::filesy
   GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> record, journal->LoadExperiment());
   if (record)
     if (auto config = ParseConfig(record->config_yaml, record->config_path)) space = config->search_space;
+  // A NAS experiment's tournament is replayed from its trials with the config it ran
+  // with (as `status` does); one whose stored config no longer reads has no such view.
+  std::optional<NasConfig> nas;
+  if (record && record->identity.contains("nas"))
+    if (auto config = NasConfigFromJson(record->identity["nas"])) nas = std::move(*config);
   std::error_code ec;
   std::filesystem::path canonical = std::filesystem::canonical(dir, ec);  // the log tail's root
   if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: {}", dir.string(), ec.message()));
   auto live = std::unique_ptr<LiveExperiment>(
       new LiveExperiment(std::move(canonical), std::move(meta), std::move(journal), std::move(decisions)));
   live->importance_ = std::make_unique<LiveImportance>(std::move(space));
+  live->nas_ = std::move(nas);
   return live;
 }
 
@@ -170,6 +176,7 @@ void LiveExperiment::SummarizeLocked() {
                   {"scheduler", std::move(scheduler)},
                   {"params", params},
                   {"rungs", std::vector<double>(rungs_.begin(), rungs_.end())}};
+  if (nas_) summary_["nas"] = NasProgressJson(ReplayNas(*nas_, meta_.metric.mode, records_));
 }
 
 Expected<Json> LiveExperiment::Summary() {

@@ -21,6 +21,7 @@
 
 #include "gpusweep/config.h"
 #include "gpusweep/journal.h"
+#include "gpusweep/nas.h"
 #include "gpusweep/json.h"
 #include "gpusweep/status.h"
 #include "run/experiment_meta.h"
@@ -41,7 +42,9 @@ class LiveExperiment {
                                                         DecisionFormatter decisions);
 
   // {name, dir, metric, mode, total, counts{state: n}, best{trial, value}|null, running,
-  //  scheduler{type, resource, max_resource}|null, params[names], rungs[resource values]}
+  //  scheduler{type, resource, max_resource}|null, params[names], rungs[resource values],
+  //  nas: the tournament's state (NasProgressJson: blocks, rounds, survivors,
+  //  eliminations, stages) for a NAS experiment, else absent}
   Expected<Json> Summary();
   // {revision, trials: [trial objects changed after `since`, by number]} (see TrialJson),
   // as JSON text: each trial's text is kept from when it last changed, so a 10,000-trial
@@ -90,6 +93,7 @@ class LiveExperiment {
   std::set<double> rungs_;
   std::int64_t events_seq_ = 0;  // the last scheduler event read for rungs_
   Json summary_;                 // Summary() less `running`, as of revision_
+  std::optional<NasConfig> nas_;  // a NAS experiment's config, from the journal
   std::unique_ptr<LiveImportance> importance_;
 };
 

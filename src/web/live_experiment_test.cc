@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/temp_dir_for_tests.h"
+#include "gpusweep/nas.h"
 #include "web/web_test_util.h"
 
 namespace gpusweep::web {
@@ -28,6 +29,22 @@ TEST(LiveExperimentTest, SummaryCountsStatesAndNamesTheBest) {
   EXPECT_EQ((*summary)["params"], (Json{"lr", "opt"}));
   EXPECT_EQ((*summary)["total"], 6);
   EXPECT_EQ((*summary)["running"], false);
+}
+
+TEST(LiveExperimentTest, ANasExperimentsSummaryHoldsItsTournament) {
+  TempDir tmp;
+  NasConfig config;  // the seed's space: 15 topologies
+  FakeExperiment nas(tmp.path(), "nas", 0, 0, Json{{"nas", NasConfigJson(config)}});
+  auto summary = MustOpen(nas.dir())->Summary();
+  ASSERT_TRUE(summary) << summary.error().message;
+  ASSERT_TRUE(summary->contains("nas")) << summary->dump();
+  EXPECT_EQ((*summary)["nas"], NasProgressJson(ReplayNas(config, Mode::kMax, {})));
+  EXPECT_EQ((*summary)["nas"]["topologies"], 15);
+
+  FakeExperiment sweep(tmp.path(), "sweep", 2);
+  auto plain = MustOpen(sweep.dir())->Summary();
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->contains("nas"));
 }
 
 Json Parsed(const Expected<std::string>& text) {

@@ -14,11 +14,13 @@ namespace gpusweep::web::testing {
 
 // An experiment directory <parent>/<name> with a journal, experiment.json and trials
 // 0..n-1 completed (objective = 0.1 * k, params {lr: 0.01 * (k+1), opt: "sgd"|"adam"},
-// `steps` intermediate results each reporting "acc"). The journal stays open for
+// `steps` intermediate results each reporting "acc"), and the experiment record's
+// `identity` (a NAS experiment's holds {"nas": config}). The journal stays open for
 // writing (journal()) so a test can keep adding to it, like a run would.
 class FakeExperiment {
  public:
-  FakeExperiment(const std::filesystem::path& parent, const std::string& name, int n, int steps = 3)
+  FakeExperiment(const std::filesystem::path& parent, const std::string& name, int n, int steps = 3,
+                 Json identity = Json::object())
       : dir_(parent / name) {
     std::filesystem::create_directories(dir_);
     ExperimentMeta meta;
@@ -29,7 +31,7 @@ class FakeExperiment {
     auto journal = OpenJournal(dir_ / kJournalFileName, JournalAccess::kReadWrite);
     EXPECT_TRUE(journal) << journal.error().message;
     journal_ = std::move(*journal);
-    EXPECT_TRUE(journal_->CreateExperiment({name, "/nowhere/sweep.yaml", "name: x\n", Json::object(), 1.7e9}));
+    EXPECT_TRUE(journal_->CreateExperiment({name, "/nowhere/sweep.yaml", "name: x\n", std::move(identity), 1.7e9}));
     for (int k = 0; k < n; ++k) AddTrial(k, steps);
   }
 

@@ -103,6 +103,27 @@ return chart.getOption().series.map((series, i) => {
 });"""
 
 
+# A NAS tournament as a dry run (docs/nas.md: scores drawn, no training): 5 topologies,
+# rounds 5 -> 3 -> 2 -> 1, a winner sample, a confirm and a retrain.
+NAS_SWEEP = """name: tour
+command: [python3, train.py]
+metric: {name: acc, mode: max}
+resources: {gpus: none, cpu_slots: 2}
+nas:
+  depth: 4
+  width: 1
+  operations:
+    conv: {filters: [8, 16], kernel: [1, 3]}
+    pooling: {pool: [avg, max]}
+  samples_per_round: 1
+  winner_samples: 1
+  data_size: {init: 100, step: 100}
+  confirm: {data_size: 1000}
+  seed: 3
+  dry_run: true
+"""
+
+
 def write_sweep(root, name, trials, steps, gate="-", slots=2):
     path = root / f"{name}.yaml"
     path.write_text(SWEEP.format(name=name, trial=HERE / "trial.py", steps=steps, gate=gate,
@@ -157,6 +178,10 @@ class DashboardTest(unittest.TestCase):
         asha.write_text(ASHA_SWEEP)
         subprocess.run([BINARY, "run", str(asha), "--dir", str(cls.runs / "asha")],
                        check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
+        nas = cls.tmp / "nas.yaml"
+        nas.write_text(NAS_SWEEP)
+        subprocess.run([BINARY, "run", str(nas), "--dir", str(cls.runs / "tour")],
+                       check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
         cls.server = Server(cls.runs)
         cls.driver = make_driver()
 
@@ -193,7 +218,7 @@ class DashboardTest(unittest.TestCase):
     def test_experiments_page_lists_the_experiments(self):
         self.open("#/")
         rows = {r.get_attribute("data-experiment"): r.text for r in self.rows()}
-        self.assertEqual(set(rows), {"asha", "finished"})
+        self.assertEqual(set(rows), {"asha", "finished", "tour"})
         self.assertIn("12 / 12", rows["finished"])
         self.shoot("experiments")
 
@@ -232,6 +257,32 @@ class DashboardTest(unittest.TestCase):
             self.assertIn(epoch, (1, 2))
         self.assertTrue(all(drawn["stopDrawn"]), drawn)
         self.shoot("asha")
+
+    def test_nas_page_shows_the_tournament(self):
+        self.open("#/e/tour")
+        nas = self.server.json("api/e/tour/summary")["nas"]
+        block = nas["blocks"][0]
+        self.assertEqual(len(block["eliminated"]), 4)  # 5 topologies, one winner
+        panel = self.driver.find_element(By.ID, "nas")
+        self.assertTrue(panel.is_displayed())
+        rows = panel.find_elements(By.CSS_SELECTOR, ".nas-block tbody tr")
+        by_topology = {int(r.get_attribute("data-topology")): r for r in rows}
+        self.assertEqual(set(by_topology), set(block["survivors"]) | {e["topology"] for e in block["eliminated"]})
+        self.assertEqual(by_topology[block["winner"]].get_attribute("data-state"), "winner")
+        for e in block["eliminated"]:
+            row = by_topology[e["topology"]]
+            self.assertEqual(row.get_attribute("data-state"), "eliminated")
+            cells = row.find_elements(By.TAG_NAME, "td")
+            # topology, one cell per round, the note: 'out' in the round it lost.
+            self.assertTrue(cells[e["round"]].text.startswith("out"), row.text)
+            self.assertEqual(cells[-1].text, f"eliminated in round {e['round']}")
+        stages = panel.find_elements(By.CSS_SELECTOR, "table.nas-stages tbody tr")
+        self.assertEqual(len(stages), len(nas["stages"]))
+        self.shoot("nas")
+
+    def test_a_sweep_has_no_tournament_panel(self):
+        self.open("#/e/finished")
+        self.assertFalse(self.driver.find_element(By.ID, "nas").is_displayed())
 
     def test_table_sorts_and_filters(self):
         self.open("#/e/finished")

@@ -2,6 +2,7 @@
 import * as charts from './charts.js';
 import * as data from './data.js';
 import { el, fmtDuration, fmtNumber, fmtTime, fmtValue, stateBadge } from './dom.js';
+import { nasView } from './nas.js';
 import { TrialTable } from './table.js';
 
 const POLL_MS = 2000;
@@ -131,8 +132,9 @@ export async function experimentPage(app, id) {
   state.mergePoints(p);
   crumbs(el('a', { href: `#/e/${encodeURIComponent(id)}` }, s.name));
   const head = el('div', {});
+  const tournament = el('section', { class: 'panel wide', id: 'nas', hidden: true }, el('h3', {}, 'NAS tournament'), el('div', {}));
   const grid = el('div', { class: 'grid' });
-  app.replaceChildren(head, grid);
+  app.replaceChildren(head, tournament, grid);
   const table = new TrialTable(app, id, s);
   const view = new ExperimentCharts(grid);
   let renderMs = 0;
@@ -140,6 +142,10 @@ export async function experimentPage(app, id) {
     const began = performance.now();
     summary.id = id;
     head.replaceChildren(summaryLine(summary));
+    if (summary.nas) {
+      tournament.hidden = false;
+      tournament.lastChild.replaceChildren(...nasView(summary.nas));
+    }
     const trials = state.list();
     // The table first: the page's drawn mark (set by the last chart) then says both.
     table.update(trials, summary);
