@@ -53,6 +53,11 @@ resources: {gpus: none, cpu_slots: 2}
       << status.out;
   EXPECT_TRUE(Contains(status.out, "fold 1 failed (exit code 3")) << status.out;
 
+  auto show = RunGpusweep({"show", "4"}, dir_.path());
+  EXPECT_TRUE(Contains(show.out, "Fold       1 of 3 (0..2) of configuration 1 (trials 3..5)"))
+      << show.out;
+  EXPECT_TRUE(Contains(show.out, "completed, score = 21 ± 1 (n=3) over its folds")) << show.out;
+
   auto csv = RunGpusweep({"export", "--format", "csv"}, dir_.path());
   EXPECT_TRUE(Contains(csv.out, "trial,configuration,fold,state")) << csv.out;
   EXPECT_TRUE(Contains(csv.out, "\r\n4,1,1,completed,1,0,21.0,completed,21.0,1.0,")) << csv.out;

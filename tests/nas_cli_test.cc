@@ -80,6 +80,17 @@ TEST_F(CliTest, NasDryRunShowsTheWholeStagePlan) {
   EXPECT_NE(show.out.find("architecture = {\"schema\":1,\"blocks\":[{\"adjacency\""),
             std::string::npos)
       << show.out;
+  // Its scheduler decisions say where in the plan it ran, not a budget it has none of.
+  EXPECT_NE(show.out.find("started: runs retrain (data all, epochs 10)"), std::string::npos)
+      << show.out;
+  EXPECT_EQ(show.out.find("budget 0"), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find("rung 0"), std::string::npos) << show.out;
+  auto round2 = RunGpusweep({"show", "6", dry.string()}, dir_.path());
+  EXPECT_NE(round2.out.find("started: runs block 1, round 2 (data 200, epochs 1)"),
+            std::string::npos)
+      << round2.out;
+  EXPECT_NE(round2.out.find("block 1, round 2 (data 200, epochs 1): 0."), std::string::npos)
+      << round2.out;
   auto exported = RunGpusweep({"export", "--format", "json", dry.string()}, dir_.path());
   ASSERT_EQ(exported.exit_code, 0) << exported.out;
   const Json json = Json::parse(exported.out);

@@ -22,6 +22,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusweep/config.h"
@@ -33,6 +34,11 @@ struct FoldIndex {
   int configuration = 0;
   int fold = 0;
 };
+
+// How a fold that never ran is marked: once its configuration had failed, its folds not
+// started yet are recorded pruned with failure_reason kNotRun + why ("not run:
+// configuration 3 failed (...)").
+inline constexpr std::string_view kNotRun = "not run: ";
 
 // Precondition: folds >= 1, trial >= 0. FoldOf(c * folds + f, folds) == {c, f}.
 FoldIndex FoldOf(int trial, int folds);

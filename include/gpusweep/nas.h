@@ -49,6 +49,11 @@ long CountNasTopologies(int depth, int width, int max_depth);
 // params; empty for params without them).
 std::vector<std::pair<std::string, std::string>> NasTrialEnv(const Params& params);
 
+// Where a NAS evaluation sits in the plan, from its params, for `show`: "block 1, round
+// 2 (data 4000, epochs 1)", "block 2, winner refinement (...)", "block 1, confirm (...)",
+// "retrain (data all, epochs 10)". Empty for params that are not a NAS evaluation's.
+std::string NasStageText(const Params& params);
+
 // Where a NAS search stands, recomputed from the trial records (for `status`,
 // `export` and the end-of-run summary).
 struct NasEliminated {

@@ -160,10 +160,13 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
 // then each reported key in order of first appearance; an attempt column when
 // `results` spans several attempts; the last 50 rows) and `log_tail` verbatim.
 // `decisions`: the scheduler's decisions about this trial, one line each, oldest first
-// (listed under "Scheduler decisions:" when not empty).
+// (listed under "Scheduler decisions:" when not empty). Under ctx.cv a fold trial also
+// names its fold, its configuration with the configuration's state and mean ± std, and
+// its sibling folds, taken from `trials` (the experiment's trials).
 std::string FormatTrial(const TrialRecord& trial, const std::vector<IntermediateResult>& results,
                         const std::string& log_tail, const ReportContext& ctx,
-                        const std::vector<std::string>& decisions = {});
+                        const std::vector<std::string>& decisions = {},
+                        const std::vector<TrialRecord>& trials = {});
 
 // Exports: one row per trial in the given order. Columns: trial, state, attempt, repeat,
 // objective, start_time, end_time (Unix seconds), start_time_iso, end_time_iso (ISO 8601
@@ -218,6 +221,11 @@ Json ParamDistributions(const Json& search_space);
 // string (lists, maps) is written with each choice as its compact JSON text, and the
 // trials' values the same way. intermediate_values: the metric by step over the
 // trial's last attempt. `results` may hold any trials' lines.
+// Under ctx.cv the Optuna trials are configurations (gpusweep/cv.h), not folds: number
+// = the configuration, state its state, value its mean (COMPLETE only),
+// intermediate_values the folds' mean at each step every fold that has not failed
+// reported, and user_attrs also "cv_folds", "cv_std", "fold_values" (each fold's
+// objective, null without one), "fold_states" and "fold_trials" ([first, last]).
 std::string ExportOptuna(const std::vector<TrialRecord>& trials,
                          const std::vector<IntermediateResult>& results,
                          const Json& search_space, const ReportContext& ctx);

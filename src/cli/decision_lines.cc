@@ -23,34 +23,43 @@ std::string ValueText(const Json& value) {
   return value.is_number() ? fmt::format("{:.6g}", value.get<double>()) : "no value";
 }
 
-std::string JobText(const Json& job, const std::string& resource) {
-  return fmt::format("{} {} (rung {})", resource, BudgetJson(job.value("budget", 0.0)).dump(),
-                     job.value("rung", 0));
-}
+// How a job and a decision name where they are: the resource with the budget and rung,
+// or (NAS) the evaluation's stage.
+struct Where {
+  std::string resource;
+  std::string stage;  // non-empty: stands for all of the above
 
-}  // namespace
+  // "up to epoch 3 (rung 1)", or the stage.
+  std::string Job(const Json& job) const {
+    if (!stage.empty()) return stage;
+    return fmt::format("up to {} {} (rung {})", resource,
+                       BudgetJson(job.value("budget", 0.0)).dump(), job.value("rung", 0));
+  }
+  std::string Decision(const gpusweep::Decision& decision) const {
+    if (!stage.empty()) return stage;
+    return fmt::format("rung {} ({} {})", decision.rung, resource,
+                       BudgetJson(decision.resource).dump());
+  }
+};
 
-std::vector<std::string> DecisionLines(const std::vector<SchedulerEventRecord>& events,
-                                       const std::string& resource) {
+std::vector<std::string> Lines(const std::vector<SchedulerEventRecord>& events, const Where& at) {
   std::vector<std::string> lines;
   bool stopped = false;  // a report's stop decision already said why
   for (const SchedulerEventRecord& event : events) {
     const std::string when = ClockTime(event.time);
     const Json job = event.detail.value("job", Json::object());
     if (event.kind == "job_started") {
-      lines.push_back(fmt::format("{}  {}: runs up to {}", when,
+      lines.push_back(fmt::format("{}  {}: runs {}", when,
                                   job.value("kind", "") == "promote" ? "promoted" : "started",
-                                  JobText(job, resource)));
+                                  at.Job(job)));
     } else if (event.kind == "job_interrupted") {
-      lines.push_back(fmt::format("{}  interrupted: the job up to {} runs again", when,
-                                  JobText(job, resource)));
+      lines.push_back(fmt::format("{}  interrupted: the job {} runs again", when, at.Job(job)));
     } else if (std::optional<Decision> decision = DecisionOf(event)) {
       if (decision->verdict == Verdict::kStop && event.kind == "job_finished" && stopped) continue;
       stopped = decision->verdict == Verdict::kStop;
       const std::string where =
           decision->rung >= 0 && event.kind != "trial_ended"
-              ? fmt::format("rung {} ({} {}): {} -> ", decision->rung, resource,
-                            BudgetJson(decision->resource).dump(),
+              ? fmt::format("{}: {} -> ", at.Decision(*decision),
                             ValueText(event.detail["decision"].value("value", Json())))
               : "";
       lines.push_back(fmt::format("{}  {}{}{}{}", when, where, ToString(decision->verdict),
@@ -58,6 +67,18 @@ std::vector<std::string> DecisionLines(const std::vector<SchedulerEventRecord>& 
     }
   }
   return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> DecisionLines(const std::vector<SchedulerEventRecord>& events,
+                                       const std::string& resource) {
+  return Lines(events, Where{resource, ""});
+}
+
+std::vector<std::string> DecisionLinesAt(const std::vector<SchedulerEventRecord>& events,
+                                         const std::string& where) {
+  return Lines(events, Where{"", where});
 }
 
 }  // namespace gpusweep

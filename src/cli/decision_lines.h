@@ -14,5 +14,9 @@ namespace gpusweep {
 // Reports that led to no decision are left out. `resource` names the step key.
 std::vector<std::string> DecisionLines(const std::vector<SchedulerEventRecord>& events,
                                        const std::string& resource);
+// The same for a trial whose jobs have no budget (a NAS evaluation): `where` (e.g.
+// "block 1, round 2 (data 4000, epochs 1)") stands for the resource, budget and rung.
+std::vector<std::string> DecisionLinesAt(const std::vector<SchedulerEventRecord>& events,
+                                         const std::string& where);
 
 }  // namespace gpusweep

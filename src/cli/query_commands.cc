@@ -18,6 +18,7 @@
 #include "cli/gpu_lines.h"
 #include "cli/terminal.h"
 #include "common/did_you_mean.h"
+#include "gpusweep/cv.h"
 #include "gpusweep/journal.h"
 #include "gpusweep/nas.h"
 #include "gpusweep/report.h"
@@ -318,8 +319,19 @@ Expected<int> ShowCommand(const std::string& trial_id, const std::optional<std::
   GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
                       opened.journal->LoadSchedulerEvents(number));
   const std::string resource = opened.meta.scheduler ? opened.meta.scheduler->resource : "budget";
-  GS_TRY(Emit(stdout,
-              FormatTrial(*trial, results, tail, opened.context, DecisionLines(events, resource))));
+  // A NAS evaluation's jobs have no budget: its stage says where it is.
+  const std::string stage = NasStageText(trial->params);
+  const std::vector<std::string> decisions =
+      stage.empty() ? DecisionLines(events, resource) : DecisionLinesAt(events, stage);
+  std::vector<TrialRecord> siblings;  // cv: the configuration's folds
+  if (const int folds = opened.context.cv.folds; folds > 0)
+    for (int n = FoldTrialNumber(FoldOf(number, folds).configuration, 0, folds), end = n + folds;
+         n < end; ++n) {
+      GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> fold, opened.journal->LoadTrial(n));
+      if (fold) siblings.push_back(std::move(*fold));
+    }
+  GS_TRY(Emit(stdout, FormatTrial(*trial, results, tail, opened.context,
+                                  decisions, siblings)));
   GS_ASSIGN_OR_RETURN(std::string memory, TrialGpuMemoryLine(*opened.journal, number));
   GS_TRY(Emit(stdout, memory));
   return 0;

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpusweep/cv.h"
+
 namespace gpusweep {
 namespace {
 
@@ -81,6 +83,8 @@ void TerminalObserver::OnTrialFinished(const TrialRecord& trial) {
                            trial.state == TrialState::kPaused ? "paused after its budget"
                                                               : "completed",
                            FormatDuration(seconds), context_.metric.name, *trial.objective));
+  } else if (trial.state == TrialState::kPruned && trial.failure_reason.starts_with(kNotRun)) {
+    PrintEvent(fmt::format("trial {} {}", trial.number, trial.failure_reason));  // cv
   } else if (trial.state == TrialState::kPruned) {
     PrintEvent(fmt::format("trial {} stopped after {}{}", trial.number, FormatDuration(seconds),
                            trial.objective ? fmt::format(": {}={:.6g}", context_.metric.name,

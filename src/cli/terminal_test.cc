@@ -172,7 +172,14 @@ TEST(TerminalObserverTest, PlainOutputHasTimestampsAndNoEscapes) {
   failed.objective.reset();
   failed.failure_reason = "exit code 2";
   observer.OnTrialFinished(failed);
+  TrialRecord not_run = failed;  // cv: a fold of a configuration that had failed
+  not_run.number = 5;
+  not_run.state = TrialState::kPruned;
+  not_run.failure_reason = "not run: configuration 1 failed (fold 0: exit code 2)";
+  observer.OnTrialFinished(not_run);
   const std::string text = Contents(out);
+  EXPECT_NE(text.find("] trial 5 not run: configuration 1 failed (fold 0: exit code 2)\n"),
+            std::string::npos) << text;
   EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
   EXPECT_NE(text.find("] warning: no GPU visible\n"), std::string::npos) << text;
   EXPECT_NE(text.find("] trial 3 failed after 30s: exit code 2 (gpusweep show 3)\n"),

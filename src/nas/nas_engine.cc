@@ -133,4 +133,20 @@ std::vector<std::pair<std::string, std::string>> NasTrialEnv(const Params& param
   return env;
 }
 
+std::string NasStageText(const Params& params) {
+  const auto stage = params.find("nas_stage");
+  if (stage == params.end() || !stage->is_string()) return "";
+  const int data_size = params.value("data_size", 0);
+  const std::string budget = fmt::format(
+      "(data {}, epochs {})", data_size > 0 ? std::to_string(data_size) : std::string("all"),
+      params.value("epochs", 0));
+  const std::string name = stage->get<std::string>();
+  if (name == "retrain") return "retrain " + budget;
+  const std::string where =
+      name == "round"    ? fmt::format("round {}", params.value("nas_round", 0))
+      : name == "winner" ? std::string("winner refinement")
+                         : name;
+  return fmt::format("block {}, {} {}", params.value("nas_block", 0), where, budget);
+}
+
 }  // namespace gpusweep

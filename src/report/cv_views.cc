@@ -147,6 +147,46 @@ std::optional<std::string> FormatCvBest(const std::vector<TrialRecord>& trials,
   return out;
 }
 
+std::string FormatCvFold(const TrialRecord& trial, const std::vector<TrialRecord>& trials,
+                         const ReportContext& ctx) {
+  const FoldIndex index = FoldOf(trial.number, ctx.cv.folds);
+  std::vector<TrialRecord> siblings{trial};
+  for (const TrialRecord& t : trials)
+    if (t.number >= 0 && t.number != trial.number &&
+        FoldOf(t.number, ctx.cv.folds).configuration == index.configuration)
+      siblings.push_back(t);
+  const CvConfiguration c = GroupFolds(siblings, ctx.cv).front();
+  const int first = FoldTrialNumber(index.configuration, 0, ctx.cv.folds);
+  std::string out = fmt::format("{:<11}{} of {} (0..{}) of configuration {} (trials {}..{})\n",
+                                "Fold", index.fold, ctx.cv.folds, ctx.cv.folds - 1,
+                                index.configuration, first, first + ctx.cv.folds - 1);
+  StyledLine line(fmt::format("{:<11}", "Config"));
+  line.Add(StateText(c), StateColor(c.state));
+  line.Add(fmt::format(", {} = {} over its folds{}", ctx.metric.name, CvMeanText(c),
+                       c.failure_reason.empty() ? "" : "; " + c.failure_reason));
+  AppendLine(out, line, /*width=*/0, ctx.color);
+  out += fmt::format("Folds of configuration {}:\n", index.configuration);
+  Table table({{"FOLD", Align::kRight},
+               {"TRIAL", Align::kRight},
+               {"STATE"},
+               {"OBJECTIVE", Align::kRight},
+               {"NOTE"}});
+  for (std::size_t f = 0; f < c.folds.size(); ++f) {
+    const TrialRecord* fold = c.folds[f];
+    const int number = first + static_cast<int>(f);
+    std::string note = fold ? Elide(NoteText(*fold), 60) : "";
+    if (number == trial.number) note = note.empty() ? "<- this trial" : "<- this trial; " + note;
+    table.AddRow({{std::to_string(f)},
+                  {std::to_string(number)},
+                  {fold ? std::string(ToString(fold->state)) : "queued",
+                   fold ? StateColor(fold->state) : Color::kNone},
+                  {fold ? ObjectiveText(fold->objective) : "-"},
+                  {note}});
+  }
+  AppendTable(out, table, ctx.width, ctx.color);
+  return out;
+}
+
 std::string FormatCvRanking(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
                             int limit) {
   const std::vector<CvConfiguration> all = GroupFolds(trials, ctx.cv);

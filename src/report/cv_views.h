@@ -33,6 +33,14 @@ std::string FormatCvStatus(const std::vector<TrialRecord>& trials, const ReportC
 std::optional<std::string> FormatCvBest(const std::vector<TrialRecord>& trials,
                                         const ReportContext& ctx);
 
+// `show` of fold trial `trial`: which fold of which configuration it is, the
+// configuration's state and mean ± std (why it failed), and a table of its folds
+// (fold, trial, state, objective, note; this trial's row marked). `trials`: the
+// experiment's trials (the siblings are taken from them; `trial` itself wins over its
+// entry there). Precondition: ctx.cv.enabled(), trial.number >= 0.
+std::string FormatCvFold(const TrialRecord& trial, const std::vector<TrialRecord>& trials,
+                         const ReportContext& ctx);
+
 // The run summary's ranking: the top `limit` configurations (all for limit <= 0).
 std::string FormatCvRanking(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
                             int limit);

@@ -113,6 +113,35 @@ TEST(CvViewsTest, SummaryRanksConfigurations) {
   EXPECT_THAT(summary, Not(HasSubstr("0.99")));
 }
 
+TEST(CvViewsTest, ShowOfAFoldNamesItsConfigurationMeanAndSiblingFolds) {
+  const auto trials = CvSweep();
+  ReportContext ctx = CvContext();
+  ctx.width = 0;
+  const std::string out = testing::StripAnsi(FormatTrial(trials[4], {}, "", ctx, {}, trials));
+  EXPECT_THAT(out, HasSubstr("Fold       1 of 3 (0..2) of configuration 1 (trials 3..5)\n"));
+  EXPECT_THAT(out, HasSubstr("Config     completed, val_acc = 0.786667 ± 0.141539 (n=3) over its "
+                             "folds\n"));
+  EXPECT_THAT(out, HasSubstr("Folds of configuration 1:\n"));
+  EXPECT_THAT(out, HasSubstr("   0      3  completed       0.95"));
+  EXPECT_THAT(out, HasSubstr("   1      4  completed        0.7  <- this trial"));
+  EXPECT_THAT(out, Not(HasSubstr("     6  ")));  // another configuration's fold
+  // A failed configuration says why; a fold still to run is queued.
+  std::vector<TrialRecord> partial(trials.begin(), trials.begin() + 8);
+  const std::string failed = testing::StripAnsi(FormatTrial(partial[6], {}, "", ctx, {}, partial));
+  EXPECT_THAT(failed, HasSubstr("Config     failed, val_acc = 0.99 ± 0 (n=1) over its folds; fold "
+                                "1 failed (exit code 1); cv.allow_failed_folds is 0"));
+  EXPECT_THAT(failed, HasSubstr("   2      8  queued"));
+  // A fold never run because its configuration had failed says so.
+  std::vector<TrialRecord> skipped = partial;
+  skipped.push_back(MakeTrial(8, TrialState::kPruned, std::nullopt, trials[8].params));
+  skipped.back().failure_reason = "not run: configuration 2 failed (fold 1: exit code 1; ...)";
+  const std::string not_run = FormatTrial(skipped.back(), {}, "", ctx, {}, skipped);
+  EXPECT_THAT(not_run, HasSubstr("\nNot run    configuration 2 failed (fold 1: exit code 1; ...)\n"));
+  EXPECT_THAT(not_run, Not(HasSubstr("Stopped")));
+  // Without cv, show is as before.
+  EXPECT_THAT(FormatTrial(trials[4], {}, "", MakeContext(), {}, trials), Not(HasSubstr("Fold ")));
+}
+
 TEST(CvViewsTest, ExportsCarryConfigurationFoldAndTheConfigurationsMean) {
   const auto trials = CvSweep();
   const std::string csv = ExportCsv(trials, CvContext().cv);

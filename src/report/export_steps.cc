@@ -1,8 +1,11 @@
 // `export --steps` (learning curves) and `export --format optuna` (a study's worth of
 // trials with their parameters' distributions).
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
+#include "gpusweep/cv.h"
 #include "gpusweep/report.h"
 #include "report/export_rows.h"
 #include "report/text.h"
@@ -96,51 +99,123 @@ Json ParamDistributions(const Json& search_space) {
   return out;
 }
 
+namespace {
+
+// The Optuna study's parameter settings, the export's distributions, and which
+// categoricals are written as JSON text.
+struct OptunaSpace {
+  Json distributions = Json::object(), constants = Json::object();
+  std::map<std::string, bool> as_text;
+
+  explicit OptunaSpace(const Json& search_space) {
+    Json all = ParamDistributions(search_space);
+    for (auto& [name, distribution] : all.items()) {
+      if (distribution.value("type", "") == "constant") {
+        constants[name] = distribution.at("value");
+        continue;
+      }
+      if (NeedsTextChoices(distribution)) {
+        as_text[name] = true;
+        for (Json& choice : distribution["choices"]) choice = report::DumpCompact(choice);
+      }
+      distributions[name] = distribution;
+    }
+  }
+
+  Json Params(const gpusweep::Params& params) const {
+    Json out = Json::object();
+    for (const auto& [name, unused] : distributions.items()) {
+      if (!params.contains(name)) continue;
+      const Json& value = params.at(name);
+      out[name] = as_text.count(name) != 0 ? Json(report::DumpCompact(value)) : value;
+    }
+    return out;
+  }
+};
+
+// One Optuna trial: `t` a trial, or under cv a configuration's ConfigurationRecord.
+// nullopt for a state Optuna's add_trial refuses.
+std::optional<Json> OptunaTrial(const TrialRecord& t, const OptunaSpace& space,
+                                Json intermediate_values, Json attrs) {
+  const char* state = OptunaState(t.state);
+  if (state == nullptr) return std::nullopt;
+  attrs["gpusweep_state"] = ToString(t.state);
+  attrs["start_time_iso"] = report::IsoUtcTime(t.start_time);
+  attrs["end_time_iso"] = report::IsoUtcTime(t.end_time);
+  if (!t.failure_reason.empty()) attrs["failure_reason"] = t.failure_reason;
+  if (t.repeat > 0) attrs["repeat"] = t.repeat;
+  const bool complete = t.state == TrialState::kCompleted && t.objective;
+  return Json{{"number", t.number},
+              {"state", complete || t.state != TrialState::kCompleted ? state : "FAIL"},
+              {"value", complete ? Json(*t.objective) : Json(nullptr)},
+              {"params", space.Params(t.params)},
+              {"intermediate_values", std::move(intermediate_values)},
+              {"user_attrs", std::move(attrs)}};
+}
+
+// A configuration's intermediate values: at each step every fold that has not failed
+// reported, the mean of theirs.
+Json MeanIntermediateValues(const CvConfiguration& c, const std::vector<IntermediateResult>& results,
+                            const std::string& metric) {
+  std::map<std::int64_t, std::vector<double>> by_step;
+  int reporting = 0;
+  for (const TrialRecord* fold : c.folds) {
+    if (fold == nullptr || fold->state == TrialState::kFailed) continue;
+    ++reporting;
+    for (const auto& [step, value] : IntermediateValues(*fold, results, metric).items())
+      by_step[std::stoll(step)].push_back(value.get<double>());
+  }
+  Json values = Json::object();
+  for (const auto& [step, at] : by_step) {
+    if (static_cast<int>(at.size()) < reporting) continue;
+    double sum = 0;
+    for (double v : at) sum += v;
+    values[std::to_string(step)] = sum / static_cast<double>(at.size());
+  }
+  return values;
+}
+
+// Under cv: the configuration's folds as user attributes.
+Json FoldAttributes(const CvConfiguration& c, const CvConfig& cv) {
+  Json fold_values = Json::array(), fold_states = Json::array();
+  for (const TrialRecord* fold : c.folds) {
+    const bool valued = fold != nullptr && fold->state == TrialState::kCompleted && fold->objective;
+    fold_values.push_back(valued ? Json(*fold->objective) : Json(nullptr));
+    fold_states.push_back(fold != nullptr ? std::string(ToString(fold->state)) : "queued");
+  }
+  const int first = FoldTrialNumber(c.configuration, 0, cv.folds);
+  Json attrs{{"cv_folds", cv.folds},
+             {"fold_values", std::move(fold_values)},
+             {"fold_states", std::move(fold_states)},
+             {"fold_trials", Json::array({first, first + cv.folds - 1})}};
+  if (c.stddev) attrs["cv_std"] = *c.stddev;
+  return attrs;
+}
+
+}  // namespace
+
 std::string ExportOptuna(const std::vector<TrialRecord>& trials,
                          const std::vector<IntermediateResult>& results,
                          const Json& search_space, const ReportContext& ctx) {
-  Json distributions = Json::object(), constants = Json::object();
-  std::map<std::string, bool> as_text;  // categorical params written as JSON text
-  Json all = ParamDistributions(search_space);
-  for (auto& [name, distribution] : all.items()) {
-    if (distribution.value("type", "") == "constant") {
-      constants[name] = distribution.at("value");
-      continue;
-    }
-    if (NeedsTextChoices(distribution)) {
-      as_text[name] = true;
-      for (Json& choice : distribution["choices"]) choice = report::DumpCompact(choice);
-    }
-    distributions[name] = distribution;
-  }
+  const OptunaSpace space(search_space);
   Json rows = Json::array();
-  for (const TrialRecord& t : trials) {
-    const char* state = OptunaState(t.state);
-    if (state == nullptr) continue;
-    Json params = Json::object();
-    for (const auto& [name, unused] : distributions.items()) {
-      if (!t.params.contains(name)) continue;
-      const Json& value = t.params.at(name);
-      params[name] = as_text.count(name) != 0 ? Json(report::DumpCompact(value)) : value;
-    }
-    Json attrs{{"gpusweep_state", ToString(t.state)},
-               {"start_time_iso", report::IsoUtcTime(t.start_time)},
-               {"end_time_iso", report::IsoUtcTime(t.end_time)}};
-    if (!t.failure_reason.empty()) attrs["failure_reason"] = t.failure_reason;
-    if (t.repeat > 0) attrs["repeat"] = t.repeat;
-    const bool complete = t.state == TrialState::kCompleted && t.objective;
-    rows.push_back(Json{{"number", t.number},
-                        {"state", complete || t.state != TrialState::kCompleted ? state : "FAIL"},
-                        {"value", complete ? Json(*t.objective) : Json(nullptr)},
-                        {"params", std::move(params)},
-                        {"intermediate_values", IntermediateValues(t, results, ctx.metric.name)},
-                        {"user_attrs", std::move(attrs)}});
+  if (ctx.cv.enabled()) {  // one Optuna trial per configuration, valued by its mean
+    for (const CvConfiguration& c : GroupFolds(trials, ctx.cv))
+      if (auto row = OptunaTrial(ConfigurationRecord(c), space,
+                                 MeanIntermediateValues(c, results, ctx.metric.name),
+                                 FoldAttributes(c, ctx.cv)))
+        rows.push_back(std::move(*row));
+  } else {
+    for (const TrialRecord& t : trials)
+      if (auto row = OptunaTrial(t, space, IntermediateValues(t, results, ctx.metric.name),
+                                 Json::object()))
+        rows.push_back(std::move(*row));
   }
   Json study{{"study_name", ctx.experiment_name},
              {"direction", ctx.metric.mode == Mode::kMax ? "maximize" : "minimize"},
              {"metric", ctx.metric.name},
-             {"distributions", std::move(distributions)},
-             {"constants", std::move(constants)},
+             {"distributions", space.distributions},
+             {"constants", space.constants},
              {"trials", std::move(rows)}};
   return study.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

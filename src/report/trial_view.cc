@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/cv.h"
 #include "gpusweep/report.h"
+#include "report/cv_views.h"
 #include "report/table.h"
 #include "report/text.h"
 
@@ -101,7 +103,8 @@ void AppendLogTail(std::string& out, const std::string& log_tail) {
 
 std::string FormatTrial(const TrialRecord& trial, const std::vector<IntermediateResult>& results,
                         const std::string& log_tail, const ReportContext& ctx,
-                        const std::vector<std::string>& decisions) {
+                        const std::vector<std::string>& decisions,
+                        const std::vector<TrialRecord>& trials) {
   std::string out;
   auto field = [&](std::string_view label, const std::string& value) {
     out += fmt::format("{:<11}{}\n", label, value);
@@ -111,6 +114,7 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
   state.Add(std::string(ToString(trial.state)), report::StateColor(trial.state));
   report::AppendLine(out, state, /*width=*/0, ctx.color);
   field("Attempt", std::to_string(trial.attempt));
+  if (ctx.cv.enabled() && trial.number >= 0) out += report::FormatCvFold(trial, trials, ctx);
   const std::string resource = ctx.scheduler ? ctx.scheduler->resource : "budget";
   const std::optional<double> reached = report::ReachedResource(trial, resource);
   const bool stopped_short = trial.state == TrialState::kPruned && reached && trial.budget &&
@@ -132,14 +136,18 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
   field("Ended", trial.end_time > 0 ? IsoLocalTime(trial.end_time) : "-");
   const auto duration = report::TrialDuration(trial, ctx.now);
   field("Duration", duration ? FormatDuration(*duration) : "-");
-  if (trial.state == TrialState::kPruned) {
+  if (trial.state == TrialState::kPruned && trial.failure_reason.starts_with(kNotRun)) {
+    field("Not run", trial.failure_reason.substr(kNotRun.size()));  // cv: a failed configuration
+  } else if (trial.state == TrialState::kPruned) {
     // Its exit status only says how it took the stop request; where it was stopped
     // is what matters.
     field("Stopped", fmt::format("{}by {}: {}",
                                  reached ? fmt::format("at {} {} ", resource,
                                                        report::FormatNumber(*reached))
                                          : "",
-                                 ctx.scheduler ? ctx.scheduler->type : "the scheduler",
+                                 ctx.scheduler ? ctx.scheduler->type
+                                 : ctx.cv.enabled() ? "cross-validation"
+                                                    : "the scheduler",
                                  report::StopReason(trial)));
   } else {
     if (const std::string outcome = OutcomeText(trial); !outcome.empty()) field("Outcome", outcome);

@@ -14,7 +14,7 @@ std::string Describe(const FailureLimit& limit) {
 
 }  // namespace
 
-void FailureBudget::Count(const TrialRecord& trial) {
+void FailureBudget::Count(const TrialRecord& trial, std::optional<int> show_trial) {
   if (trial.state == TrialState::kInterrupted || trial.state == TrialState::kPaused ||
       trial.state == TrialState::kRunning)
     return;
@@ -22,6 +22,7 @@ void FailureBudget::Count(const TrialRecord& trial) {
   if (trial.state == TrialState::kFailed) {
     failed_.push_back(trial.number);
     last_reason_ = trial.failure_reason;
+    last_show_ = show_trial.value_or(trial.number);
   }
   if (!limit_ || exhausted_) return;
   const int failed = static_cast<int>(failed_.size());
@@ -38,14 +39,14 @@ Status FailureBudget::Verdict() const {
   std::vector<int> listed(failed_.begin(),
                           failed_.begin() + std::min(failed_.size(), kListed));
   return Fail(ErrorCode::kTooManyFailures,
-              fmt::format("{} of {} trials finished in this run failed ({}), so no further trial "
-                          "was started; failed: trial{} {}{}; the last, trial {}: {}; see "
+              fmt::format("{} of {} {}s finished in this run failed ({}), so no further trial "
+                          "was started; failed: {}{} {}{}; the last, {} {}: {}; see "
                           "`gpusweep show {}`; fix the cause and run again (--retry-failed reruns "
                           "the failed trials)",
-                          failed_.size(), finished_, Describe(*limit_),
+                          failed_.size(), finished_, unit_, Describe(*limit_), unit_,
                           failed_.size() == 1 ? "" : "s", fmt::join(listed, ", "),
-                          failed_.size() > kListed ? ", ..." : "", failed_.back(), last_reason_,
-                          failed_.back()));
+                          failed_.size() > kListed ? ", ..." : "", unit_, failed_.back(),
+                          last_reason_, last_show_));
 }
 
 }  // namespace gpusweep

@@ -19,12 +19,18 @@
 
 namespace gpusweep {
 
+// Under cv (`cv: {folds: k}`) the loop counts configurations instead of fold trials
+// (unit "configuration"): a failed configuration is one failure however many of its
+// folds failed, and the fraction is over finished configurations.
 class FailureBudget {
  public:
-  explicit FailureBudget(std::optional<FailureLimit> limit) : limit_(limit) {}
+  explicit FailureBudget(std::optional<FailureLimit> limit, std::string unit = "trial")
+      : limit_(limit), unit_(std::move(unit)) {}
 
-  // Call once per trial that ends (any state; only finished ones count).
-  void Count(const TrialRecord& trial);
+  // Call once per trial (configuration) that ends (any state; only finished ones
+  // count). `show_trial`: the trial `gpusweep show` should look at when it failed
+  // (default: its number).
+  void Count(const TrialRecord& trial, std::optional<int> show_trial = std::nullopt);
   // The limit is reached: start nothing more.
   bool Exhausted() const { return exhausted_; }
   // Error{kTooManyFailures} naming the limit, the failed trials and the last failure's
@@ -36,6 +42,8 @@ class FailureBudget {
   int finished_ = 0;
   std::vector<int> failed_;  // trial numbers, in the order they failed
   std::string last_reason_;
+  int last_show_ = 0;
+  std::string unit_;
   bool exhausted_ = false;
 };
 

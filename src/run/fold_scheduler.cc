@@ -1,6 +1,7 @@
 #include "run/fold_scheduler.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpusweep/cv.h"
 
@@ -149,7 +150,11 @@ Decision FoldScheduler::OnJobFinished(const Job& job, std::optional<double> valu
   }
   ConfigurationJob& spread = running->second;
   spread.ended[index.fold] = value;
-  if (!value && !stopped_.contains(index.configuration)) failed_[index.configuration].insert(index.fold);
+  if (!value && !stopped_.contains(index.configuration)) {
+    failed_[index.configuration].insert(index.fold);
+    if (static_cast<int>(failed_[index.configuration].size()) > cv_.allow_failed_folds)
+      AbandonFailed(index.configuration, spread, job.trial);
+  }
   if (inner_->style() == TrialStyle::kIterative) JudgeReports(index.configuration);
   if (spread.ended.size() < spread.folds.size()) {
     // Its siblings decide: until then budgeted folds wait paused; iterative ones ran to
@@ -174,6 +179,32 @@ Decision FoldScheduler::OnJobFinished(const Job& job, std::optional<double> valu
            fmt::format("configuration {}: {}", index.configuration, verdict.reason));
   SyncEliminated();
   return verdict;
+}
+
+void FoldScheduler::AbandonFailed(int configuration, ConfigurationJob& spread, int except_trial) {
+  std::vector<int> failed(failed_[configuration].begin(), failed_[configuration].end());
+  const std::string reason =
+      fmt::format("configuration {} failed (fold{} {} failed; cv.allow_failed_folds is {})",
+                  configuration, failed.size() == 1 ? "" : "s", fmt::join(failed, ", "),
+                  cv_.allow_failed_folds);
+  stopped_.insert(configuration);
+  reports_.erase(configuration);
+  std::set<int> abandoned;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    const FoldIndex index = FoldOf(it->trial, cv_.folds);
+    if (index.configuration != configuration) {
+      ++it;
+      continue;
+    }
+    spread.ended[index.fold] = std::nullopt;  // never runs: ends without a value
+    abandoned.insert(index.fold);
+    it = pending_.erase(it);
+  }
+  std::set<int> running;
+  for (int fold : spread.folds)
+    if (!spread.ended.contains(fold)) running.insert(fold);
+  Settle(configuration, abandoned, except_trial, Verdict::kStop, reason);
+  Settle(configuration, running, except_trial, Verdict::kStop, reason);
 }
 
 void FoldScheduler::OnJobInterrupted(const Job& job) {

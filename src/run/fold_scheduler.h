@@ -9,7 +9,10 @@
 // stops the configuration: the reporting fold through the returned decision, its
 // running siblings through Eliminated() (the loop stops them at once). When every fold
 // of a job has ended, the wrapped scheduler hears OnJobFinished with the folds' mean
-// (nullopt when more folds failed than cv.allow_failed_folds). Budgeted style: a fold
+// (nullopt when more folds failed than cv.allow_failed_folds). Once that many have
+// failed the configuration has failed, and its other folds are not worth their GPUs:
+// those not started yet are dropped (settled kStop; the loop records them as not run),
+// the running ones are stopped (kStop), and its reports are answered "stop". Budgeted style: a fold
 // that ends before its siblings is paused ("waiting for the other folds"); the
 // configuration's decision then settles every fold (Eliminated(): kStop or
 // kComplete). Deterministic given the calls, like every scheduler, so the run's
@@ -41,8 +44,9 @@ class FoldScheduler : public Scheduler {
   void OnJobInterrupted(const Job& job) override;
   std::vector<double> StopPoints(int trial) const override;
   // Fold trials settled by their configuration's decision: kStop (the configuration
-  // was stopped or eliminated; a running fold must stop now) or kComplete (a fold
-  // paused while waiting for its siblings, whose configuration completed).
+  // was stopped, eliminated or has failed; a running fold must stop now, a fold not
+  // started yet never starts) or kComplete (a fold paused while waiting for its
+  // siblings, whose configuration completed).
   const std::vector<Decision>& Eliminated() const override { return settled_; }
 
  private:
@@ -63,6 +67,9 @@ class FoldScheduler : public Scheduler {
   void StopConfiguration(int configuration, int except_trial, const Decision& decision);
   void Settle(int configuration, const std::set<int>& folds, int except_trial, Verdict verdict,
               const std::string& reason);
+  // `configuration` has failed (more failed folds than allowed): its fold jobs not
+  // started yet end now without running, its running folds (but `except_trial`) stop.
+  void AbandonFailed(int configuration, ConfigurationJob& spread, int except_trial);
   // New entries of the wrapped scheduler's Eliminated(), each for every fold.
   void SyncEliminated();
 

@@ -113,6 +113,25 @@ TEST(FoldSchedulerTest, BudgetedConfigurationsArePromotedFoldByFoldAndSettleToge
   EXPECT_EQ(Settled(folds), "1 complete; ");  // the fold that waited completes too
 }
 
+TEST(FoldSchedulerTest, AFailedConfigurationsOtherFoldsAreDroppedOrStopped) {
+  FoldScheduler folds = Asha(TrialStyle::kIterative, 4, 0);
+  const Job fold0 = Launch(folds);
+  const Job fold1 = Launch(folds);  // folds 2 and 3 are not started yet
+  EXPECT_EQ(folds.OnJobFinished(fold0, std::nullopt).verdict, Verdict::kComplete);
+  // Configuration 0 has failed: folds 2 and 3 never start, fold 1 stops.
+  EXPECT_EQ(Settled(folds), "2 stop; 3 stop; 1 stop; ");
+  EXPECT_THAT(folds.Eliminated()[0].reason,
+              HasSubstr("configuration 0 failed (fold 0 failed; cv.allow_failed_folds is 0)"));
+  EXPECT_EQ(Describe(folds.NextJob()), "start 4 b0 r0 @9");  // configuration 1
+  auto late = folds.OnReport(1, 1, 0.9);
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->verdict, Verdict::kStop);
+  // Its job ends with its last running fold, as a failure (ranked worst).
+  const Decision decided = folds.OnJobFinished(fold1, 0.9);
+  EXPECT_FALSE(decided.value);
+  EXPECT_THAT(decided.reason, HasSubstr("(mean over 4 folds)"));
+}
+
 TEST(FoldSchedulerTest, AnInterruptedFoldRunsAgainFirstAndItsSiblingsKeepTheirResults) {
   FoldScheduler folds = Asha(TrialStyle::kBudgeted, 3, 0, 3);
   const Job fold0 = Launch(folds);

@@ -10,7 +10,9 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "common/did_you_mean.h"
 #include "common/file_kind.h"
 #include "common/unique_fd.h"
 
@@ -137,5 +139,21 @@ std::optional<double> LastMetricValue(const std::vector<MetricsLine>& lines,
   }
   return std::nullopt;
 }
+
+std::string MissingMetricReason(const std::string& metric, const Json& reported) {
+  if (reported.empty())
+    return fmt::format("exited 0 but reported no JSON object to $GPUSWEEP_METRICS (needs '{}')",
+                       metric);
+  if (auto value = reported.find(metric); value != reported.end())
+    return fmt::format("exited 0 but its last '{}' was {}, not a number", metric, value->dump());
+  std::vector<std::string> keys;
+  for (const auto& [key, unused] : reported.items()) keys.push_back(key);
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::string reason = fmt::format("exited 0 but never reported the metric '{}' (it reported: {})",
+                                   metric, fmt::join(keys, ", "));
+  if (auto close = ClosestMatch(metric, views)) reason += fmt::format("; did you mean '{}'?", *close);
+  return reason;
+}
+
 
 }  // namespace gpusweep

@@ -75,4 +75,8 @@ class MetricsReader {
 std::optional<double> LastMetricValue(const std::vector<MetricsLine>& lines,
                                       const std::string& metric);
 
+// Why a trial that exited 0 has no objective, with what it did report (`reported`: its
+// last value of each key), so a typo in the metric name or a string value is obvious.
+std::string MissingMetricReason(const std::string& metric, const Json& reported);
+
 }  // namespace gpusweep

@@ -179,6 +179,51 @@ warm_start: {{from: first}}
   EXPECT_EQ(grown->trials[2].params, (*sampler)->Suggest(2, history).params);
 }
 
+TEST_F(SeedingTest, WarmStartFromACrossValidatedExperimentSeedsConfigurationMeans) {
+  // score = 10 x + fold (the digits side by side); x = 3 fails on fold 1: no mean.
+  const std::filesystem::path source = dir_.path() / "first";
+  auto first = RunIn(Config(R"(
+name: t
+metric: {name: score, mode: max}
+resources: {gpus: auto, cpu_slots: 1}
+shell: true
+command: 'if [ {{x}} = 3 ] && [ {{fold}} = 1 ]; then exit 1; fi; echo "{\"score\": "{{x}}{{fold}}"}" >> "$GPUSWEEP_METRICS"'
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1, 2, 3]}
+cv: {folds: 2}
+)"), source);
+  ASSERT_TRUE(first) << first.error().message;
+  // The new experiment folds differently (3): the source's means seed it all the same.
+  const ExperimentConfig config = Config(Sweep(R"(
+sampler: {type: tpe, trials: 1, seed: 2, n_startup_trials: 1}
+search_space:
+  x: {type: choice, values: [1, 2, 3]}
+cv: {folds: 3}
+warm_start: {from: first}
+)"));
+  auto seeded = Run(config);
+  ASSERT_TRUE(seeded) << seeded.error().message;
+  EXPECT_THAT(observer_.info.warm_start,
+              HasSubstr(fmt::format("warm start: 2 configurations of {} (2-fold cross-validated, "
+                                    "each valued by its folds' mean) seed the sampler (not rerun)",
+                                    source.string())));
+  EXPECT_EQ(seeded->trials.size(), 3u);  // one configuration, its 3 folds
+  auto journal = OpenReadOnly();
+  auto journaled = LoadWarmStart(*journal);
+  ASSERT_TRUE(journaled && *journaled);
+  const WarmStartHistory& history = **journaled;
+  EXPECT_EQ(history.source_folds, 2);
+  ASSERT_EQ(history.trials.size(), 2u);
+  EXPECT_EQ(history.source_numbers, (std::vector<int>{0, 1}));
+  EXPECT_EQ(history.trials[0].number, -2);
+  EXPECT_EQ(history.trials[0].objective, 10.5);
+  EXPECT_EQ(history.trials[1].objective, 20.5);
+  EXPECT_EQ(history.trials[1].params, Json({{"x", 2}}));
+  EXPECT_THAT(WarmStartListing(history, config.metric, 1),
+              HasSubstr("its configuration 1     completed score=20.5  x=2"));
+}
+
 TEST_F(SeedingTest, WarmStartNeedsAnExperimentWithTheSameMetric) {
   const std::filesystem::path source = dir_.path() / "first";
   ASSERT_TRUE(RunIn(Config(Sweep(R"(

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/did_you_mean.h"
 #include "gpusweep/nas.h"
 #include "gpusweep/render.h"
 #include "run/output_tail.h"
@@ -22,23 +21,6 @@ namespace {
 constexpr double kPollInterval = 0.5;
 constexpr double kVerdictPollInterval = 0.1;
 
-// Why a trial that exited 0 has no objective, with what it did report, so a typo in
-// the metric name or a string value is obvious.
-std::string MissingMetricReason(const std::string& metric, const Json& reported) {
-  if (reported.empty())
-    return fmt::format("exited 0 but reported no JSON object to $GPUSWEEP_METRICS (needs '{}')",
-                       metric);
-  if (auto value = reported.find(metric); value != reported.end())
-    return fmt::format("exited 0 but its last '{}' was {}, not a number", metric, value->dump());
-  std::vector<std::string> keys;
-  for (const auto& [key, unused] : reported.items()) keys.push_back(key);
-  std::vector<std::string_view> views(keys.begin(), keys.end());
-  std::string reason = fmt::format("exited 0 but never reported the metric '{}' (it reported: {})",
-                                   metric, fmt::join(keys, ", "));
-  if (auto close = ClosestMatch(metric, views)) reason += fmt::format("; did you mean '{}'?", *close);
-  return reason;
-}
-
 }  // namespace
 
 TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
@@ -51,16 +33,18 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
       poll_interval_(scheduler_ != nullptr && plan.style == TrialStyle::kIterative
                          ? kVerdictPollInterval
                          : kPollInterval),
-      failures_(config.max_failures) {
+      failures_(config.max_failures, config.cv.enabled() ? "configuration" : "trial") {
   for (AttachedJob& job : attached) Attach(std::move(job));
   if (scheduler_ != nullptr) return;  // the scheduler says what runs next
   const bool retry_failed = options_.failed_trials == FailedTrials::kRetry;
   for (int number = 0; number < plan_.total_trials(); ++number) {
     const TrialRecord* record = Find(number);
+    if (retry_failed && record != nullptr && RunsAgainOnRetry(*record)) retry_queued_.insert(number);
     if (record == nullptr || record->state == TrialState::kInterrupted ||
-        (retry_failed && record->state == TrialState::kFailed))
+        retry_queued_.contains(number))
       queue_.push_back(number);
   }
+  if (config_.cv.enabled()) SkipFoldsOfFailedConfigurations();
 }
 
 RunInfo TrialLoop::Info(bool resumed) const {
@@ -223,7 +207,7 @@ void TrialLoop::Record(JournalWrite::Kind kind, const TrialRecord& record,
 }
 
 void TrialLoop::NotifyFinished(const TrialRecord& record) {
-  failures_.Count(record);
+  CountFinished(record);
   after_commit_.push_back([this, record] { observer_.OnTrialFinished(record); });
 }
 
@@ -249,6 +233,7 @@ Expected<std::vector<TrialLoop::PreparedLaunch>> TrialLoop::PrepareReady(int& fa
     if (launch) launches.push_back(std::move(*launch));
     else ++failed_to_start;
   }
+  AbandonFailedConfigurations();  // not while walking the queue
   return launches;
 }
 
@@ -286,6 +271,7 @@ void TrialLoop::ReleaseResources(const TrialRecord& record, GpuPool::TrialRan ra
 std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vector<int> gpus,
                                                            const std::optional<Job>& job) {
   const TrialRecord* previous = Find(number);
+  retry_queued_.erase(number);  // it runs again now
   TrialRecord record;
   record.number = number;
   record.attempt = previous ? previous->attempt + 1 : 1;
@@ -494,6 +480,7 @@ void TrialLoop::Reap(const ProcessEvent& event) {
   WarnIfNeverJudged(active);
   Judge(active, event.exit);
   if (active.job) ConcludeJob(active, events);
+  else if (active.pruned) PrunedWithoutScheduler(active);
   TrialRecord record = active.record;
   ReleaseResources(record, GpuPool::TrialRan::kYes);
   active_.erase(it);
@@ -501,6 +488,7 @@ void TrialLoop::Reap(const ProcessEvent& event) {
   Store(record);
   NotifyFinished(record);
   SettleEliminated();
+  AbandonFailedConfigurations();
   // A job the cluster lost (node failure, preemption) runs again now, as a new attempt
   // (with a scheduler, OnJobInterrupted has handed the job out again).
   if (record.state == TrialState::kInterrupted && interrupt_signal_ == 0 && scheduler_ == nullptr)
@@ -616,13 +604,14 @@ void TrialLoop::SettleEliminated() {
   for (; eliminations_settled_ < eliminated.size(); ++eliminations_settled_) {
     const Decision& decision = eliminated[eliminations_settled_];
     const TrialRecord* found = Find(decision.trial);
-    if (found != nullptr && found->state == TrialState::kRunning) {  // cv: a stopped configuration
+    if (SettledNotStarted(decision, found) || found == nullptr) continue;
+    if (found->state == TrialState::kRunning) {  // cv: a stopped configuration
       for (auto& [pid, active] : active_)
         if (active.record.number == decision.trial && !active.pruned && !active.kill_at)
           Prune(active, decision.reason);
       continue;
     }
-    if (found == nullptr || found->state != TrialState::kPaused) continue;
+    if (found->state != TrialState::kPaused) continue;
     TrialRecord record = *found;
     const bool completed = decision.verdict == Verdict::kComplete;  // cv: its configuration did
     record.state = completed ? TrialState::kCompleted : TrialState::kPruned;

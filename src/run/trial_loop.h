@@ -6,6 +6,7 @@
 #include <future>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,9 @@ class TrialLoop {
     std::filesystem::path dir;
     std::optional<VerdictFile> verdicts;
   };
+  // Whether the observer hears of it and max_failures counts it (not for what an
+  // earlier run left decided).
+  enum class Notice { kNotify, kQuiet };
   // Whether the job's "started" event is already in the journal (in the intent).
   enum class JobJournaled { kNo, kYes };
   // kExited: lines read after the process ended; a stop decision then comes too late
@@ -133,6 +137,35 @@ class TrialLoop {
   void SettleEliminated();
   // The run ended normally: trials the scheduler left paused will never be promoted.
   void SettlePausedTrials();
+  // Cross-validation (trial_cv.cc). Why `configuration` has failed (more folds failed,
+  // and are not queued to run again, than cv.allow_failed_folds); nullopt if it has not.
+  std::optional<std::string> ConfigurationFailure(int configuration) const;
+  // Resuming: queued folds of configurations an earlier run failed are recorded as not
+  // run (quietly: that run counted them).
+  void SkipFoldsOfFailedConfigurations();
+  // Without a scheduler (the fold scheduler does this itself): once `configuration`
+  // has failed (more failed folds than cv.allow_failed_folds), its queued folds are
+  // recorded as not run and its running folds are stopped; their slots go to others.
+  void AbandonFailedConfiguration(int configuration);
+  // Runs it for each configuration in to_abandon_ (NotifyFinished fills it; the queue may
+  // be walked then).
+  void AbandonFailedConfigurations();
+  // A fold that will never run, recorded as pruned with `reason` (its configuration's
+  // params; an earlier attempt's record kept).
+  void RecordNotRun(int number, const std::string& reason, Notice notice);
+  // A process the loop stopped without a scheduler's job (cv: its configuration failed)
+  // is pruned, with the last value it reported, not failed.
+  void PrunedWithoutScheduler(Active& active);
+  // max_failures: counts trials, or under cv each configuration once it has finished;
+  // under cv without a scheduler a failed fold also puts its configuration in
+  // to_abandon_.
+  void CountFinished(const TrialRecord& record);
+  // --retry-failed runs it again: failed, or (cv) not run because its configuration
+  // failed (without a scheduler only cv prunes).
+  bool RunsAgainOnRetry(const TrialRecord& record) const;
+  // cv: a fold the scheduler dropped before it started (found: its record, if any) is
+  // recorded as not run; true if so.
+  bool SettledNotStarted(const Decision& decision, const TrialRecord* found);
   void EnforceDeadlines();
   void BeginInterrupt(int signal);
   double WaitTimeout() const;
@@ -170,6 +203,9 @@ class TrialLoop {
   SerialWorker sync_worker_;        // runs them; declared after syncs_, so joined first
   TrialStager stager_{options_.experiment_dir / "trials"};  // launches ahead: their directories
   FailureBudget failures_;              // max_failures: stops new launches once reached
+  std::set<int> configurations_counted_;  // cv: finished configurations failures_ has seen
+  std::vector<int> to_abandon_;  // cv without a scheduler: configurations a fold just failed
+  std::set<int> retry_queued_;  // --retry-failed: failed (cv: or not run) trials queued again
 };
 
 }  // namespace gpusweep

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/cv.h"
+
 namespace gpusweep {
 namespace {
 
@@ -84,6 +86,21 @@ Expected<TrialRecord> TrialFromJson(const Json& json, int number) {
   return trial;
 }
 
+// The source's cross-validation, from its identity ("cv" is there only with cv).
+CvConfig SourceCv(const ExperimentRecord& source) {
+  CvConfig cv;
+  const Json identity_cv = source.identity.value("cv", Json::object());
+  if (!identity_cv.is_object()) return cv;
+  cv.folds = identity_cv.value("folds", 0);
+  cv.allow_failed_folds = identity_cv.value("allow_failed_folds", 0);
+  return cv;
+}
+
+// What one entry of the history is in the source: a trial, or a configuration.
+std::string_view Unit(const WarmStartHistory& history) {
+  return history.source_folds > 0 ? "configuration" : "trial";
+}
+
 std::string ParamsText(const Params& params) {
   std::string text;
   for (const auto& item : params.items())
@@ -111,12 +128,21 @@ Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config) {
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, (*journal)->LoadTrials());
   WarmStartHistory history;
   history.from = from.string();
+  const CvConfig source_cv = SourceCv(*source);
+  if (source_cv.enabled()) {  // its configurations, each valued by its folds' mean
+    history.source_folds = source_cv.folds;
+    std::vector<TrialRecord> configurations;
+    for (const CvConfiguration& c : GroupFolds(trials, source_cv))
+      configurations.push_back(ConfigurationRecord(c));
+    trials = std::move(configurations);
+  }
   for (const TrialRecord& trial : trials) {
     if (!HasResult(trial)) continue;
     Expected<Params> fitted = FitToSpace(trial.params, config.search_space);
     if (!fitted) {
       if (history.left_out++ == 0)
-        history.first_left_out = fmt::format("trial {}: {}", trial.number, fitted.error().message);
+        history.first_left_out = fmt::format("{} {}: {}", Unit(history), trial.number,
+                                             fitted.error().message);
       continue;
     }
     TrialRecord kept = trial;
@@ -133,11 +159,12 @@ Status JournalWarmStart(Journal& journal, const WarmStartHistory& history, doubl
   Json trials = Json::array();
   for (std::size_t i = 0; i < history.trials.size(); ++i)
     trials.push_back(TrialToJson(history.trials[i], history.source_numbers[i]));
-  return journal.AppendEvent(now, kEventKind,
-                             Json{{"from", history.from},
-                                  {"trials", std::move(trials)},
-                                  {"left_out", history.left_out},
-                                  {"first_left_out", history.first_left_out}});
+  Json event{{"from", history.from},
+             {"trials", std::move(trials)},
+             {"left_out", history.left_out},
+             {"first_left_out", history.first_left_out}};
+  if (history.source_folds > 0) event["source_folds"] = history.source_folds;
+  return journal.AppendEvent(now, kEventKind, std::move(event));
 }
 
 Expected<std::optional<WarmStartHistory>> LoadWarmStart(Journal& journal) {
@@ -148,6 +175,7 @@ Expected<std::optional<WarmStartHistory>> LoadWarmStart(Journal& journal) {
   history.from = event.value("from", "");
   history.left_out = event.value("left_out", 0);
   history.first_left_out = event.value("first_left_out", "");
+  history.source_folds = event.value("source_folds", 0);
   const Json trials = event.value("trials", Json::array());
   const int n = static_cast<int>(trials.size());
   for (int i = 0; i < n; ++i) {
@@ -159,9 +187,13 @@ Expected<std::optional<WarmStartHistory>> LoadWarmStart(Journal& journal) {
 }
 
 std::string WarmStartLine(const WarmStartHistory& history) {
-  std::string line = fmt::format("warm start: {} trial{} of {} seed the sampler (not rerun)",
-                                 history.trials.size(), history.trials.size() == 1 ? "" : "s",
-                                 history.from);
+  std::string line = fmt::format(
+      "warm start: {} {}{} of {}{} seed the sampler (not rerun)", history.trials.size(),
+      Unit(history), history.trials.size() == 1 ? "" : "s", history.from,
+      history.source_folds > 0
+          ? fmt::format(" ({}-fold cross-validated, each valued by its folds' mean)",
+                        history.source_folds)
+          : "");
   if (history.left_out > 0)
     line += fmt::format("; {} left out, outside this search space ({})", history.left_out,
                         history.first_left_out);
@@ -184,7 +216,8 @@ std::string WarmStartListing(const WarmStartHistory& history, const MetricSpec& 
   std::string text = WarmStartLine(history) + "\n";
   for (std::size_t k = 0; k < order.size() && k < limit; ++k) {
     const TrialRecord& t = history.trials[order[k]];
-    text += fmt::format("  its trial {:<5} {:<9} {}={}  {}\n", history.source_numbers[order[k]],
+    text += fmt::format("  its {} {:<5} {:<9} {}={}  {}\n", Unit(history),
+                        history.source_numbers[order[k]],
                         ToString(t.state), metric.name,
                         t.objective ? fmt::format("{:g}", *t.objective) : "-",
                         ParamsText(t.params));

@@ -8,6 +8,9 @@
 // experiment row is written. Later runs read them from there, never from the source,
 // so a resume is exact even when the source has changed or is gone. In the sampler's
 // history they are numbered -n..-1 (source order): before every trial of this one.
+// A cross-validated source (cv: {folds: k}) gives its configurations instead of its
+// folds: each configuration once, valued by its folds' mean and in its state
+// (gpusweep/cv.h), whatever this experiment's cv says (docs/config.md, "Warm start").
 #pragma once
 
 #include <optional>
@@ -24,7 +27,8 @@ namespace gpusweep {
 struct WarmStartHistory {
   std::string from;                 // the source experiment's directory
   std::vector<TrialRecord> trials;  // numbered -n..-1, for the sampler
-  std::vector<int> source_numbers;  // each trial's number in the source (parallel)
+  std::vector<int> source_numbers;  // each trial's (configuration's) number in the source
+  int source_folds = 0;             // > 0: the source was cross-validated with these folds
   int left_out = 0;                 // source trials with a result that did not fit
   std::string first_left_out;       // why the first of them did not, e.g. "trial 3: lr: ..."
 };
