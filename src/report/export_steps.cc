@@ -162,17 +162,18 @@ Json MeanIntermediateValues(const CvConfiguration& c, const std::vector<Intermed
   for (const TrialRecord* fold : c.folds) {
     if (fold == nullptr || fold->state == TrialState::kFailed) continue;
     ++reporting;
-    for (const auto& [step, value] : IntermediateValues(*fold, results, metric).items())
+    const Json values = IntermediateValues(*fold, results, metric);
+    for (const auto& [step, value] : values.items())
       by_step[std::stoll(step)].push_back(value.get<double>());
   }
-  Json values = Json::object();
+  Json means = Json::object();
   for (const auto& [step, at] : by_step) {
     if (static_cast<int>(at.size()) < reporting) continue;
     double sum = 0;
     for (double v : at) sum += v;
-    values[std::to_string(step)] = sum / static_cast<double>(at.size());
+    means[std::to_string(step)] = sum / static_cast<double>(at.size());
   }
-  return values;
+  return means;
 }
 
 // Under cv: the configuration's folds as user attributes.

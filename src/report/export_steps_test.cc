@@ -94,5 +94,41 @@ TEST(ReportOptunaTest, FinishedTrialsWithParamsStatesAndCurves) {
   EXPECT_THAT(t3["user_attrs"]["failure_reason"].get<std::string>(), HasSubstr("rung 0"));
 }
 
+TEST(ReportOptunaTest, UnderCvEachOptunaTrialIsAConfigurationValuedByItsMean) {
+  const Json p0 = Json::parse(R"({"lr":0.01,"dropout":0.1,"layers":3,"act":"relu","net":{"bn":true},"epochs":4})");
+  const Json p1 = Json::parse(R"({"lr":0.02,"dropout":0.2,"layers":5,"act":"relu","net":{"bn":true},"epochs":4})");
+  // 2 folds: configuration 0 = trials 0 (0.6) and 1 (0.8); configuration 1 failed.
+  std::vector<TrialRecord> trials = {MakeTrial(0, TrialState::kCompleted, 0.6, p0),
+                                     MakeTrial(1, TrialState::kCompleted, 0.8, p0),
+                                     MakeTrial(2, TrialState::kFailed, std::nullopt, p1),
+                                     MakeTrial(3, TrialState::kPruned, std::nullopt, p1)};
+  trials[2].failure_reason = "exit code 1";
+  const std::vector<IntermediateResult> curves = {
+      Line(0, 1, 1, {{"val_acc", 0.5}}), Line(0, 1, 2, {{"val_acc", 0.6}}),
+      Line(1, 1, 1, {{"val_acc", 0.7}}), Line(1, 1, 2, {{"val_acc", 0.8}}),
+      Line(1, 1, 3, {{"val_acc", 0.9}})};  // only one fold got to step 3
+  ReportContext ctx = MakeContext();
+  ctx.cv = CvConfig{2, 0, 1};
+  const Json study = Json::parse(ExportOptuna(trials, curves, Space(), ctx));
+  ASSERT_EQ(study["trials"].size(), 2u);
+  const Json& c0 = study["trials"][0];
+  EXPECT_EQ(c0["number"], 0);
+  EXPECT_EQ(c0["state"], "COMPLETE");
+  EXPECT_NEAR(c0["value"].get<double>(), 0.7, 1e-12);
+  EXPECT_EQ(c0["params"]["layers"], 3);
+  EXPECT_EQ(c0["user_attrs"]["fold_values"], Json::parse("[0.6, 0.8]"));
+  EXPECT_EQ(c0["user_attrs"]["fold_trials"], Json::parse("[0, 1]"));
+  EXPECT_NEAR(c0["user_attrs"]["cv_std"].get<double>(), 0.141421, 1e-6);
+  ASSERT_EQ(c0["intermediate_values"].size(), 2u);  // steps every fold reported
+  EXPECT_NEAR(c0["intermediate_values"]["2"].get<double>(), 0.7, 1e-12);
+  const Json& c1 = study["trials"][1];
+  EXPECT_EQ(c1["number"], 1);
+  EXPECT_EQ(c1["state"], "FAIL");
+  EXPECT_TRUE(c1["value"].is_null());
+  EXPECT_EQ(c1["user_attrs"]["fold_states"], Json::parse(R"(["failed", "pruned"])"));
+  EXPECT_THAT(c1["user_attrs"]["failure_reason"].get<std::string>(),
+              HasSubstr("fold 0 failed (exit code 1)"));
+}
+
 }  // namespace
 }  // namespace gpusweep
