@@ -113,6 +113,7 @@ void TrialLoop::PrunedWithoutScheduler(Active& active) {
 }
 
 bool TrialLoop::RunsAgainOnRetry(const TrialRecord& record) const {
+  if (options_.failed_trials != FailedTrials::kRetry) return false;
   return record.state == TrialState::kFailed ||
          (config_.cv.enabled() && record.state == TrialState::kPruned);
 }

@@ -36,10 +36,9 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
       failures_(config.max_failures, config.cv.enabled() ? "configuration" : "trial") {
   for (AttachedJob& job : attached) Attach(std::move(job));
   if (scheduler_ != nullptr) return;  // the scheduler says what runs next
-  const bool retry_failed = options_.failed_trials == FailedTrials::kRetry;
   for (int number = 0; number < plan_.total_trials(); ++number) {
     const TrialRecord* record = Find(number);
-    if (retry_failed && record != nullptr && RunsAgainOnRetry(*record)) retry_queued_.insert(number);
+    if (record != nullptr && RunsAgainOnRetry(*record)) retry_queued_.insert(number);
     if (record == nullptr || record->state == TrialState::kInterrupted ||
         retry_queued_.contains(number))
       queue_.push_back(number);

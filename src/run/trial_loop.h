@@ -160,8 +160,8 @@ class TrialLoop {
   // under cv without a scheduler a failed fold also puts its configuration in
   // to_abandon_.
   void CountFinished(const TrialRecord& record);
-  // --retry-failed runs it again: failed, or (cv) not run because its configuration
-  // failed (without a scheduler only cv prunes).
+  // Under --retry-failed, whether it runs again: failed, or (cv) not run or stopped
+  // because its configuration failed (without a scheduler only cv prunes).
   bool RunsAgainOnRetry(const TrialRecord& record) const;
   // cv: a fold the scheduler dropped before it started (found: its record, if any) is
   // recorded as not run; true if so.
