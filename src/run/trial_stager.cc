@@ -2,6 +2,8 @@
 #include "run/trial_stager.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,6 +44,15 @@ void RemoveIfUntouched(int dir_fd, const fs::path& dir) {
 
 }  // namespace
 
+void SpreadSubdirectories(const fs::path& dir) {
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  int flags = 0;  // the kernel reads an int, whatever the ioctl's declared type says
+  if (!fd.valid() || ::ioctl(fd.get(), FS_IOC_GETFLAGS, &flags) != 0 || (flags & FS_TOPDIR_FL))
+    return;
+  flags |= FS_TOPDIR_FL;
+  ::ioctl(fd.get(), FS_IOC_SETFLAGS, &flags);  // a hint: file systems without it refuse
+}
+
 Expected<UniqueFd> StageTrialDirectory(const fs::path& dir) {
   if (::mkdir(dir.c_str(), 0755) != 0) return tl::unexpected(IoError(dir, "cannot create", errno));
   UniqueFd fd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -66,6 +77,13 @@ TrialStager::~TrialStager() {
 
 void TrialStager::StageNext(const std::deque<int>& queue, int count) {
   count = std::min(count, kMostAhead);
+  if (!spread_asked_) {
+    spread_asked_ = true;
+    worker_.Submit([trials = trials_dir_]() -> Status {
+      SpreadSubdirectories(trials);
+      return {};
+    });
+  }
   for (auto it = queue.begin(); it != queue.end() && count > 0; ++it, --count) {
     const int number = *it;
     if (!asked_.insert(number).second) continue;

@@ -56,8 +56,18 @@ class TrialStager {
   std::filesystem::path trials_dir_;
   std::map<int, Staging> staged_;  // asked for and not taken yet
   std::set<int> asked_;            // every trial ever asked for, taken or not
+  bool spread_asked_ = false;      // SpreadSubdirectories(trials_dir_) submitted
   SerialWorker worker_;            // declared last: joined first
 };
+
+// Marks `dir` (best effort) with ext2/3/4's "top of directory hierarchies" hint
+// (FS_TOPDIR_FL, `chattr +T`): its subdirectories are unrelated, so the allocator
+// spreads them over the block groups with the fewest directories instead of packing
+// them next to their parent. Trial directories are such, and on ext4 without a journal
+// the difference is large: the parent's group is where a busy machine's temporary files
+// come and go, and each create there first skips every inode deleted in the last minutes
+// (400 tiny trials: 4.0–4.8 s packed, 1.5–1.9 s spread, measured back to back).
+void SpreadSubdirectories(const std::filesystem::path& dir);
 
 // Makes `dir` (which must not exist yet) with an empty params.json and output.log and
 // returns it opened O_PATH. Error{kIo} if it exists or cannot be made; a partial

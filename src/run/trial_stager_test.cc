@@ -3,7 +3,11 @@
 // and a staged directory a killed run left behind is harmless to the next attempt.
 #include "run/trial_stager.h"
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -100,6 +104,26 @@ TEST_F(TrialStagerTest, AStagedParamsFileReplacedByAFifoIsRefusedWithoutBlocking
   ASSERT_EQ(::mkfifo((Dir(0) / "params.json").c_str(), 0644), 0);
   Status written = WriteTrialFiles(Trial(0), Json::object(), 1, std::move(*dir));
   EXPECT_FALSE(written);
+}
+
+// The trials directory gets the "spread my subdirectories" hint where the file system
+// has it (ext2/3/4); elsewhere the test has nothing to check.
+TEST_F(TrialStagerTest, TheTrialsDirectorySpreadsItsSubdirectories) {
+  fs::create_directories(Trials());
+  const auto topdir_flag = [this]() -> std::optional<bool> {
+    UniqueFd fd(::open(Trials().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    int flags = 0;
+    if (!fd.valid() || ::ioctl(fd.get(), FS_IOC_GETFLAGS, &flags) != 0) return std::nullopt;
+    return (flags & FS_TOPDIR_FL) != 0;
+  };
+  if (!topdir_flag()) GTEST_SKIP() << "no inode flags on this file system";
+  ASSERT_FALSE(*topdir_flag());
+  {
+    TrialStager stager(Trials());
+    stager.StageNext({0}, 1);
+    ASSERT_TRUE(stager.Take(0));  // after the hint: one worker, jobs in order
+  }
+  EXPECT_TRUE(*topdir_flag());
 }
 
 }  // namespace
