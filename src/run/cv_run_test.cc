@@ -120,6 +120,38 @@ cv: {folds: 3}
   for (const TrialRecord& trial : trials) EXPECT_LT(trial.number, 9);  // configuration 3 never ran
 }
 
+TEST_F(CvRunTest, ResumingSkipsTheMissingFoldsOfAConfigurationThatFailedBefore) {
+  auto config = Config(R"(
+name: t
+metric: {name: score, mode: max}
+resources: {gpus: auto, cpu_slots: 1}
+shell: true
+command: 'echo "{\"score\": "{{x}}"}" >> "$GPUSWEEP_METRICS"'
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1, 2]}
+cv: {folds: 3}
+)");
+  ASSERT_TRUE(Run(config));
+  {  // As a run killed right after fold 0 failed would leave it: fold 2 still to run.
+    auto journal = OpenJournal(experiment_dir() / "gpusweep.db", JournalAccess::kReadWrite);
+    ASSERT_TRUE(journal) << journal.error().message;
+    std::vector<TrialRecord> trials = Trials();
+    trials[0].state = TrialState::kFailed;
+    trials[0].objective.reset();
+    trials[0].failure_reason = "exit code 1";
+    trials[2].state = TrialState::kInterrupted;
+    ASSERT_TRUE((*journal)->UpsertTrial(trials[0], {}));
+    ASSERT_TRUE((*journal)->UpsertTrial(trials[2], {}));
+  }
+  ASSERT_TRUE(Run(config));
+  EXPECT_TRUE(observer_.started.empty());
+  const std::vector<TrialRecord> trials = Trials();
+  EXPECT_EQ(trials[2].state, TrialState::kPruned);
+  EXPECT_THAT(trials[2].failure_reason,
+              HasSubstr("not run: configuration 0 failed (fold 0: exit code 1; "));
+}
+
 TEST_F(CvRunTest, RetryFailedRunsTheFailedConfigurationsFoldsAgain) {
   auto config = Config(R"(
 name: t
