@@ -132,6 +132,20 @@ TEST(FoldSchedulerTest, AFailedConfigurationsOtherFoldsAreDroppedOrStopped) {
   EXPECT_THAT(decided.reason, HasSubstr("(mean over 4 folds)"));
 }
 
+TEST(FoldSchedulerTest, ABudgetedFailedConfigurationEndsWithoutItsUnstartedFolds) {
+  FoldScheduler folds = Asha(TrialStyle::kBudgeted, 3, 0, 3);
+  const Job fold0 = Launch(folds);
+  const Job fold1 = Launch(folds);  // fold 2 not started
+  EXPECT_EQ(folds.OnJobFinished(fold0, std::nullopt).verdict, Verdict::kPause);
+  EXPECT_EQ(Settled(folds), "2 stop; 1 stop; ");
+  EXPECT_EQ(Describe(folds.NextJob()), "start 3 b0 r0 @1");  // configuration 1
+  // Fold 1, stopped, ends: the configuration's job ends as a failure, nothing waits.
+  const Decision decided = folds.OnJobFinished(fold1, 0.5);
+  EXPECT_FALSE(decided.value);
+  EXPECT_THAT(decided.reason, HasSubstr("(mean over 3 folds)"));
+  EXPECT_EQ(Describe(folds.NextJob()), "start 3 b0 r0 @1");
+}
+
 TEST(FoldSchedulerTest, AnInterruptedFoldRunsAgainFirstAndItsSiblingsKeepTheirResults) {
   FoldScheduler folds = Asha(TrialStyle::kBudgeted, 3, 0, 3);
   const Job fold0 = Launch(folds);
