@@ -90,6 +90,12 @@ TEST_F(CliTest, NasDryRunShowsTheWholeStagePlan) {
             std::string::npos)
       << round2.out;
   EXPECT_EQ(round2.out.find("budget 0"), std::string::npos) << round2.out;
+  // The dashboard's trial pages (here inside `report`'s file) print the same lines.
+  auto report = RunGpusweep({"report", dry.string(), "-o", "report.html"}, dir_.path());
+  ASSERT_EQ(report.exit_code, 0) << report.out;
+  const std::string page = ReadFile(dir_.path() / "report.html");
+  EXPECT_NE(page.find("started: runs block 1, round 2 (data 200, epochs 1)"), std::string::npos);
+  EXPECT_EQ(page.find("budget 0 (rung 0)"), std::string::npos);
   auto exported = RunGpusweep({"export", "--format", "json", dry.string()}, dir_.path());
   ASSERT_EQ(exported.exit_code, 0) << exported.out;
   const Json json = Json::parse(exported.out);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/nas.h"
 #include "gpusweep/render.h"
 #include "run/scheduler_journal.h"
 
@@ -79,6 +80,14 @@ std::vector<std::string> DecisionLines(const std::vector<SchedulerEventRecord>& 
 std::vector<std::string> DecisionLinesAt(const std::vector<SchedulerEventRecord>& events,
                                          const std::string& where) {
   return Lines(events, Where{"", where});
+}
+
+std::vector<std::string> TrialDecisionLines(const std::vector<SchedulerEventRecord>& events,
+                                            const std::string& resource,
+                                            const TrialRecord& trial) {
+  // A NAS evaluation's jobs have no budget: its stage says where it is.
+  const std::string stage = NasStageText(trial.params);
+  return stage.empty() ? DecisionLines(events, resource) : DecisionLinesAt(events, stage);
 }
 
 }  // namespace gpusweep

@@ -18,5 +18,10 @@ std::vector<std::string> DecisionLines(const std::vector<SchedulerEventRecord>& 
 // "block 1, round 2 (data 4000, epochs 1)") stands for the resource, budget and rung.
 std::vector<std::string> DecisionLinesAt(const std::vector<SchedulerEventRecord>& events,
                                          const std::string& where);
+// What `show` and the dashboard's trial page print for `trial`: DecisionLinesAt its NAS
+// stage for a NAS evaluation, else DecisionLines with `resource`.
+std::vector<std::string> TrialDecisionLines(const std::vector<SchedulerEventRecord>& events,
+                                            const std::string& resource,
+                                            const TrialRecord& trial);
 
 }  // namespace gpusweep

@@ -319,10 +319,7 @@ Expected<int> ShowCommand(const std::string& trial_id, const std::optional<std::
   GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
                       opened.journal->LoadSchedulerEvents(number));
   const std::string resource = opened.meta.scheduler ? opened.meta.scheduler->resource : "budget";
-  // A NAS evaluation's jobs have no budget: its stage says where it is.
-  const std::string stage = NasStageText(trial->params);
-  const std::vector<std::string> decisions =
-      stage.empty() ? DecisionLines(events, resource) : DecisionLinesAt(events, stage);
+  const std::vector<std::string> decisions = TrialDecisionLines(events, resource, *trial);
   std::vector<TrialRecord> siblings;  // cv: the configuration's folds
   if (const int folds = opened.context.cv.folds; folds > 0)
     for (int n = FoldTrialNumber(FoldOf(number, folds).configuration, 0, folds), end = n + folds;

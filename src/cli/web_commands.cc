@@ -75,7 +75,7 @@ Expected<int> ServeCommand(const ServeCommandArgs& args) {
   options.host = args.host;
   options.port = args.port;
   options.token = args.token.value_or("");
-  options.decisions = DecisionLines;
+  options.decisions = TrialDecisionLines;
   if (!web::IsLoopbackHost(options.host) && options.token.empty()) {
     GS_ASSIGN_OR_RETURN(options.token, RandomToken());
   }
@@ -97,7 +97,7 @@ Expected<int> ServeCommand(const ServeCommandArgs& args) {
 Expected<int> ReportCommand(const std::optional<std::string>& dir, const std::string& output) {
   GS_ASSIGN_OR_RETURN(std::filesystem::path experiment,
                       LocateExperiment(dir, std::filesystem::current_path()));
-  GS_ASSIGN_OR_RETURN(std::string page, web::BuildReport(experiment, DecisionLines));
+  GS_ASSIGN_OR_RETURN(std::string page, web::BuildReport(experiment, TrialDecisionLines));
   // Atomic, so a failed report never leaves a half-written file behind.
   GS_TRY(WriteFileAtomically(std::filesystem::absolute(output), page));
   std::fprintf(stderr, "wrote %s (%zu KiB): open it in a browser, no network needed\n",

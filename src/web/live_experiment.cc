@@ -251,7 +251,7 @@ Expected<Json> LiveExperiment::TrialDetail(int number) {
   return Json{{"trial", TrialJson(*trial)},
               {"dir", (dir_ / "trials" / TrialDirName(number)).string()},
               {"results", std::move(rows)},
-              {"decisions", decisions_ ? decisions_(events, resource) : std::vector<std::string>{}},
+              {"decisions", decisions_ ? decisions_(events, resource, *trial) : std::vector<std::string>{}},
               {"log_tail", ConfinedTail(dir_ / "trials" / TrialDirName(number) / "output.log",
                                         dir_, kLogTailBytes)}};
 }

@@ -30,9 +30,11 @@
 
 namespace gpusweep::web {
 
-// The scheduler's decisions about one trial as display lines (the CLI's `show` lines).
+// The scheduler's decisions about one trial as display lines (the CLI's `show` lines);
+// the trial's params say where a NAS evaluation sits, which stands for its budget.
 using DecisionFormatter = std::function<std::vector<std::string>(
-    const std::vector<SchedulerEventRecord>& events, const std::string& resource)>;
+    const std::vector<SchedulerEventRecord>& events, const std::string& resource,
+    const TrialRecord& trial)>;
 
 class LiveExperiment {
  public:
