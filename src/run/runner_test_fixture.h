@@ -29,8 +29,14 @@ class RecordingObserver : public RunObserver {
  public:
   void OnStart(const RunInfo& info) override { this->info = info; }
   void OnWarning(const std::string& message) override { warnings.push_back(message); }
-  void OnTrialStarted(const TrialRecord& trial) override { started.push_back(trial.number); }
-  void OnTrialFinished(const TrialRecord& trial) override { finished.push_back(trial); }
+  void OnTrialStarted(const TrialRecord& trial) override {
+    started.push_back(trial.number);
+    events.push_back(fmt::format("started {}", trial.number));
+  }
+  void OnTrialFinished(const TrialRecord& trial) override {
+    finished.push_back(trial);
+    events.push_back(fmt::format("finished {}", trial.number));
+  }
   void OnTrialPruned(const TrialRecord& trial, const std::string&) override {
     pruned.push_back(trial.number);
   }
@@ -39,6 +45,7 @@ class RecordingObserver : public RunObserver {
   std::vector<int> started;
   std::vector<TrialRecord> finished;
   std::vector<int> pruned;
+  std::vector<std::string> events;  // "started N" / "finished N", in the order heard
 };
 
 // Runs one experiment from YAML text in a fresh directory.

@@ -97,7 +97,7 @@ Status TrialLoop::Run() {
     const bool changed = !pending_.empty() || !after_commit_.empty();
     GS_TRY(Commit(Durability::kAtSync));
     for (PreparedLaunch& launch : launches) GS_TRY(Spawn(std::move(launch)));
-    if (changed) GS_TRY(StartSync());
+    if (changed || !launches.empty()) GS_TRY(StartSync());
     if (interrupt_signal_ == 0 && active_.empty() && launches.empty() && failed_to_start == 0 &&
         !failures_.Exhausted() && !gpu_slots_.Waiting())
       // PlanRun rules this out unless GPUs were quarantined; never spin
@@ -353,7 +353,7 @@ Status TrialLoop::Spawn(PreparedLaunch launch) {
   if (config_.timeout_seconds)
     active.deadline = services_.monotonic_clock() + *config_.timeout_seconds;
   active_.emplace(*pid, std::move(active));
-  observer_.OnTrialStarted(record);
+  after_commit_.push_back([this, record] { observer_.OnTrialStarted(record); });
   return {};
 }
 

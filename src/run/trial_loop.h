@@ -88,7 +88,10 @@ class TrialLoop {
   void ReleaseResources(const TrialRecord& record, GpuPool::TrialRan ran = GpuPool::TrialRan::kNo);
   std::optional<PreparedLaunch> Prepare(int number, std::vector<int> gpus,
                                         const std::optional<Job>& job);
-  Status Spawn(PreparedLaunch launch);  // only after its intent was committed
+  // Only after its intent was committed. The observer hears of the start after the
+  // finishes that made room for it (reaped last iteration, heard once this commit's
+  // fsync is done), so events are heard in the order they happened.
+  Status Spawn(PreparedLaunch launch);
   // Supervises a re-attached job (trial_attach.cc): its resources, its deadline from
   // its start time, and the metrics lines the journal does not hold yet.
   void Attach(AttachedJob job);
