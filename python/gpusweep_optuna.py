@@ -14,7 +14,8 @@ def load_study(path, storage=None):
     """Returns a new Optuna study holding the finished trials of the export at `path`."""
     data = json.load(open(path, encoding="utf-8"))
     make = {"float": lambda d: FloatDistribution(d["low"], d["high"], log=d["log"]),
-            "int": lambda d: IntDistribution(d["low"], d["high"], step=d["step"]),
+            "int": lambda d: IntDistribution(d["low"], d["high"], step=d["step"],
+                                             log=d.get("log", False)),
             "categorical": lambda d: CategoricalDistribution(d["choices"])}
     dists = {name: make[d["type"]](d) for name, d in data["distributions"].items()}
     study = optuna.create_study(study_name=data["study_name"], direction=data["direction"],

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gpusweep export --format optuna` loads into Optuna with python/gpusweep_optuna.py:
-# a TPE sweep with a float, a log-float, an int, a categorical of maps and a constant,
+# a TPE sweep with a float, a log-float, an int, a log-int, a categorical of maps and a constant,
 # under ASHA (pruned trials with intermediate values) and with one failing trial.
 # Usage: optuna_export_test.sh GPUSWEEP_BINARY SOURCE_DIR. Exit 77 (skipped) without
 # Debian's python3-optuna (scripts/install-deps.sh --tests installs it).
@@ -24,6 +24,7 @@ search_space:
   x: {type: uniform, low: -2, high: 2}
   lr: {type: loguniform, low: 1.0e-3, high: 1.0}
   layers: {type: int, low: 1, high: 5, step: 2}
+  width: {type: int, low: 1, high: 64, log: true}
   act: {type: choice, values: [{kind: relu}, {kind: gelu}]}
   epochs: 4
 resources: {cpu_slots: 2}
@@ -49,6 +50,7 @@ assert study.best_trial.user_attrs["gpusweep_state"] == "completed"
 assert abs(study.best_value - data["trials"][[t["number"] for t in data["trials"]].index(number)]["value"]) < 1e-12
 assert study.best_params["act"] in ('{"kind":"relu"}', '{"kind":"gelu"}'), study.best_params
 assert isinstance(study.best_params["layers"], int)
+assert study.best_trial.distributions["width"].log, study.best_trial.distributions
 pruned = [t for t in study.trials if t.state.name == "PRUNED"]
 assert all(t.intermediate_values for t in pruned)
 # Optuna can keep optimizing from the loaded history over the same distributions.

@@ -29,6 +29,10 @@ struct ParamSpec {
   std::vector<Json> values;  // kChoice: the candidates (any JSON value), >= 1
   double low = 0, high = 0;  // kUniform: [low, high); kLogUniform: 0 < low < high
   std::int64_t int_low = 0, int_high = 0, int_step = 1;  // kInt: low..high inclusive, step > 0
+  // kInt: drawn log-uniformly over the integers (then 1 <= low, step == 1): a draw is
+  // log-uniform over [low - 0.5, high + 0.5], rounded to the nearest integer, so each
+  // integer k gets the mass of its own cell, about proportional to 1/k. Grid: every integer.
+  bool int_log = false;
   Json constant;             // kConstant: the value every trial gets
   int line = 0;              // 1-based line in the YAML file, for later error messages
 };
@@ -131,10 +135,14 @@ struct FailureLimit {
   int after = 0;        // ... judged only once at least `after` (>= 1) trials finished
 };
 
-// `warm_start: {from: DIR}` — an earlier experiment whose trials seed the sampler.
+// `warm_start: {from: DIR, defaults: {...}}` — an earlier experiment whose trials seed
+// the sampler.
 struct WarmStartConfig {
   std::filesystem::path from;  // absolute experiment directory (resolved like output_dir)
   int line = 0;                // 1-based line of `from:` in the YAML, for later errors
+  // Values assumed for parameters an earlier trial does not have (a parameter added to
+  // the search space since), each one the parameter allows; an object, empty for none.
+  Params defaults = Json::object();
 };
 
 // `cv: {folds: k, allow_failed_folds: n}` — k-fold cross-validation (docs/config.md,

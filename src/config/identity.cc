@@ -18,11 +18,14 @@ Json ParamIdentity(const ParamSpec& param) {
       return Json{{"type", "uniform"}, {"low", param.low}, {"high", param.high}};
     case ParamKind::kLogUniform:
       return Json{{"type", "loguniform"}, {"low", param.low}, {"high", param.high}};
-    case ParamKind::kInt:
-      return Json{{"type", "int"},
-                  {"low", param.int_low},
-                  {"high", param.int_high},
-                  {"step", param.int_step}};
+    case ParamKind::kInt: {
+      Json identity{{"type", "int"},
+                    {"low", param.int_low},
+                    {"high", param.int_high},
+                    {"step", param.int_step}};
+      if (param.int_log) identity["log"] = true;  // absent otherwise: identities unchanged
+      return identity;
+    }
     case ParamKind::kConstant:
       break;
   }
@@ -154,7 +157,12 @@ Json ConfigIdentity(const ExperimentConfig& config) {
   // created); absent without one, as in experiments created before warm starts existed.
   // Absent without nas:, so sweeps keep the identity they had before NAS existed.
   if (config.nas) identity["nas"] = NasConfigJson(*config.nas);
-  if (config.warm_start) identity["warm_start"] = Json{{"from", config.warm_start->from.string()}};
+  if (config.warm_start) {
+    identity["warm_start"] = Json{{"from", config.warm_start->from.string()}};
+    // Absent without defaults, so warm starts from before defaults keep their identity.
+    if (!config.warm_start->defaults.empty())
+      identity["warm_start"]["defaults"] = config.warm_start->defaults;
+  }
   // Fold k of configuration c is trial c * folds + k, and the failures allowed decide
   // which configurations count: both define the results. Absent without cv.
   if (config.cv.enabled())

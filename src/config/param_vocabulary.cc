@@ -93,26 +93,29 @@ Expected<ParamKind> FromDistribution(const Value& value, const Mapping& spec) {
   return value.Invalid(fmt::format("unknown distribution '{}'", name), valid);
 }
 
-Expected<ParamKind> FromType(const Value& type_value, const Mapping& spec) {
+bool IsOurTypeWord(const Value& type_value) {
+  if (!type_value.IsScalar()) return false;
+  for (std::string_view word : kTypeWords)
+    if (type_value.node().Scalar() == word) return true;
+  return false;
+}
+
+Expected<ResolvedKind> FromType(const Value& type_value, const Mapping& spec,
+                                std::string_view param) {
+  if (!IsOurTypeWord(type_value))  // Ray Tune's, Hyperopt's or Optuna's (foreign_param.h)
+    if (auto foreign = ResolveForeignType(type_value, spec, param)) return *foreign;
   GS_ASSIGN_OR_RETURN(std::string_view type, type_value.ToEnum(kTypeWords));
   GS_ASSIGN_OR_RETURN(bool log, LogScale(spec));
-  if (type == "choice" || type == "categorical") return ParamKind::kChoice;
-  if (type == "constant") return ParamKind::kConstant;
-  if (type == "int" || type == "integer") {
-    if (log)
-      return spec.Find("log")->Invalid(
-          "integer parameters on a log scale are not supported",
-          "use type: loguniform (a float; round it in the trial), or type: choice with the "
-          "values, e.g. values: [16, 32, 64, 128]");
-    return ParamKind::kInt;
-  }
+  if (type == "choice" || type == "categorical") return ResolvedKind{ParamKind::kChoice};
+  if (type == "constant") return ResolvedKind{ParamKind::kConstant};
+  if (type == "int" || type == "integer") return ResolvedKind{ParamKind::kInt, log};
   if (type == "loguniform") {
     if (spec.Find("log") && !log)
       return spec.Find("log")->Invalid("loguniform is always on a log scale",
                                        "remove log: false, or use type: uniform");
-    return ParamKind::kLogUniform;
+    return ResolvedKind{ParamKind::kLogUniform};
   }
-  return log ? ParamKind::kLogUniform : ParamKind::kUniform;  // uniform, float
+  return ResolvedKind{log ? ParamKind::kLogUniform : ParamKind::kUniform};  // uniform, float
 }
 
 // Without `type`, a key one edit away ("tpye", "Type") is more likely a typo than a
@@ -140,18 +143,22 @@ Expected<const Value*> FindParamKey(const Mapping& spec, std::string_view key) {
   return ours;
 }
 
-Expected<ParamKind> ResolveParamKind(const Mapping& spec) {
+Expected<ResolvedKind> ResolveParamKind(const Mapping& spec, std::string_view param) {
   const Value* type = spec.Find("type");
   const Value* distribution = spec.Find("distribution");
   if (type != nullptr && distribution != nullptr)
     return distribution->Invalid("give type or distribution, not both",
                                  fmt::format("keep type: one of {}", JoinNames(kTypes)));
-  if (distribution != nullptr) return FromDistribution(*distribution, spec);
-  if (type != nullptr) return FromType(*type, spec);
+  if (distribution != nullptr) {
+    GS_ASSIGN_OR_RETURN(ParamKind kind, FromDistribution(*distribution, spec));
+    return ResolvedKind{kind};
+  }
+  if (type != nullptr) return FromType(*type, spec, param);
   // W&B's inference: a list of values is a choice, a single value a constant.
   GS_ASSIGN_OR_RETURN(const Value* values, FindParamKey(spec, "values"));
-  if (values != nullptr) return ParamKind::kChoice;
-  if (spec.Find("value") != nullptr && spec.entries().size() == 1) return ParamKind::kConstant;
+  if (values != nullptr) return ResolvedKind{ParamKind::kChoice};
+  if (spec.Find("value") != nullptr && spec.entries().size() == 1)
+    return ResolvedKind{ParamKind::kConstant};
   GS_TRY(CheckForMisspelledType(spec));
   const bool has_range = spec.Find("low") || spec.Find("high") || spec.Find("min") ||
                          spec.Find("max");

@@ -7,19 +7,23 @@
 //   distribution: W&B's constant, categorical, uniform, int_uniform, log_uniform_values,
 //                 q_uniform (integer min/max/q -> int with step q); instead of type:
 //   no type:      values: [...] -> choice, value: x -> constant (W&B's inference)
+//   type:         Ray Tune's, Hyperopt's and Optuna's words, see foreign_param.h
 //   keys:         min/max -> low/high, choices -> values, q -> step (int)
 #pragma once
 
 #include <string_view>
 
+#include "config/foreign_param.h"
 #include "config/yaml_reader.h"
 #include "gpusweep/config.h"
 
 namespace gpusweep::config_detail {
 
 // The parameter kind a mapping asks for (type:, distribution:, log:, or W&B's inference
-// from values:/value:). Errors are located, with a did-you-mean naming our word.
-Expected<ParamKind> ResolveParamKind(const Mapping& spec);
+// from values:/value:; Ray Tune's, Hyperopt's and Optuna's words under type:, see
+// foreign_param.h). Errors are located, with a did-you-mean naming our word, or the
+// mapping to write for parameter `param`.
+Expected<ResolvedKind> ResolveParamKind(const Mapping& spec, std::string_view param);
 
 // The value under `key` (one of low, high, values, step, value) or under another tool's
 // name for it (see above); nullptr when neither is there. Error when both are given.

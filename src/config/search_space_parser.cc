@@ -72,6 +72,23 @@ Status ParseRange(const Mapping& spec, ParamSpec& param) {
   return {};
 }
 
+// `log: true` (or a word that implies it): integers drawn log-uniformly; as in Optuna,
+// from 1 up and without a step.
+Status CheckIntLog(const Mapping& spec, const Value& low, const Value* step,
+                   const ParamSpec& param) {
+  const Value& at = spec.Find("log") ? *spec.Find("log") : *spec.Find("type");
+  if (param.int_low < 1)
+    return low.Invalid(fmt::format("an int on a log scale needs low >= 1, found {}",
+                                   param.int_low),
+                       fmt::format("use low: 1 or more, or remove {}", at.path()));
+  if (step != nullptr && param.int_step != 1)
+    return step->Invalid("an int on a log scale takes no step (its values are every integer "
+                         "from low to high, small ones drawn more often)",
+                         "remove the step, or write type: choice with the values, e.g. "
+                         "values: [16, 32, 64, 128]");
+  return {};
+}
+
 Status ParseInt(const Mapping& spec, ParamSpec& param) {
   GS_ASSIGN_OR_RETURN(Value low, RequireParamKey(spec, "low", "add low: <integer>"));
   GS_ASSIGN_OR_RETURN(Value high, RequireParamKey(spec, "high", "add high: <integer>"));
@@ -88,6 +105,7 @@ Status ParseInt(const Mapping& spec, ParamSpec& param) {
     return high.Invalid(
         fmt::format("high ({}) is less than low ({})", param.int_high, param.int_low),
         "use low <= high");
+  if (param.int_log) return CheckIntLog(spec, low, step, param);
   return {};
 }
 
@@ -98,12 +116,14 @@ Status ParseConstant(const Mapping& spec, ParamSpec& param) {
 }
 
 // The kind the mapping asks for, in our words or another tool's (param_vocabulary.h).
-Expected<ParamKind> ParseKind(const Mapping& spec, SamplerKind sampler) {
-  GS_ASSIGN_OR_RETURN(ParamKind kind, ResolveParamKind(spec));
+Expected<ResolvedKind> ParseKind(const Mapping& spec, SamplerKind sampler,
+                                 std::string_view name) {
+  GS_ASSIGN_OR_RETURN(ResolvedKind resolved, ResolveParamKind(spec, name));
+  const ParamKind kind = resolved.kind;
   GS_TRY(CheckParamKeys(spec, kind));
   if (sampler != SamplerKind::kGrid ||
       (kind != ParamKind::kUniform && kind != ParamKind::kLogUniform))
-    return kind;
+    return resolved;
   const Value* at = spec.Find("type") ? spec.Find("type") : spec.Find("distribution");
   return (at ? *at : spec.self())
       .Invalid(fmt::format("the grid sampler cannot enumerate a continuous {} parameter",
@@ -134,11 +154,14 @@ Expected<ParamSpec> ParseParam(const Mapping::Entry& entry, SamplerKind sampler)
   param.name = entry.name;
   param.line = entry.key.line();
   if (!entry.value.IsMapping()) {  // a scalar, list or null is a constant
+    GS_TRY(CheckForeignCallValue(entry.value, entry.name));  // lr: tune.loguniform(...)
     GS_ASSIGN_OR_RETURN(param.constant, entry.value.ToJson());
     return param;
   }
   GS_ASSIGN_OR_RETURN(Mapping spec, entry.value.ToMapping());
-  GS_ASSIGN_OR_RETURN(param.kind, ParseKind(spec, sampler));
+  GS_ASSIGN_OR_RETURN(ResolvedKind resolved, ParseKind(spec, sampler, entry.name));
+  param.kind = resolved.kind;
+  param.int_log = resolved.log;
   switch (param.kind) {
     case ParamKind::kChoice:
       GS_TRY(ParseChoice(spec, param));

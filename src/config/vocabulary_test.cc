@@ -62,10 +62,25 @@ TEST(VocabularyTest, OptunaTypesWithLog) {
   EXPECT_EQ(depth.int_low, 2);
   EXPECT_EQ(depth.int_high, 8);
   EXPECT_EQ(depth.int_step, 2);
-  EXPECT_THAT(ErrorOf(std::string(kHead) + "  n: {type: int, low: 16, high: 256, log: true}\n"),
-              AllOf(StartsWith("exp.yaml:6:43: search_space.n.log: integer parameters on a log "
-                               "scale are not supported"),
-                    HasSubstr("type: loguniform")));
+  ParamSpec width = ParamOf("  n: {type: int, low: 16, high: 256, log: true}\n");
+  EXPECT_EQ(width.kind, ParamKind::kInt);
+  EXPECT_TRUE(width.int_log);
+  EXPECT_FALSE(depth.int_log);
+  EXPECT_TRUE(ParamOf("  n: {type: suggest_int, low: 1, high: 64, log: true}\n").int_log);
+  EXPECT_TRUE(ParamOf("  n: {type: IntLogUniformDistribution, low: 1, high: 64}\n").int_log);
+  EXPECT_THAT(ErrorOf(std::string(kHead) + "  n: {type: int, low: 0, high: 256, log: true}\n"),
+              StartsWith("exp.yaml:6:23: search_space.n.low: an int on a log scale needs low >= "
+                         "1, found 0; use low: 1 or more, or remove search_space.n.log"));
+  EXPECT_THAT(ErrorOf(std::string(kHead) + "  n: {type: int, low: 1, high: 256, step: 2, "
+                                           "log: true}\n"),
+              StartsWith("exp.yaml:6:43: search_space.n.step: an int on a log scale takes no "
+                         "step"));
+  // On a log scale the identity says so; without, it is what it was before log existed.
+  auto logged = Parse(std::string(kHead) + "  n: {type: int, low: 1, high: 8, log: true}\n"
+                                           "  m: {type: int, low: 1, high: 8}\n");
+  ASSERT_TRUE(logged) << logged.error().message;
+  EXPECT_EQ(ConfigIdentity(*logged)["search_space"]["n"]["log"], true);
+  EXPECT_FALSE(ConfigIdentity(*logged)["search_space"]["m"].contains("log"));
   EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {type: float, low: 0, min: 1, high: 2}\n"),
               StartsWith("exp.yaml:6:33: search_space.x.min: 'min' and 'low' mean the same; "
                          "give only low"));

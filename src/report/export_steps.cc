@@ -44,9 +44,12 @@ Json Distribution(const Json& spec) {
   if (type == "uniform" || type == "loguniform")
     return Json{{"type", "float"}, {"low", spec.at("low")}, {"high", spec.at("high")},
                 {"log", type == "loguniform"}};
-  if (type == "int")
-    return Json{{"type", "int"}, {"low", spec.at("low")}, {"high", spec.at("high")},
-                {"step", spec.value("step", 1)}};
+  if (type == "int") {
+    Json distribution{{"type", "int"}, {"low", spec.at("low")}, {"high", spec.at("high")},
+                      {"step", spec.value("step", 1)}};
+    if (spec.value("log", false)) distribution["log"] = true;  // IntDistribution(log=True)
+    return distribution;
+  }
   if (type == "constant") return Json{{"type", "constant"}, {"value", spec.value("value", Json())}};
   return Json{{"type", type}};
 }

@@ -48,6 +48,7 @@ Json Space() {
     "lr": {"type": "loguniform", "low": 0.0001, "high": 0.1},
     "dropout": {"type": "uniform", "low": 0.0, "high": 0.5},
     "layers": {"type": "int", "low": 1, "high": 9, "step": 2},
+    "width": {"type": "int", "low": 16, "high": 1024, "step": 1, "log": true},
     "act": {"type": "choice", "values": ["relu", "gelu"]},
     "net": {"type": "choice", "values": [{"bn": true}, {"bn": false}]},
     "epochs": {"type": "constant", "value": 4}})");
@@ -58,6 +59,8 @@ TEST(ReportDistributionsTest, EveryKindInOptunasTerms) {
   EXPECT_EQ(d["lr"], Json::parse(R"({"type":"float","low":0.0001,"high":0.1,"log":true})"));
   EXPECT_EQ(d["dropout"], Json::parse(R"({"type":"float","low":0.0,"high":0.5,"log":false})"));
   EXPECT_EQ(d["layers"], Json::parse(R"({"type":"int","low":1,"high":9,"step":2})"));
+  EXPECT_EQ(d["width"],
+            Json::parse(R"({"type":"int","low":16,"high":1024,"step":1,"log":true})"));
   EXPECT_EQ(d["act"], Json::parse(R"({"type":"categorical","choices":["relu","gelu"]})"));
   EXPECT_EQ(d["epochs"], Json::parse(R"({"type":"constant","value":4})"));
 }

@@ -9,6 +9,18 @@
 
 namespace gpusweep::search {
 
+std::pair<double, double> LogIntBounds(const ParamSpec& p) {
+  return {std::log(static_cast<double>(p.int_low) - 0.5),
+          std::log(static_cast<double>(p.int_high) + 0.5)};
+}
+
+std::int64_t LogIntValue(const ParamSpec& p, double u) {
+  const auto [log_low, log_high] = LogIntBounds(p);
+  const double x = std::round(std::exp(log_low + std::clamp(u, 0.0, 1.0) * (log_high - log_low)));
+  // Rounding error at the ends (exp(log(high + 0.5)) may be high + 0.5 + ulp).
+  return std::clamp(static_cast<std::int64_t>(x), p.int_low, p.int_high);
+}
+
 Json ParamValueFromBits(const ParamSpec& p, std::uint64_t bits) {
   switch (p.kind) {
     case ParamKind::kUniform:
@@ -19,6 +31,7 @@ Json ParamValueFromBits(const ParamSpec& p, std::uint64_t bits) {
                         p.high);
     }
     case ParamKind::kInt:  // floor(u * cardinality), exact on the 64-bit integer
+      if (p.int_log) return LogIntValue(p, UnitFromBits(bits));
       return IntValue(p, BelowFromBits(bits, IntCardinality(p)));
     case ParamKind::kChoice:
       return p.values[BelowFromBits(bits, p.values.size())];

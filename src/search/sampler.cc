@@ -40,6 +40,9 @@ Status ValidateParam(const ParamSpec& p) {
       if (p.int_step <= 0) return bad(fmt::format("needs step > 0 (got {})", p.int_step));
       if (p.int_high < p.int_low)
         return bad(fmt::format("needs low <= high (got {}..{})", p.int_low, p.int_high));
+      if (p.int_log && (p.int_low < 1 || p.int_step != 1))
+        return bad(fmt::format("on a log scale needs low >= 1 and step 1 (got low {}, step {})",
+                               p.int_low, p.int_step));
       break;
     case ParamKind::kUniform:
       if (!std::isfinite(p.low) || !std::isfinite(p.high) || p.high < p.low)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "gpusweep/sampler.h"
@@ -18,8 +19,17 @@ std::uint64_t IntCardinality(const ParamSpec& spec);
 // The index-th value of an int param (index < IntCardinality).
 std::int64_t IntValue(const ParamSpec& spec, std::uint64_t index);
 
+// An int param on a log scale (int_log) from u in [0, 1]: exp of u's point in
+// [log(low - 0.5), log(high + 0.5)], rounded to the nearest integer and kept in
+// [low, high]. Integer k is drawn with probability log((k + 0.5) / (k - 0.5)) / span,
+// the log-uniform mass of its cell.
+std::int64_t LogIntValue(const ParamSpec& spec, double u);
+// The bounds of that log-space interval: {log(low - 0.5), log(high + 0.5)}.
+std::pair<double, double> LogIntBounds(const ParamSpec& spec);
+
 // A param's value from 64 uniform random bits (u = bits / 2^64): uniform low + u*(high-low);
-// loguniform exp of that in log space; int floor(u * cardinality)-th value by step;
+// loguniform exp of that in log space; int floor(u * cardinality)-th value by step (on a
+// log scale LogIntValue);
 // choice floor(u * count)-th value; constant its value (the bits are ignored).
 Json ParamValueFromBits(const ParamSpec& spec, std::uint64_t bits);
 

@@ -19,6 +19,8 @@ std::optional<ModelDim> DimOf(const ParamSpec& p) {
       return ModelDim{DimKind::kContinuous, 0};
     case ParamKind::kInt: {
       const std::uint64_t cells = IntCardinality(p);
+      // On a log scale, as Optuna does: continuous in log space, rounded when drawn.
+      if (cells >= 2 && p.int_log) return ModelDim{DimKind::kContinuous, 0};
       if (cells >= 2) return ModelDim{DimKind::kDiscrete, cells};
       return std::nullopt;
     }
@@ -53,6 +55,12 @@ TpeSpace::TpeSpace(const SearchSpace& space) : space_(space) {
       param_of_dim_.push_back(i);
       const ParamSpec& p = space_.params[i];
       const bool log = p.kind == ParamKind::kLogUniform;
+      if (p.kind == ParamKind::kInt && p.int_log) {
+        const auto [log_low, log_high] = LogIntBounds(p);
+        origin_.push_back(log_low);
+        span_.push_back(log_high - log_low);
+        continue;
+      }
       origin_.push_back(log ? std::log(p.low) : p.low);
       span_.push_back(log ? std::log(p.high) - std::log(p.low) : p.high - p.low);
     }
@@ -90,7 +98,7 @@ std::optional<double> TpeSpace::ToModel(int dim, const Json& value) const {
   if (!std::isfinite(x)) return std::nullopt;
   if (p.kind == ParamKind::kUniform)
     return std::clamp((x - origin_[dim]) / span_[dim], 0.0, 1.0);
-  if (p.kind == ParamKind::kLogUniform) {
+  if (p.kind == ParamKind::kLogUniform || p.int_log) {
     if (x <= 0) return std::nullopt;
     return std::clamp((std::log(x) - origin_[dim]) / span_[dim], 0.0, 1.0);
   }
@@ -110,6 +118,7 @@ Json TpeSpace::FromModel(const ParamSpec& p, double value) const {
       return std::clamp(std::exp(log_low + value * (log_high - log_low)), p.low, p.high);
     }
     case ParamKind::kInt:
+      if (p.int_log) return LogIntValue(p, value);
       return IntValue(p, static_cast<std::uint64_t>(value));
     case ParamKind::kChoice:
       return p.values[static_cast<std::size_t>(value)];

@@ -1,7 +1,8 @@
 // tpe_space.h — maps a search space to TPE's model space (see parzen_estimator.h) and
 // back. Each param that can take more than one value becomes one model dim, in
 // declaration order: uniform -> continuous (linear), loguniform -> continuous (log),
-// int -> discrete (grid index), choice -> categorical (value index). Constants, and
+// int -> discrete (grid index), int on a log scale -> continuous (log of the value, over
+// [low - 0.5, high + 0.5]; rounded back), choice -> categorical (value index). Constants, and
 // params with a single possible value, are fixed and take no dim.
 #pragma once
 
@@ -42,7 +43,7 @@ class TpeSpace {
   std::vector<ModelDim> dims_;
   std::vector<std::size_t> param_of_dim_;  // index into space_.params
   std::vector<int> dim_of_param_;          // -1 = fixed
-  // uniform/loguniform dims: model value = (x or log x - origin) / span.
+  // uniform/loguniform/log-int dims: model value = (x or log x - origin) / span.
   std::vector<double> origin_, span_;
 };
 

@@ -1,0 +1,102 @@
+// Ray Tune's, Hyperopt's and Optuna's parameter types: true synonyms are accepted,
+// every other known word or call is answered with the gpusweep mapping to write.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "config/config_test_util.h"
+#include "gpusweep/config.h"
+
+namespace gpusweep {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr std::string_view kHead =
+    "name: e\n"
+    "command: [a]\n"
+    "metric: {name: m, mode: max}\n"
+    "sampler: {type: random, trials: 2}\n"
+    "search_space:\n";
+
+ParamSpec ParamOf(std::string_view space) {
+  auto config = config_test::ParseAfter(kHead, space);
+  EXPECT_TRUE(config) << space << ": " << config.error().message;
+  if (!config || config->search_space.params.empty()) return ParamSpec{};
+  return config->search_space.params.front();
+}
+
+std::string ErrorOf(std::string_view space) {
+  return config_test::ParseErrorAfter(kHead, space);
+}
+
+TEST(ForeignParamTest, TrueSynonymsAreAccepted) {
+  EXPECT_EQ(ParamOf("  lr: {type: tune.loguniform, low: 1.0e-4, high: 0.1}\n").kind,
+            ParamKind::kLogUniform);
+  EXPECT_EQ(ParamOf("  x: {type: hp.uniform, low: 0, high: 1}\n").kind, ParamKind::kUniform);
+  ParamSpec opt = ParamOf("  opt: {type: hp.choice, values: [sgd, adam]}\n");
+  EXPECT_EQ(opt.kind, ParamKind::kChoice);
+  EXPECT_EQ(opt.values, (std::vector<Json>{"sgd", "adam"}));
+  EXPECT_EQ(ParamOf("  opt: {type: suggest_categorical, choices: [a, b]}\n").kind,
+            ParamKind::kChoice);
+  EXPECT_EQ(ParamOf("  lr: {type: suggest_float, low: 1.0e-5, high: 0.1, log: true}\n").kind,
+            ParamKind::kLogUniform);
+  EXPECT_EQ(ParamOf("  d: {type: FloatDistribution, low: 0, high: 0.5}\n").kind,
+            ParamKind::kUniform);
+  ParamSpec n = ParamOf("  n: {type: hp.uniformint, low: 1, high: 5}\n");
+  EXPECT_EQ(n.kind, ParamKind::kInt);
+  EXPECT_EQ(n.int_high, 5);  // Hyperopt's uniformint includes its upper bound, as ours
+  ParamSpec batch = ParamOf("  batch: {type: tune.qrandint, low: 16, high: 64, q: 16}\n");
+  EXPECT_EQ(batch.kind, ParamKind::kInt);
+  EXPECT_EQ(batch.int_high, 64);
+  EXPECT_EQ(batch.int_step, 16);
+  ParamSpec q = ParamOf("  k: {type: quniform, low: 0, high: 10, q: 2}\n");
+  EXPECT_EQ(q.kind, ParamKind::kInt);
+  EXPECT_EQ(q.int_step, 2);
+  EXPECT_EQ(ParamOf("  k: {type: suggest_int, low: 1, high: 9}\n").kind, ParamKind::kInt);
+}
+
+TEST(ForeignParamTest, WordsThatMeanSomethingElseShowWhatToWrite) {
+  EXPECT_THAT(ErrorOf("  n: {type: randint, low: 0, high: 10}\n"),
+              StartsWith("exp.yaml:6:13: search_space.n.type: 'randint': Ray Tune's and "
+                         "Hyperopt's randint excludes the upper bound; ours includes it; write "
+                         "n: {type: int, low: 0, high: 9}"));
+  EXPECT_THAT(ErrorOf("  n: {type: tune.lograndint, low: 1, high: 1024}\n"),
+              HasSubstr("write n: {type: int, low: 1, high: 1023, log: true}"));
+  EXPECT_THAT(ErrorOf("  lr: {type: hp.loguniform, low: -9, high: -2}\n"),
+              AllOf(HasSubstr("Hyperopt's loguniform takes natural-log exponents"),
+                    HasSubstr("write lr: {type: loguniform, low: 0.00012341, high: 0.135335}")));
+  EXPECT_THAT(ErrorOf("  x: {type: tune.quniform, low: 0, high: 1, q: 0.25}\n"),
+              HasSubstr("write x: {type: choice, values: [0, 0.25, 0.5, 0.75, 1]}"));
+  EXPECT_THAT(ErrorOf("  x: {type: hp.normal, low: 0, high: 1}\n"),
+              HasSubstr("unbounded normal distributions have no counterpart here"));
+  EXPECT_THAT(ErrorOf("  x: {type: grid_search, values: [1, 2]}\n"),
+              HasSubstr("write x: {type: choice, values: [1,2]} with sampler: {type: grid}"));
+  // A typo of ours is still answered with our word.
+  EXPECT_THAT(ErrorOf("  x: {type: unifrom, low: 0, high: 1}\n"),
+              HasSubstr("unknown value 'unifrom'; did you mean 'uniform'?"));
+}
+
+TEST(ForeignParamTest, CallsAreTranslated) {
+  EXPECT_THAT(ErrorOf("  lr: tune.loguniform(1e-4, 1e-1)\n"),
+              StartsWith("exp.yaml:6:7: search_space.lr: 'tune.loguniform(1e-4, 1e-1)' is Ray "
+                         "Tune's syntax, not gpusweep's (as a value it would be a constant "
+                         "string); write lr: {type: loguniform, low: 1e-4, high: 1e-1}"));
+  EXPECT_THAT(ErrorOf("  lr: trial.suggest_float(\"lr\", 1e-5, 1e-1, log=True)\n"),
+              HasSubstr("write lr: {type: loguniform, low: 1e-5, high: 1e-1}"));
+  EXPECT_THAT(ErrorOf("  opt: hp.choice('opt', ['sgd', 'adam'])\n"),
+              HasSubstr("write opt: {type: choice, values: ['sgd', 'adam']}"));
+  EXPECT_THAT(ErrorOf("  n: hp.randint('n', 10)\n"),
+              AllOf(HasSubstr("randint excludes the upper bound"),
+                    HasSubstr("write n: {type: int, low: 0, high: 9}")));
+  EXPECT_THAT(ErrorOf("  n: tune.randint(1, 10)\n"),
+              HasSubstr("write n: {type: int, low: 1, high: 9}"));
+  EXPECT_THAT(ErrorOf("  n:\n    type: suggest_int('n', 8, 256, step=8)\n"),
+              HasSubstr("write n: {type: int, low: 8, high: 256, step: 8}"));
+  // Not another tool's word: a string constant like any other.
+  EXPECT_EQ(ParamOf("  cmd: echo(1)\n").constant, "echo(1)");
+}
+
+}  // namespace
+}  // namespace gpusweep
