@@ -51,7 +51,8 @@ struct RunInfo {
   // Where trials run when it is not this machine's GPUs or CPU slots: "SLURM (partition
   // gpu, gres gpu:1 per trial, at most 16 jobs at once)". Empty: `gpus`/`cpu_slots` say.
   std::string placement;
-  // With warm_start: "warm start: 12 trials of DIR seed the sampler (not rerun); ...".
+  // With warm_start: "warm start: 12 trials of DIR seed the sampler (not rerun); ...",
+  // then a table of the best of them (lines ending in '\n').
   std::string warm_start;
 };
 

@@ -45,7 +45,8 @@ void TerminalObserver::OnStart(const RunInfo& info) {
                          context_.experiment_name, info.experiment_dir.string(), info.total_trials,
                          info.total_trials == 1 ? "" : "s", resumed, info.to_run,
                          DescribeResources(info)));
-  if (!info.warm_start.empty()) PrintEvent(info.warm_start);
+  if (!info.warm_start.empty())
+    PrintEvent(info.warm_start.substr(0, info.warm_start.find_last_not_of('\n') + 1));
   if (info.failed_kept > 0)
     PrintEvent(fmt::format("{} failed trial{} from earlier runs {} kept as failed; "
                            "`gpusweep run --retry-failed` runs {} again",

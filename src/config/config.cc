@@ -277,7 +277,7 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_ASSIGN_OR_RETURN(config.scheduler, config_detail::ParseScheduler(top.Find("scheduler")));
   GS_ASSIGN_OR_RETURN(config.warm_start,
                       config_detail::ParseWarmStart(top.Find("warm_start"), config_dir,
-                                                    config.sampler.kind));
+                                                    config.sampler.kind, config.search_space));
   GS_ASSIGN_OR_RETURN(config.max_failures,
                       config_detail::ParseMaxFailures(top.Find("max_failures")));
   GS_ASSIGN_OR_RETURN(config.cv, config_detail::ParseCv(top.Find("cv"), config.search_space));

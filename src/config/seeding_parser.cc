@@ -10,7 +10,7 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 1> kWarmStartKeys{"from"};
+constexpr std::array<std::string_view, 2> kWarmStartKeys{"from", "defaults"};
 constexpr std::array<std::string_view, 2> kFractionKeys{"fraction", "after"};
 
 const ParamSpec* FindParam(const SearchSpace& space, std::string_view name) {
@@ -30,7 +30,12 @@ tl::unexpected<Error> UnknownParam(const Mapping::Entry& entry, const SearchSpac
   return entry.key.Invalid(fmt::format("'{}' is not a search-space parameter", entry.name), valid);
 }
 
-Expected<Params> ParseSetting(const Value& element, const SearchSpace& space) {
+constexpr std::string_view kEnqueueHint = "or leave it out for the sampler to choose";
+
+// A mapping from parameter names to values each parameter allows; `leave_out` ends the
+// hint of a value that does not fit.
+Expected<Params> ParseSetting(const Value& element, const SearchSpace& space,
+                              std::string_view leave_out = kEnqueueHint) {
   GS_ASSIGN_OR_RETURN(Mapping setting, element.ToMapping());
   Params params = Json::object();
   for (const Mapping::Entry& entry : setting.entries()) {
@@ -41,9 +46,8 @@ Expected<Params> ParseSetting(const Value& element, const SearchSpace& space) {
     if (!fitted)
       return entry.value.Invalid(
           fitted.error().message,
-          fmt::format("give a value search_space.{} (line {}) allows, or leave it out for the "
-                      "sampler to choose",
-                      param->name, param->line));
+          fmt::format("give a value search_space.{} (line {}) allows, {}", param->name,
+                      param->line, leave_out));
     params[entry.name] = std::move(*fitted);
   }
   return params;
@@ -72,7 +76,8 @@ Expected<std::vector<Params>> ParseEnqueue(const Value* value, const SearchSpace
 
 Expected<std::optional<WarmStartConfig>> ParseWarmStart(const Value* value,
                                                         const std::filesystem::path& config_dir,
-                                                        SamplerKind sampler) {
+                                                        SamplerKind sampler,
+                                                        const SearchSpace& space) {
   if (value == nullptr || value->IsNull()) return std::nullopt;
   GS_ASSIGN_OR_RETURN(Mapping mapping, value->ToMapping());
   GS_TRY(mapping.CheckKeys(kWarmStartKeys));
@@ -86,7 +91,14 @@ Expected<std::optional<WarmStartConfig>> ParseWarmStart(const Value* value,
         "only the tpe sampler learns from earlier trials",
         "use sampler: {type: tpe, ...}, or remove warm_start (enqueue: runs chosen settings "
         "first with any sampler)");
-  return WarmStartConfig{(config_dir / text).lexically_normal(), from.line()};
+  WarmStartConfig config{(config_dir / text).lexically_normal(), from.line(), Json::object()};
+  if (const Value* defaults = mapping.Find("defaults"); defaults && !defaults->IsNull()) {
+    GS_ASSIGN_OR_RETURN(config.defaults,
+                        ParseSetting(*defaults, space,
+                                     "or leave it out (earlier trials without the parameter "
+                                     "are then left out)"));
+  }
+  return config;
 }
 
 Expected<std::optional<FailureLimit>> ParseMaxFailures(const Value* value) {

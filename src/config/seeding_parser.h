@@ -18,11 +18,14 @@ namespace gpusweep::config_detail {
 Expected<std::vector<Params>> ParseEnqueue(const Value* value, const SearchSpace& space,
                                            const SamplerConfig& sampler);
 
-// `warm_start: {from: DIR}`; DIR is resolved against `config_dir`. Only the tpe sampler
-// learns from earlier trials, so any other sampler is an error.
+// `warm_start: {from: DIR, defaults: {param: value}}`; DIR is resolved against
+// `config_dir`; each default names a parameter of `space` and is a value it allows
+// (located errors, did-you-mean for unknown names). Only the tpe sampler learns from
+// earlier trials, so any other sampler is an error.
 Expected<std::optional<WarmStartConfig>> ParseWarmStart(const Value* value,
                                                         const std::filesystem::path& config_dir,
-                                                        SamplerKind sampler);
+                                                        SamplerKind sampler,
+                                                        const SearchSpace& space);
 
 // `max_failures: N` (N >= 1) or `{fraction: F, after: N}` (0 < F <= 1, N >= 1).
 Expected<std::optional<FailureLimit>> ParseMaxFailures(const Value* value);

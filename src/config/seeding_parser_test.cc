@@ -67,6 +67,26 @@ TEST(SeedingParserTest, WarmStartIsForTpeAndResolvesAgainstTheConfigDirectory) {
   EXPECT_THAT(ErrorOf("warm_start: {form: runs/first}\n"), HasSubstr("did you mean 'from'?"));
 }
 
+TEST(SeedingParserTest, WarmStartDefaultsAreValidatedAgainstTheSearchSpace) {
+  auto config = Parse("warm_start:\n  from: runs/first\n  defaults: {opt: adam, depth: 4}\n");
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->warm_start->defaults.dump(), R"({"opt":"adam","depth":4})");
+  EXPECT_TRUE(Parse("warm_start: {from: runs/first}\n")->warm_start->defaults.empty());
+  EXPECT_THAT(ErrorOf("warm_start:\n  from: runs/first\n  defaults: {dpeth: 4}\n"),
+              StartsWith("exp.yaml:12:14: warm_start.defaults.dpeth: 'dpeth' is not a "
+                         "search-space parameter; did you mean 'depth'?"));
+  EXPECT_THAT(ErrorOf("warm_start:\n  from: runs/first\n  defaults: {opt: rmsprop}\n"),
+              StartsWith("exp.yaml:12:19: warm_start.defaults.opt: \"rmsprop\" is not one of the "
+                         "values; give a value search_space.opt (line 8) allows, or leave it out "
+                         "(earlier trials without the parameter are then left out)"));
+  EXPECT_THAT(ErrorOf("warm_start:\n  from: runs/first\n  defaults: {lr: 2}\n"),
+              HasSubstr("warm_start.defaults.lr: 2 is outside [0.0001, 0.1]"));
+  // Part of the identity only when given, so older warm starts keep theirs.
+  auto plain = Parse("warm_start: {from: runs/first}\n");
+  EXPECT_FALSE(ConfigIdentity(*plain)["warm_start"].contains("defaults"));
+  EXPECT_EQ(ConfigIdentity(*config)["warm_start"]["defaults"], config->warm_start->defaults);
+}
+
 TEST(SeedingParserTest, MaxFailuresCountOrFraction) {
   auto count = Parse("max_failures: 3\n");
   ASSERT_TRUE(count);

@@ -82,7 +82,9 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
                  std::move(recorded), &watch, std::move(attached));
   RunInfo info = loop.Info(experiment.resumed);
   info.placement = services.placement;
-  if (experiment.warm_start) info.warm_start = WarmStartLine(*experiment.warm_start);
+  constexpr std::size_t kWarmStartListed = 10;  // best first; `status` lists as many
+  if (experiment.warm_start)
+    info.warm_start = WarmStartListing(*experiment.warm_start, config.metric, kWarmStartListed);
   observer.OnStart(info);
   Status status = loop.Run();
   if (!status) return tl::unexpected(status.error());

@@ -166,7 +166,7 @@ warm_start: {{from: first}}
     const TrialRecord* best = &expected_history[0];
     for (const TrialRecord& t : expected_history)
       if (*t.objective > *best->objective) best = &t;
-    EXPECT_THAT(listing, HasSubstr(fmt::format("completed score={:g}", *best->objective)));
+    EXPECT_THAT(listing, HasSubstr(fmt::format("completed  {:g}", *best->objective)));
     EXPECT_THAT(listing, HasSubstr(fmt::format("... and {} more", n - 1)));
   }
 
@@ -220,8 +220,52 @@ warm_start: {from: first}
   EXPECT_EQ(history.trials[0].objective, 10.5);
   EXPECT_EQ(history.trials[1].objective, 20.5);
   EXPECT_EQ(history.trials[1].params, Json({{"x", 2}}));
-  EXPECT_THAT(WarmStartListing(history, config.metric, 1),
-              HasSubstr("its configuration 1     completed score=20.5  x=2"));
+  const std::string listing = WarmStartListing(history, config.metric, 1);
+  EXPECT_THAT(listing, HasSubstr("\n  its configuration  state      score  x\n"));
+  EXPECT_THAT(listing, HasSubstr("                  1  completed   20.5  2\n"));
+}
+
+TEST_F(SeedingTest, WarmStartDefaultsLetTrialsWithoutANewParameterSeedTheSampler) {
+  const std::filesystem::path source = dir_.path() / "first";
+  ASSERT_TRUE(RunIn(Config(Sweep(R"(
+sampler: {type: random, trials: 3, seed: 5}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+)")), source));
+  // `momentum` is new: without a default no earlier trial fits, and the reason says how.
+  const std::string rest = R"(
+sampler: {type: tpe, trials: 1, seed: 2}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+  momentum: {type: choice, values: [0.5, 0.9]}
+warm_start: {from: first}
+)";
+  auto without = Run(Config(Sweep(rest)));
+  ASSERT_TRUE(without) << without.error().message;
+  EXPECT_THAT(observer_.info.warm_start,
+              HasSubstr("warm start: 0 trials of " + source.string() +
+                        " seed the sampler (not rerun); 3 left out, outside this search space "
+                        "(trial 0: it has no 'momentum' (warm_start: {defaults: {momentum: "
+                        "<value>}} assumes one))"));
+
+  std::filesystem::remove_all(experiment_dir());
+  std::string with = Sweep(rest);
+  with.replace(with.find("{from: first}"), 13, "{from: first, defaults: {momentum: 0.9}}");
+  auto seeded = Run(Config(with));
+  ASSERT_TRUE(seeded) << seeded.error().message;
+  EXPECT_THAT(observer_.info.warm_start,
+              HasSubstr("warm start: 3 trials of " + source.string() +
+                        " seed the sampler (not rerun); assumed from warm_start.defaults: "
+                        "momentum=0.9 for 3 trials\n"));
+  EXPECT_THAT(observer_.info.warm_start, HasSubstr("0.9*"));
+  EXPECT_THAT(observer_.info.warm_start, HasSubstr("  * assumed from warm_start.defaults\n"));
+  // The journaled history holds the assumed value and says it was assumed.
+  auto journal = OpenReadOnly();
+  auto journaled = LoadWarmStart(*journal);
+  ASSERT_TRUE(journaled && *journaled);
+  ASSERT_EQ((*journaled)->trials.size(), 3u);
+  EXPECT_EQ((*journaled)->trials[0].params["momentum"], 0.9);
+  EXPECT_EQ((*journaled)->assumed[0], std::vector<std::string>{"momentum"});
 }
 
 TEST_F(SeedingTest, WarmStartNeedsAnExperimentWithTheSameMetric) {

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "gpusweep/cv.h"
+#include "report/param_text.h"
+#include "report/table.h"
 
 namespace gpusweep {
 namespace {
@@ -41,14 +43,24 @@ bool HasResult(const TrialRecord& trial) {
   }
 }
 
-// The params as this search space gives them; an error message (no location) when a
-// parameter is missing, extra, or outside its range.
-Expected<Params> FitToSpace(const Params& params, const SearchSpace& space) {
+// The params as this search space gives them, a parameter the trial lacks taken from
+// `defaults` (its name added to `assumed`); an error message (no location) when a
+// parameter is missing without a default, extra, or outside its range.
+Expected<Params> FitToSpace(const Params& params, const SearchSpace& space,
+                            const Params& defaults, std::vector<std::string>& assumed) {
   Params fitted = Json::object();
   for (const ParamSpec& param : space.params) {
+    if (!params.contains(param.name) && defaults.contains(param.name)) {
+      fitted[param.name] = defaults[param.name];  // checked against the space when parsed
+      assumed.push_back(param.name);
+      continue;
+    }
     const auto value = params.find(param.name);
     if (value == params.end())
-      return Fail(ErrorCode::kInvalidConfig, fmt::format("it has no '{}'", param.name));
+      return Fail(ErrorCode::kInvalidConfig,
+                  fmt::format("it has no '{}' (warm_start: {{defaults: {{{}: <value>}}}} "
+                              "assumes one)",
+                              param.name, param.name));
     Expected<Json> fit = FitToParam(param, *value);
     if (!fit) return Fail(ErrorCode::kInvalidConfig, param.name + ": " + fit.error().message);
     fitted[param.name] = std::move(*fit);
@@ -60,8 +72,10 @@ Expected<Params> FitToSpace(const Params& params, const SearchSpace& space) {
   return fitted;
 }
 
-Json TrialToJson(const TrialRecord& trial, int source_number) {
+Json TrialToJson(const TrialRecord& trial, int source_number,
+                 const std::vector<std::string>& assumed) {
   Json json{{"trial", source_number}, {"state", ToString(trial.state)}, {"params", trial.params}};
+  if (!assumed.empty()) json["assumed"] = assumed;
   if (trial.objective && std::isfinite(*trial.objective)) json["objective"] = *trial.objective;
   if (trial.budget && std::isfinite(*trial.budget)) json["budget"] = *trial.budget;
   json["rung"] = trial.rung;
@@ -101,12 +115,76 @@ std::string_view Unit(const WarmStartHistory& history) {
   return history.source_folds > 0 ? "configuration" : "trial";
 }
 
-std::string ParamsText(const Params& params) {
+std::string ValueText(const Json& value) {
+  return value.is_string() ? value.get<std::string>() : DumpForPeople(value);
+}
+
+// "momentum=0.9 for 12 trials": each default assumed, with how many trials it was for.
+std::string AssumedText(const WarmStartHistory& history) {
+  std::vector<std::pair<std::string, int>> counts;  // in order of first use
+  for (const std::vector<std::string>& names : history.assumed)
+    for (const std::string& name : names) {
+      auto it = std::find_if(counts.begin(), counts.end(),
+                             [&](const auto& count) { return count.first == name; });
+      if (it == counts.end()) counts.emplace_back(name, 1);
+      else ++it->second;
+    }
   std::string text;
-  for (const auto& item : params.items())
-    text += fmt::format("{}{}={}", text.empty() ? "" : " ", item.key(),
-                        item.value().is_string() ? item.value().get<std::string>()
-                                                 : item.value().dump());
+  for (const auto& [name, count] : counts) {
+    std::string value;
+    for (std::size_t i = 0; i < history.trials.size() && value.empty(); ++i)
+      if (std::find(history.assumed[i].begin(), history.assumed[i].end(), name) !=
+          history.assumed[i].end())
+        value = ValueText(history.trials[i].params[name]);
+    text += fmt::format("{}{}={} for {} {}{}", text.empty() ? "" : ", ", name, value, count,
+                        Unit(history), count == 1 ? "" : "s");
+  }
+  return text;
+}
+
+bool IsAssumed(const WarmStartHistory& history, std::size_t i, const std::string& name) {
+  const std::vector<std::string>& names = history.assumed[i];
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The trials in `order` as a table: its trial (or configuration), state, the metric,
+// one column per parameter; a value assumed from warm_start.defaults is marked '*'.
+std::string ListingTable(const WarmStartHistory& history, const MetricSpec& metric,
+                         const std::vector<std::size_t>& order) {
+  std::vector<std::string> names;
+  std::vector<TrialRecord> shown;
+  for (std::size_t i : order) {
+    shown.push_back(history.trials[i]);
+    for (const auto& item : history.trials[i].params.items())
+      if (std::find(names.begin(), names.end(), item.key()) == names.end())
+        names.push_back(item.key());
+  }
+  const report::ParamText values(shown);
+  std::vector<report::Column> columns{{fmt::format("its {}", Unit(history)), report::Align::kRight},
+                                      {"state"},
+                                      {metric.name, report::Align::kRight}};
+  for (const std::string& name : names) columns.push_back({name});
+  report::Table table(std::move(columns));
+  bool any_assumed = false;
+  for (std::size_t i : order) {
+    const TrialRecord& t = history.trials[i];
+    std::vector<report::Segment> cells{
+        {std::to_string(history.source_numbers[i])},
+        {std::string(ToString(t.state))},
+        {t.objective ? fmt::format("{:g}", *t.objective) : std::string("-")}};
+    for (const std::string& name : names) {
+      const bool assumed = IsAssumed(history, i, name);
+      any_assumed = any_assumed || assumed;
+      cells.push_back({t.params.contains(name)
+                           ? values.Value(name, t.params[name]) + (assumed ? "*" : "")
+                           : "-"});
+    }
+    table.AddRow(std::move(cells));
+  }
+  std::string text;
+  for (const report::StyledLine& line : table.Lines(0))
+    text += "  " + line.Render(ColorMode::kNever) + "\n";
+  if (any_assumed) text += "  * assumed from warm_start.defaults\n";
   return text;
 }
 
@@ -138,7 +216,9 @@ Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config) {
   }
   for (const TrialRecord& trial : trials) {
     if (!HasResult(trial)) continue;
-    Expected<Params> fitted = FitToSpace(trial.params, config.search_space);
+    std::vector<std::string> assumed;
+    Expected<Params> fitted =
+        FitToSpace(trial.params, config.search_space, config.warm_start->defaults, assumed);
     if (!fitted) {
       if (history.left_out++ == 0)
         history.first_left_out = fmt::format("{} {}: {}", Unit(history), trial.number,
@@ -149,6 +229,7 @@ Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config) {
     kept.params = std::move(*fitted);
     history.trials.push_back(std::move(kept));
     history.source_numbers.push_back(trial.number);
+    history.assumed.push_back(std::move(assumed));
   }
   const int n = static_cast<int>(history.trials.size());
   for (int i = 0; i < n; ++i) history.trials[i].number = i - n;
@@ -158,7 +239,8 @@ Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config) {
 Status JournalWarmStart(Journal& journal, const WarmStartHistory& history, double now) {
   Json trials = Json::array();
   for (std::size_t i = 0; i < history.trials.size(); ++i)
-    trials.push_back(TrialToJson(history.trials[i], history.source_numbers[i]));
+    trials.push_back(TrialToJson(history.trials[i], history.source_numbers[i],
+                                 history.assumed[i]));
   Json event{{"from", history.from},
              {"trials", std::move(trials)},
              {"left_out", history.left_out},
@@ -182,6 +264,8 @@ Expected<std::optional<WarmStartHistory>> LoadWarmStart(Journal& journal) {
     GS_ASSIGN_OR_RETURN(TrialRecord trial, TrialFromJson(trials[i], i - n));
     history.trials.push_back(std::move(trial));
     history.source_numbers.push_back(trials[i].value("trial", 0));
+    history.assumed.push_back(
+        trials[i].value("assumed", std::vector<std::string>{}));  // absent: none
   }
   return history;
 }
@@ -194,6 +278,8 @@ std::string WarmStartLine(const WarmStartHistory& history) {
           ? fmt::format(" ({}-fold cross-validated, each valued by its folds' mean)",
                         history.source_folds)
           : "");
+  if (std::string assumed = AssumedText(history); !assumed.empty())
+    line += fmt::format("; assumed from warm_start.defaults: {}", assumed);
   if (history.left_out > 0)
     line += fmt::format("; {} left out, outside this search space ({})", history.left_out,
                         history.first_left_out);
@@ -214,15 +300,10 @@ std::string WarmStartListing(const WarmStartHistory& history, const MetricSpec& 
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
   std::string text = WarmStartLine(history) + "\n";
-  for (std::size_t k = 0; k < order.size() && k < limit; ++k) {
-    const TrialRecord& t = history.trials[order[k]];
-    text += fmt::format("  its {} {:<5} {:<9} {}={}  {}\n", Unit(history),
-                        history.source_numbers[order[k]],
-                        ToString(t.state), metric.name,
-                        t.objective ? fmt::format("{:g}", *t.objective) : "-",
-                        ParamsText(t.params));
-  }
-  if (order.size() > limit) text += fmt::format("  ... and {} more\n", order.size() - limit);
+  if (order.size() > limit) order.resize(limit);
+  if (!order.empty()) text += ListingTable(history, metric, order);
+  if (history.trials.size() > limit)
+    text += fmt::format("  ... and {} more\n", history.trials.size() - limit);
   return text;
 }
 

@@ -3,8 +3,8 @@
 //
 // When the experiment is created, the source's completed trials, and its pruned and
 // paused ones with their last value (as TPE ranks them: after every completed trial),
-// whose params fit this search space (every parameter present and allowed, FitToParam;
-// none extra) are copied into this experiment's journal (event "warm_start") before the
+// whose params fit this search space (every parameter present and allowed, FitToParam,
+// or missing and given by warm_start.defaults; none extra) are copied into this experiment's journal (event "warm_start") before the
 // experiment row is written. Later runs read them from there, never from the source,
 // so a resume is exact even when the source has changed or is gone. In the sampler's
 // history they are numbered -n..-1 (source order): before every trial of this one.
@@ -29,6 +29,8 @@ struct WarmStartHistory {
   std::vector<TrialRecord> trials;  // numbered -n..-1, for the sampler
   std::vector<int> source_numbers;  // each trial's (configuration's) number in the source
   int source_folds = 0;             // > 0: the source was cross-validated with these folds
+  // Per trial (parallel): the parameters it lacked, taken from warm_start.defaults.
+  std::vector<std::vector<std::string>> assumed;
   int left_out = 0;                 // source trials with a result that did not fit
   std::string first_left_out;       // why the first of them did not, e.g. "trial 3: lr: ..."
 };
@@ -43,11 +45,14 @@ Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config);
 Status JournalWarmStart(Journal& journal, const WarmStartHistory& history, double now);
 Expected<std::optional<WarmStartHistory>> LoadWarmStart(Journal& journal);
 
-// One line for the start of a run: "warm start: 12 trials of DIR seed the sampler
-// (not rerun); 3 left out (trial 5: lr: 0.5 is outside [0.0001, 0.1])".
+// One line: "warm start: 12 trials of DIR seed the sampler (not rerun); assumed from
+// warm_start.defaults: momentum=0.9 for 12 trials; 3 left out, outside this search space
+// (trial 5: lr: 0.5 is outside [0.0001, 0.1])".
 std::string WarmStartLine(const WarmStartHistory& history);
-// WarmStartLine, then one line per trial, best first, at most `limit`: "  its trial 4
-// completed  val_acc=0.93  lr=0.01 k=2".
+// WarmStartLine, then a table of at most `limit` trials (configurations), best first,
+// with aligned columns: its trial, state, the metric, one per parameter (an assumed
+// default marked '*', explained below the table); "... and N more" when there are more.
+// Shown when a run starts and by `status`.
 std::string WarmStartListing(const WarmStartHistory& history, const MetricSpec& metric,
                              std::size_t limit);
 
