@@ -12,6 +12,7 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "common/unique_fd.h"
@@ -96,24 +97,32 @@ std::vector<int> OwnChildren() {
 }
 
 int StopTagged(std::string_view prefix, std::string_view exclude_prefix, double grace_seconds) {
-  const std::vector<int> found = ProcessesTagged(prefix, exclude_prefix);
-  if (found.empty()) return 0;
-  for (int pid : found) ::kill(pid, SIGTERM);
-  const auto wait = [&](double seconds) {
+  // Every scan SIGTERMs what it sees for the first time: a process that was in the middle
+  // of an exec during an earlier scan showed no environment (so no tag) then, and one
+  // forked since was not there yet; both deserve the grace, not a bare SIGKILL.
+  std::set<int> signalled;
+  const auto terminate_new = [&] {
+    const std::vector<int> tagged = ProcessesTagged(prefix, exclude_prefix);
+    for (int pid : tagged)
+      if (signalled.insert(pid).second) ::kill(pid, SIGTERM);
+    return tagged.empty();
+  };
+  if (terminate_new()) return 0;
+  const auto wait = [&](double seconds, bool terminate) {
     const Clock::time_point deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(std::max(seconds, 0.0)));
-    while (!ProcessesTagged(prefix, exclude_prefix).empty()) {
+    while (!(terminate ? terminate_new() : ProcessesTagged(prefix, exclude_prefix).empty())) {
       if (Clock::now() >= deadline) return false;
       std::this_thread::sleep_for(kPollInterval);
     }
     return true;
   };
-  if (!wait(grace_seconds)) {
+  if (!wait(grace_seconds, true)) {
     for (int pid : ProcessesTagged(prefix, exclude_prefix)) ::kill(pid, SIGKILL);
-    wait(kAfterKillWaitSeconds);
+    wait(kAfterKillWaitSeconds, false);
   }
-  return static_cast<int>(found.size());
+  return static_cast<int>(signalled.size());
 }
 
 }  // namespace gpusweep

@@ -27,8 +27,9 @@ std::vector<int> ProcessesTagged(std::string_view prefix, std::string_view exclu
 // empty where the kernel lacks that file.
 std::vector<int> OwnChildren();
 
-// SIGTERM every process tagged `prefix` (minus `exclude_prefix`), wait up to
-// grace_seconds for them to go, SIGKILL the rest. Returns how many it found. Blocks.
+// SIGTERM every process tagged `prefix` (minus `exclude_prefix`), and any seen tagged
+// while waiting up to grace_seconds for them to go; SIGKILL the rest. Returns how many
+// distinct processes it found. Blocks.
 int StopTagged(std::string_view prefix, std::string_view exclude_prefix, double grace_seconds);
 
 }  // namespace gpusweep

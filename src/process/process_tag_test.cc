@@ -1,0 +1,50 @@
+// process_tag_test.cc — StopTagged, the fallback that ends a run's processes by their
+// environment tag where there is no cgroup.
+#include "process/process_tag.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace gpusweep {
+namespace {
+
+// Starts /bin/sh -c `script` with the tag in its environment; returns its pid.
+pid_t StartTagged(const std::string& tag, const char* script) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv(std::string(kProcessTagVariable).c_str(), tag.c_str(), 1);
+    ::execl("/bin/sh", "sh", "-c", script, static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// A process that shows up after the first scan — here forked by a tagged shell when it
+// gets SIGTERM; equally one mid-exec during that scan, whose environment reads empty —
+// gets its SIGTERM on a later scan instead of waiting out the grace for a SIGKILL, and
+// is counted.
+TEST(StopTaggedTest, TerminatesProcessesThatAppearWhileItWaits) {
+  const std::string tag = "tagtest" + std::to_string(::getpid()) + ":0:0";
+  const pid_t shell = StartTagged(tag, "trap 'sleep 300 & exit 0' TERM; sleep 300 & wait");
+  // Wait until the shell and its first sleep are both visible.
+  for (int i = 0; i < 500 && ProcessesTagged(tag).size() < 2; ++i) ::usleep(10000);
+  ASSERT_EQ(ProcessesTagged(tag).size(), 2u);
+  // shell + first sleep at the first scan, the trap's sleep later: 3 processes.
+  EXPECT_EQ(StopTagged(tag, {}, /*grace_seconds=*/60), 3);
+  EXPECT_TRUE(ProcessesTagged(tag).empty());
+  int status = 0;
+  ASSERT_EQ(::waitpid(shell, &status, 0), shell);
+  EXPECT_TRUE(WIFEXITED(status)) << "the shell ran its trap and exited";
+}
+
+TEST(StopTaggedTest, FindsNothingForAnUnusedPrefix) {
+  EXPECT_EQ(StopTagged("tagtest-none" + std::to_string(::getpid()), {}, 1), 0);
+}
+
+}  // namespace
+}  // namespace gpusweep
