@@ -7,7 +7,7 @@ reports {"epoch", "train_loss", "val_loss", "val_acc"} through gpusweep.report,
 which at a rung waits for the scheduler's verdict: a pruned trial stops there
 without training another epoch. A SIGTERM (timeout, Ctrl-C) makes it abandon
 the current epoch and exit at once (well within kill_grace). With --checkpoint
-it saves model, optimizer and generator state after every epoch and resumes
+it saves model, optimizer and random-generator state after every epoch and resumes
 from that file when it exists, so a budgeted scheduler (successive_halving:
 --epochs {{budget}}) continues a promoted trial instead of retraining it, and
 a trial interrupted mid-run (Ctrl-C, gpusweep killed) continues from its last
@@ -111,6 +111,12 @@ def load_checkpoint(path, model, optimizer, generator):
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
     generator.set_state(state["generator"])
+    # Dropout draws from torch's global generators: without their state a resumed
+    # trial would not continue exactly where the interrupted one stopped.
+    if "torch_rng" in state:
+        torch.set_rng_state(state["torch_rng"])
+    if state.get("cuda_rng") and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda_rng"])
     return int(state["epoch"]), state.get("report")
 
 
@@ -120,7 +126,9 @@ def save_checkpoint(path, model, optimizer, generator, epoch, report):
         return
     temp = path.with_name(path.name + ".tmp")
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "generator": generator.get_state(), "epoch": epoch, "report": report}, temp)
+                "generator": generator.get_state(), "torch_rng": torch.get_rng_state(),
+                "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+                "epoch": epoch, "report": report}, temp)
     os.replace(temp, path)
 
 
