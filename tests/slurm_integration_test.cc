@@ -482,6 +482,42 @@ TEST_F(SlurmTest, CtrlCCancelsEveryJob) {
   EXPECT_EQ(CountState(TrialState::kInterrupted), 4);
 }
 
+// Ctrl-C after the job ended (its exit record written) but before the next squeue poll
+// (30 s away): the trial keeps its outcome, and the next run submits nothing.
+TEST_F(SlurmTest, CtrlCAfterAJobEndedBeforeThePollKeepsItsOutcome) {
+  Write(R"(
+name: e2e
+command: [/bin/sh, -c, 'echo "{\"loss\": 1}" >> "$GPUSWEEP_METRICS"']
+metric: {name: loss, mode: min}
+sampler: {type: grid}
+search_space: {}
+resources: {gpus_per_trial: 1}
+backend: {type: slurm, poll_interval: 30s, max_poll_interval: 30s}
+)");
+  gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "1.log");
+  const std::filesystem::path trial_dir = exp() / "trials" / TrialDirName(0);
+  auto exit_record_written = [&] {
+    const std::vector<TrialRecord> trials = Trials();
+    return trials.size() == 1 && !trials[0].job_id.empty() &&
+           std::filesystem::exists(trial_dir / ("gpusweep-exit." + trials[0].job_id));
+  };
+  ASSERT_TRUE(WaitUntil(25, exit_record_written)) << ReadAll(dir_.path() / "1.log");
+  const std::string job = Trials().at(0).job_id;
+  kill(gpusweep_, SIGINT);
+  EXPECT_EQ(WaitExit(std::exchange(gpusweep_, 0)), 130) << ReadAll(dir_.path() / "1.log");
+  std::vector<TrialRecord> trials = Trials();
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].state, TrialState::kCompleted) << trials[0].failure_reason;
+  EXPECT_EQ(trials[0].objective, 1.0);
+
+  auto again = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_EQ(again.exit_code, 0) << again.out;
+  trials = Trials();
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].attempt, 1) << again.out;
+  EXPECT_EQ(trials[0].job_id, job) << again.out;
+}
+
 TEST_F(SlurmTest, AJobSlurmRequeuesRunsAgainAsANewAttemptNotInsideTheSameOne) {
   // gpusweep's jobs say --no-requeue; a user's --requeue lets SLURM requeue them.
   const std::string reason = RunDisrupted(

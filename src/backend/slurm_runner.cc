@@ -112,6 +112,27 @@ class SlurmProcessRunner final : public ProcessRunner {
 
   std::size_t running() const override { return jobs_.size(); }
 
+  // Jobs whose exit record is written have ended (their last squeue state may be older):
+  // read at shutdown, a file per job and no call to slurmctld. A requeued job's record
+  // may be its first run's; RequeueEnd reports it.
+  std::vector<ProcessEvent> TakeEnded() override {
+    std::vector<ProcessEvent> ended;
+    for (auto it = jobs_.begin(); it != jobs_.end();) {
+      const std::string id = std::to_string(it->first);
+      const std::optional<int> recorded = it->second.requeued
+                                              ? std::nullopt
+                                              : ReadExitRecord(ExitRecordPath(it->second.dir, id));
+      if (!recorded) {
+        ++it;
+        continue;
+      }
+      ended.push_back(ProcessEvent{
+          it->first, ClassifyJobEnd(id, it->second.state, recorded, "", it->second.cancelled_by_us)});
+      it = jobs_.erase(it);
+    }
+    return ended;
+  }
+
   int StopLeftovers(double /*grace_seconds*/) override {
     // Jobs of this experiment that nobody re-attached: a dead controller's, whose trials
     // run again. (Those that Reattach found are followed, not stopped.)

@@ -12,7 +12,8 @@
 // squeue no longer knows is judged by its exit record, else by sacct where accounting
 // is on, else reported lost (it runs again). SignalGroup(SIGTERM) is
 // `scancel --signal=TERM --full` (every process of the job); SIGKILL, or any signal to a
-// job still pending, is a plain `scancel`. Destruction cancels every job it follows
+// job still pending, is a plain `scancel`. TakeEnded (before an interrupt stops the
+// trials) reports the jobs whose exit record is written. Destruction cancels every job it follows
 // (as the local runner kills its trials); a controller killed with -9 leaves its jobs
 // running, for Reattach. Not thread-safe; one SignalCatcher per process.
 #pragma once

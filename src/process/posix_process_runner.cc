@@ -90,6 +90,7 @@ class PosixProcessRunner final : public ProcessRunner {
   WaitOutcome Wait(double timeout_seconds) override;
   void SignalGroup(ProcessId pid, int sig) override;
   std::size_t running() const override { return running_.size(); }
+  std::vector<ProcessEvent> TakeEnded() override { return ReapExited(); }
   int StopLeftovers(double grace_seconds) override {
     return containment_.StopLeftovers(grace_seconds);
   }

@@ -133,6 +133,12 @@ class ProcessRunner {
   // never reached the journal, and reports one that ended meanwhile at the next Wait.
   // Call before StopLeftovers, which then leaves re-attached jobs alone.
   virtual std::optional<ProcessId> Reattach(const TrialRecord& /*record*/) { return std::nullopt; }
+  // Trials that have already ended, found without sleeping and without asking a
+  // cluster's controller: exited children reaped now (local), jobs whose exit record
+  // is written (SLURM). Their ends are not reported again by Wait. Called before trials
+  // are stopped on an interrupt, so one that finished just before the signal is judged
+  // by how it ended, not recorded as interrupted and run again.
+  virtual std::vector<ProcessEvent> TakeEnded() { return {}; }
 };
 
 // The real one. Only one may exist per process at a time (it owns signal handlers);

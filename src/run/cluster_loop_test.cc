@@ -1,6 +1,9 @@
 // The run loop with a cluster-like process runner: job ids journaled instead of pids,
 // and jobs that end by the cluster's doing (preempted, time limit) judged as the SLURM
 // backend reports them. Real processes underneath; only the reports are the cluster's.
+#include <csignal>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "run/runner_test_fixture.h"
@@ -98,6 +101,64 @@ TEST_F(ClusterLoopTest, AJobPastTheClustersTimeLimitFailsWithTheClustersReason) 
   EXPECT_EQ(outcome->trials[0].failure_reason, "SLURM time limit reached (job 1, TIMEOUT)");
   EXPECT_EQ(outcome->trials[0].attempt, 1);
 }
+
+// Forwards to the real runner; the first process that ends is reported as a Ctrl-C
+// arriving just after it ended: with its end in the same Wait (kSameWait, as the local
+// runner reaps and takes a signal together), or, as a SLURM job whose exit record is
+// written before the next squeue poll, not by Wait but by TakeEnded (kTakeEnded).
+class InterruptAfterEndRunner final : public ProcessRunner {
+ public:
+  enum class Report { kSameWait, kTakeEnded };
+  InterruptAfterEndRunner(ProcessRunner& inner, Report report) : inner_(inner), report_(report) {}
+  Expected<ProcessId> Spawn(const SpawnRequest& request) override { return inner_.Spawn(request); }
+  WaitOutcome Wait(double timeout) override {
+    WaitOutcome outcome = inner_.Wait(timeout);
+    // The poll after the interrupt reports what nobody took.
+    for (ProcessEvent& event : std::exchange(held_, {})) outcome.exited.push_back(event);
+    if (outcome.exited.empty() || interrupted_) return outcome;
+    interrupted_ = true;
+    outcome.interrupt_signal = SIGINT;
+    if (report_ == Report::kTakeEnded) held_ = std::exchange(outcome.exited, {});
+    return outcome;
+  }
+  std::vector<ProcessEvent> TakeEnded() override { return std::exchange(held_, {}); }
+  void SignalGroup(ProcessId pid, int sig) override { inner_.SignalGroup(pid, sig); }
+  std::size_t running() const override { return inner_.running() + held_.size(); }
+  int StopLeftovers(double grace) override { return inner_.StopLeftovers(grace); }
+  ContainmentKind containment() const override { return inner_.containment(); }
+  std::vector<int> TrialProcesses(ProcessId pid) const override { return inner_.TrialProcesses(pid); }
+
+ private:
+  ProcessRunner& inner_;
+  Report report_;
+  bool interrupted_ = false;
+  std::vector<ProcessEvent> held_;
+};
+
+class InterruptAfterEndTest : public RunnerTest,
+                              public ::testing::WithParamInterface<InterruptAfterEndRunner::Report> {};
+
+TEST_P(InterruptAfterEndTest, ATrialThatEndedBeforeTheInterruptKeepsItsOutcome) {
+  const ExperimentConfig config = Config(kOneTrial);
+  FakeGpuProbe probe(2);
+  RealRunServices real(ProcessOptionsFor(config, experiment_dir(), {}));
+  InterruptAfterEndRunner runner(*real.services.processes, GetParam());
+  real.services.processes = &runner;
+  real.services.gpu_probe = &probe;
+  RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python"};
+  auto outcome = RunExperimentWith(config, options, real.services, observer_);
+  ASSERT_FALSE(outcome);
+  EXPECT_EQ(outcome.error().code, ErrorCode::kInterrupted) << outcome.error().message;
+  auto trial = OpenReadOnly()->LoadTrial(0);
+  ASSERT_TRUE(trial && *trial);
+  EXPECT_EQ((*trial)->state, TrialState::kCompleted) << (*trial)->failure_reason;
+  EXPECT_EQ((*trial)->objective, 1.0);
+  EXPECT_EQ((*trial)->attempt, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Reports, InterruptAfterEndTest,
+                         ::testing::Values(InterruptAfterEndRunner::Report::kSameWait,
+                                           InterruptAfterEndRunner::Report::kTakeEnded));
 
 }  // namespace
 }  // namespace gpusweep

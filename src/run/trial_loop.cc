@@ -110,7 +110,7 @@ Status TrialLoop::Run() {
     WaitOutcome outcome = services_.processes->Wait(
         active_.empty() && !gpu_slots_.Waiting() ? 0.0 : WaitTimeout());
     GS_TRY(FinishSyncs(SyncWait::kDone));
-    if (outcome.interrupt_signal != 0) BeginInterrupt(outcome.interrupt_signal);
+    if (outcome.interrupt_signal != 0) BeginInterrupt(outcome.interrupt_signal, outcome.exited);
     PollMetrics();
     SettleEliminated();  // a report may have stopped a configuration (cv)
     for (const ProcessEvent& event : outcome.exited) Reap(event);
@@ -649,28 +649,6 @@ void TrialLoop::EnforceDeadlines() {
       services_.processes->SignalGroup(pid, SIGKILL);
       active.killed = true;
     }
-  }
-}
-
-void TrialLoop::BeginInterrupt(int signal) {
-  const double now = services_.monotonic_clock();
-  if (interrupt_signal_ != 0) {
-    // A second interrupt: the user does not want to wait for the grace period.
-    for (auto& [pid, active] : active_) {
-      active.kill_at = now;
-    }
-    observer_.OnWarning("second interrupt: killing every trial now");
-    return;
-  }
-  interrupt_signal_ = signal;
-  observer_.OnWarning(fmt::format(
-      "interrupted by {}: stopping {} running trial{} (SIGTERM, SIGKILL after {})",
-      SignalName(signal), active_.size(), active_.size() == 1 ? "" : "s",
-      FormatDuration(config_.kill_grace_seconds)));
-  for (auto& [pid, active] : active_) {
-    services_.processes->SignalGroup(pid, SIGTERM);
-    active.interrupt_sent = true;
-    if (!active.kill_at) active.kill_at = now + config_.kill_grace_seconds;
   }
 }
 

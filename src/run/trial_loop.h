@@ -170,7 +170,9 @@ class TrialLoop {
   // recorded as not run; true if so.
   bool SettledNotStarted(const Decision& decision, const TrialRecord* found);
   void EnforceDeadlines();
-  void BeginInterrupt(int signal);
+  // Stops every running trial (trial_interrupt.cc); those in `exited`, or that the
+  // process runner already knows ended (TakeEnded), are reaped first with their outcome.
+  void BeginInterrupt(int signal, std::vector<ProcessEvent>& exited);
   double WaitTimeout() const;
   void Store(const TrialRecord& record);
   const TrialRecord* Find(int number) const;
