@@ -28,8 +28,8 @@ constexpr std::array<std::pair<std::string_view, ParamKind>, 6> kDistributions{{
 }};
 // W&B's other distributions: known names, so the error says they have no counterpart
 // instead of guessing a typo.
-constexpr std::array<std::string_view, 10> kForeignDistributions{
-    "q_log_uniform_values", "q_log_uniform", "normal", "q_normal", "log_normal", "q_log_normal",
+constexpr std::array<std::string_view, 9> kForeignDistributions{
+    "q_log_uniform", "normal", "q_normal", "log_normal", "q_log_normal",
     "inv_log_uniform", "inv_log_uniform_values", "beta", "q_beta"};
 // Our key, then another tool's name for it.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kKeySynonyms{{
@@ -47,7 +47,7 @@ std::string DistributionNames() {
   std::string names;
   for (const auto& [name, kind] : kDistributions)
     names += (names.empty() ? "" : ", ") + std::string(name);
-  return names;
+  return names + ", q_log_uniform_values";
 }
 
 // `log: true` (Optuna's FloatDistribution(log=True)) picks the log scale.
@@ -57,13 +57,43 @@ Expected<bool> LogScale(const Mapping& spec) {
   return log->ToBool();
 }
 
-Expected<ParamKind> FromDistribution(const Value& value, const Mapping& spec) {
+// W&B's quantized distributions map to int only over integers (min, max and q).
+Status RequireIntegerBounds(const Value& value, const Mapping& spec, std::string_view name,
+                            std::string_view becomes, std::string_view otherwise) {
+  for (std::string_view key : {"min", "max", "q"}) {
+    const Value* part = spec.Find(key);
+    if (part == nullptr || !part->ToInt())
+      return value.Invalid(
+          fmt::format("{} is supported over integers only: min, max and q must be integers (it "
+                      "becomes {})",
+                      name, becomes),
+          std::string(otherwise));
+  }
+  return {};
+}
+
+// `log:` next to a distribution is honoured where it adds the log scale (int_uniform,
+// q_uniform, uniform) and refused where it contradicts the name (log: false with a
+// log_* distribution), as with type: loguniform; never silently ignored.
+Expected<ResolvedKind> FromDistribution(const Value& value, const Mapping& spec) {
   GS_ASSIGN_OR_RETURN(std::string name, value.ToText());
+  GS_ASSIGN_OR_RETURN(bool log, LogScale(spec));
   if (name == "log_uniform")
     return value.Invalid(
         "W&B's log_uniform takes natural-log exponents (values from e^min to e^max)",
         "write distribution: log_uniform_values (or type: loguniform) with the values "
         "themselves, e.g. min: 1.0e-4, max: 0.1");
+  const bool log_named = name == "log_uniform_values" || name == "q_log_uniform_values";
+  if (log_named && spec.Find("log") && !log)
+    return spec.Find("log")->Invalid(fmt::format("{} is always on a log scale", name),
+                                     "remove log: false, or use distribution: uniform");
+  if (name == "q_log_uniform_values") {
+    GS_TRY(RequireIntegerBounds(
+        value, spec, name, "type: int, log: true",
+        "for floats write distribution: log_uniform_values (not quantized), or type: choice "
+        "with the values you want"));
+    return ResolvedKind{ParamKind::kInt, true};
+  }
   for (std::string_view foreign : kForeignDistributions)
     if (name == foreign)
       return value.Invalid(fmt::format("the distribution '{}' has no counterpart here", name),
@@ -71,20 +101,17 @@ Expected<ParamKind> FromDistribution(const Value& value, const Mapping& spec) {
                                        JoinNames(kTypes)));
   for (const auto& [known, kind] : kDistributions) {
     if (name != known) continue;
-    if (name == "q_uniform") {
-      for (std::string_view key : {"min", "max", "q"}) {
-        const Value* part = spec.Find(key);
-        if (part == nullptr || !part->ToInt())
-          return value.Invalid(
-              "q_uniform is supported over integers only: min, max and q must be integers (it "
-              "becomes type: int with step q)",
-              "for other values write type: choice with the values you want");
-      }
-    }
-    return kind;
+    if (name == "q_uniform")
+      GS_TRY(RequireIntegerBounds(value, spec, name, "type: int with step q",
+                                  "for other values write type: choice with the values you "
+                                  "want"));
+    if (kind == ParamKind::kInt) return ResolvedKind{kind, log};
+    if (kind == ParamKind::kUniform && log) return ResolvedKind{ParamKind::kLogUniform};
+    return ResolvedKind{kind};
   }
   std::vector<std::string_view> all;
   for (const auto& [known, kind] : kDistributions) all.push_back(known);
+  all.push_back("q_log_uniform_values");
   const std::string valid =
       fmt::format("valid distributions: {} (or type: {})", DistributionNames(), JoinNames(kTypes));
   if (auto close = ClosestMatch(name, all))
@@ -150,8 +177,7 @@ Expected<ResolvedKind> ResolveParamKind(const Mapping& spec, std::string_view pa
     return distribution->Invalid("give type or distribution, not both",
                                  fmt::format("keep type: one of {}", JoinNames(kTypes)));
   if (distribution != nullptr) {
-    GS_ASSIGN_OR_RETURN(ParamKind kind, FromDistribution(*distribution, spec));
-    return ResolvedKind{kind};
+    return FromDistribution(*distribution, spec);
   }
   if (type != nullptr) return FromType(*type, spec, param);
   // W&B's inference: a list of values is a choice, a single value a constant.

@@ -5,7 +5,10 @@
 // `log_uniform` takes exponents), the error names what to write instead. Accepted:
 //   type:         float (with log: true -> loguniform), categorical -> choice, integer -> int
 //   distribution: W&B's constant, categorical, uniform, int_uniform, log_uniform_values,
-//                 q_uniform (integer min/max/q -> int with step q); instead of type:
+//                 q_uniform (integer min/max/q -> int with step q), q_log_uniform_values
+//                 (integers -> int with log: true); instead of type:. log: true adds the
+//                 log scale (uniform -> loguniform, int_uniform -> int log); log: false
+//                 with a log_* distribution is refused
 //   no type:      values: [...] -> choice, value: x -> constant (W&B's inference)
 //   type:         Ray Tune's, Hyperopt's and Optuna's words, see foreign_param.h
 //   keys:         min/max -> low/high, choices -> values, q -> step (int)

@@ -76,11 +76,13 @@ Status ParseRange(const Mapping& spec, ParamSpec& param) {
 // from 1 up and without a step.
 Status CheckIntLog(const Mapping& spec, const Value& low, const Value* step,
                    const ParamSpec& param) {
-  const Value& at = spec.Find("log") ? *spec.Find("log") : *spec.Find("type");
+  const Value* at = spec.Find("log");
+  if (at == nullptr) at = spec.Find("type");
+  if (at == nullptr) at = spec.Find("distribution");  // q_log_uniform_values
   if (param.int_low < 1)
     return low.Invalid(fmt::format("an int on a log scale needs low >= 1, found {}",
                                    param.int_low),
-                       fmt::format("use low: 1 or more, or remove {}", at.path()));
+                       fmt::format("use low: 1 or more, or remove {}", at->path()));
   if (step != nullptr && param.int_step != 1)
     return step->Invalid("an int on a log scale takes no step (its values are every integer "
                          "from low to high, small ones drawn more often)",

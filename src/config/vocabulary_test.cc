@@ -116,6 +116,44 @@ TEST(VocabularyTest, WandbDistributionsAndInference) {
               HasSubstr("missing required key 'type'; add type: uniform (floats)"));
 }
 
+// log: next to a W&B distribution is honoured or refused, never silently ignored.
+TEST(VocabularyTest, WandbDistributionHonoursLog) {
+  ParamSpec n = ParamOf("  n: {distribution: int_uniform, min: 1, max: 1000, log: true}\n");
+  EXPECT_EQ(n.kind, ParamKind::kInt);
+  EXPECT_TRUE(n.int_log);
+  EXPECT_FALSE(ParamOf("  n: {distribution: int_uniform, min: 1, max: 9, log: false}\n").int_log);
+  EXPECT_EQ(ParamOf("  x: {distribution: uniform, min: 1.0e-4, max: 1, log: true}\n").kind,
+            ParamKind::kLogUniform);
+  ParamSpec q = ParamOf("  b: {distribution: q_uniform, min: 1, max: 64, q: 1, log: true}\n");
+  EXPECT_EQ(q.kind, ParamKind::kInt);
+  EXPECT_TRUE(q.int_log);
+  EXPECT_THAT(ErrorOf(std::string(kHead) +
+                      "  b: {distribution: q_uniform, min: 1, max: 64, q: 4, log: true}\n"),
+              HasSubstr("an int on a log scale takes no step"));
+  EXPECT_THAT(
+      ErrorOf(std::string(kHead) +
+              "  lr: {distribution: log_uniform_values, min: 1.0e-5, max: 0.1, log: false}\n"),
+      StartsWith("exp.yaml:6:70: search_space.lr.log: log_uniform_values is always on a log "
+                 "scale; remove log: false, or use distribution: uniform"));
+}
+
+// W&B's q_log_uniform_values over integers is our int on a log scale.
+TEST(VocabularyTest, WandbQLogUniformValuesIsIntLog) {
+  ParamSpec n = ParamOf("  n: {distribution: q_log_uniform_values, min: 1, max: 1024, q: 1}\n");
+  EXPECT_EQ(n.kind, ParamKind::kInt);
+  EXPECT_TRUE(n.int_log);
+  EXPECT_EQ(n.int_low, 1);
+  EXPECT_EQ(n.int_high, 1024);
+  EXPECT_THAT(ErrorOf(std::string(kHead) +
+                      "  n: {distribution: q_log_uniform_values, min: 0, max: 8, q: 1}\n"),
+              HasSubstr("an int on a log scale needs low >= 1"));
+  EXPECT_THAT(
+      ErrorOf(std::string(kHead) +
+              "  x: {distribution: q_log_uniform_values, min: 0.001, max: 1, q: 0.001}\n"),
+      AllOf(HasSubstr("q_log_uniform_values is supported over integers only"),
+            HasSubstr("becomes type: int, log: true"), HasSubstr("log_uniform_values")));
+}
+
 TEST(VocabularyTest, ForeignSamplerAndTopLevelNamesNameOurs) {
   EXPECT_THAT(ErrorOf("name: e\ncommand: [a]\nmetric: {name: m, mode: max}\n"
                       "sampler: {type: bayes, trials: 3}\n"),
