@@ -1,6 +1,7 @@
 // End-to-end hardening: the experiment directory changed under a running gpusweep,
 // read commands on an experiment the reader cannot write, symbolic links in a trial
 // directory, and the launch intent journaled before the spawn.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -121,6 +122,42 @@ search_space:
         << command << ": " << result.out;
   }
   ASSERT_EQ(std::system(fmt::format("chmod -R u+w '{}'", exp().string()).c_str()), 0);
+}
+
+// `gpusweep export DIR | head`: the reader goes away; gpusweep ends quietly with the
+// status a shell gives a tool stopped by SIGPIPE (141), as other Unix tools do. The
+// pipe's read end is closed before gpusweep starts, so every write fails (EPIPE).
+TEST_F(CliHardeningTest, ClosedStdoutPipeEndsQuietly) {
+  Write(R"(
+name: e2e
+command: [/bin/sh, -c, 'echo "{\"acc\": {{a}}}" >> "$GPUSWEEP_METRICS"']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  a: {type: int, low: 1, high: 3}
+)");
+  ASSERT_EQ(RunGpusweep({"run", "sweep.yaml"}, dir_.path()).exit_code, 0);
+  for (const char* command : {"export", "status"}) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ::close(fds[0]);
+    const std::filesystem::path err = dir_.path() / "stderr.txt";
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::dup2(fds[1], 1);
+      const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (err_fd >= 0) ::dup2(err_fd, 2);
+      ::execl(GPUSWEEP_BINARY, GPUSWEEP_BINARY, command, exp().c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << command;
+    EXPECT_EQ(WEXITSTATUS(status), 141) << command;
+    EXPECT_EQ(ReadFile(err), "") << command;
+  }
 }
 
 // Descendants that left the process group end with their trial, on a timeout and

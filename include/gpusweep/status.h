@@ -25,6 +25,7 @@ enum class ErrorCode {
   kNotFound,         // experiment or trial does not exist
   kInterrupted,      // SIGINT/SIGTERM received; trials were stopped
   kTooManyFailures,  // max_failures reached: no new trial was started
+  kOutputClosed,     // the reader of stdout went away (`... | head`): end quietly
 };
 
 struct Error {
@@ -42,7 +43,8 @@ inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
 }
 
 // Process exit code a front end should use for an error (2 for bad input/config or
-// something named that does not exist, 130 for an interrupt, 1 otherwise).
+// something named that does not exist, 130 for an interrupt, 141 = 128 + SIGPIPE, what a
+// shell reports for a tool whose reader closed the pipe, 1 otherwise).
 inline int ExitCodeFor(ErrorCode code) {
   switch (code) {
     case ErrorCode::kInvalidArgument:
@@ -52,6 +54,8 @@ inline int ExitCodeFor(ErrorCode code) {
       return 2;
     case ErrorCode::kInterrupted:
       return 130;
+    case ErrorCode::kOutputClosed:
+      return 141;
     default:
       return 1;
   }

@@ -16,6 +16,10 @@ namespace {
 
 int Report(const gpusweep::Expected<int>& result) {
   if (result) return *result;
+  // `gpusweep export ... | head`: like other Unix tools, no message when the reader of
+  // stdout has gone away.
+  if (result.error().code == gpusweep::ErrorCode::kOutputClosed)
+    return gpusweep::ExitCodeFor(result.error().code);
   std::fprintf(stderr, "gpusweep: %s\n", result.error().message.c_str());
   return gpusweep::ExitCodeFor(result.error().code);
 }

@@ -102,7 +102,8 @@ Status Emit(std::FILE* stream, std::string_view text) {
   const std::string visible = NulsVisible(text);
   if (std::fwrite(visible.data(), 1, visible.size(), stream) != visible.size() ||
       std::fflush(stream) != 0)
-    return Fail(ErrorCode::kIo, fmt::format("could not write the output: {}",
+    return Fail(errno == EPIPE ? ErrorCode::kOutputClosed : ErrorCode::kIo,
+                fmt::format("could not write the output: {}",
                                             std::strerror(errno)));
   return {};
 }

@@ -45,6 +45,37 @@ std::vector<TrialRecord> GroupKeys(const std::vector<report::ParamGroup>& groups
 
 namespace report {
 
+void AppendGroupTable(std::string& out, const std::vector<ParamGroup>& groups,
+                      const ReportContext& ctx, size_t shown) {
+  const std::vector<TrialRecord> keys = GroupKeys(groups);
+  const ParamText params(keys);
+  Table table({{"RANK", Align::kRight},
+               {"RUNS", Align::kRight},
+               {"MEAN ± STD (N)", Align::kRight},
+               {"MIN", Align::kRight, /*drop_order=*/2},
+               {"MAX", Align::kRight, /*drop_order=*/2},
+               {"TRIALS", Align::kLeft, /*drop_order=*/1},
+               {"PARAMS", Align::kLeft, 0, Overflow::kWrap}});
+  for (size_t i = 0; i < std::min(shown, groups.size()); ++i) {
+    const ParamGroup& group = groups[i];
+    table.AddRow({{std::to_string(i + 1)},
+                  {std::to_string(group.trials.size())},
+                  {MeanText(group)},
+                  {ObjectiveText(group.min)},
+                  {ObjectiveText(group.max)},
+                  {TrialList(group.trials)},
+                  {params.Varying(group.params)}});
+  }
+  AppendTable(out, table, ctx.width, ctx.color);
+}
+
+std::string BestGroupText(const std::vector<ParamGroup>& groups, const MetricSpec& metric) {
+  const ParamGroup& best = groups.front();
+  return fmt::format("{}={} ({}), mean of trials {} with the same params", metric.name,
+                     MeanText(best), metric.mode == Mode::kMax ? "max" : "min",
+                     TrialList(best.trials));
+}
+
 std::optional<std::string> FormatBestGroup(const std::vector<TrialRecord>& trials,
                                            const ReportContext& ctx,
                                            const GroupingOptions& grouping) {
@@ -86,10 +117,8 @@ std::string FormatGroups(const std::vector<TrialRecord>& trials, const ReportCon
                          const GroupingOptions& grouping) {
   const std::vector<report::ParamGroup> groups =
       report::GroupTrials(trials, ctx.metric, grouping.ignored);
-  const std::vector<TrialRecord> keys = GroupKeys(groups);
-  const report::ParamText params(keys);
   std::string out;
-  report::AppendStatusHeader(out, trials, ctx, report::ParamText(trials));
+  report::AppendStatusHeader(out, trials, ctx, report::ParamText(trials), grouping);
   report::AppendHeaderLine(out, "Groups",
                            fmt::format("{} group{} of trials with the same params, ignoring {}; "
                                        "ranked by mean, groups with fewer completed runs last",
@@ -97,24 +126,7 @@ std::string FormatGroups(const std::vector<TrialRecord>& trials, const ReportCon
                                        IgnoredText(grouping, trials)),
                            ctx);
   out += '\n';
-  report::Table table({{"RANK", Align::kRight},
-                       {"RUNS", Align::kRight},
-                       {"MEAN ± STD (N)", Align::kRight},
-                       {"MIN", Align::kRight, /*drop_order=*/2},
-                       {"MAX", Align::kRight, /*drop_order=*/2},
-                       {"TRIALS", Align::kLeft, /*drop_order=*/1},
-                       {"PARAMS"}});
-  for (size_t i = 0; i < groups.size(); ++i) {
-    const report::ParamGroup& group = groups[i];
-    table.AddRow({{std::to_string(i + 1)},
-                  {std::to_string(group.trials.size())},
-                  {report::MeanText(group)},
-                  {report::ObjectiveText(group.min)},
-                  {report::ObjectiveText(group.max)},
-                  {TrialList(group.trials)},
-                  {params.Varying(group.params)}});
-  }
-  report::AppendTable(out, table, ctx.width, ctx.color);
+  report::AppendGroupTable(out, groups, ctx, groups.size());
   return out;
 }
 

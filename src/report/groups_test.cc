@@ -73,5 +73,24 @@ TEST(GroupTrialsTest, GridRepeatsGroupWithoutASeedParam) {
   EXPECT_THAT(FormatStatus(trials, MakeContext(200)), HasSubstr("REPEAT"));
 }
 
+// The status header and the end-of-run summary speak of groups too: the lucky 0.99 and
+// 0.95 runs are not "Best".
+TEST(GroupTrialsTest, StatusBestAndRunSummaryRankGroupsNotLuckyRuns) {
+  const auto trials = SeedSweep();
+  const std::string status = FormatStatus(trials, MakeContext(200));
+  EXPECT_THAT(status, HasSubstr("Best       val_acc=0.82 ± 0.02 (n=3) (max), mean of trials #0 "
+                                "#1 #2 with the same params"));
+  EXPECT_THAT(status, Not(HasSubstr("trial #6")));
+  const std::string summary = FormatSummary(trials, MakeContext(200), 2);
+  EXPECT_THAT(summary, HasSubstr("Top 2 of 3 groups of trials with the same params (repeats, "
+                                 "seeds) by mean val_acc (max):"));
+  EXPECT_THAT(summary, HasSubstr("0.82 ± 0.02 (n=3)"));
+  EXPECT_THAT(summary, HasSubstr("0.786667 ± 0.141539 (n=3)"));
+  EXPECT_THAT(summary, Not(HasSubstr("0.99")));
+  // Without repeats: single trials, as before.
+  const std::vector<TrialRecord> once(trials.begin(), trials.begin() + 1);
+  EXPECT_THAT(FormatStatus(once, MakeContext(200)), HasSubstr("val_acc=0.8 (max) trial #0"));
+}
+
 }  // namespace
 }  // namespace gpusweep

@@ -70,13 +70,30 @@ std::string ResourceHeader(const SchedulerSummary& scheduler) {
 }
 
 // The trial's last reported resource value, "-" when it reported none.
-std::string ResourceText(const TrialRecord& t, const std::string& resource) {
-  const auto it = t.last_metrics.find(resource);
-  if (it == t.last_metrics.end() || !it->is_number()) return "-";
-  return report::FormatNumber(it->get<double>());
+std::optional<double> LastReported(const TrialRecord& t, const std::string& key) {
+  const auto it = t.last_metrics.find(key);
+  if (it == t.last_metrics.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
 }
 
-// The NOTE column's widest cell; `show` has the whole reason.
+// An interrupted trial's objective is cleared (it runs again on resume), but its row
+// shows how far it got: the last value it reported, next to the step in the resource
+// column; no step without a value.
+std::optional<double> InterruptedValue(const TrialRecord& t, const MetricSpec& metric) {
+  if (t.state != TrialState::kInterrupted || t.objective) return std::nullopt;
+  return LastReported(t, metric.name);
+}
+
+std::string ResourceText(const TrialRecord& t, const ReportContext& ctx) {
+  const auto step = LastReported(t, ctx.scheduler->resource);
+  if (!step) return "-";
+  if (t.state == TrialState::kInterrupted && !t.objective && !InterruptedValue(t, ctx.metric))
+    return "-";
+  return report::FormatNumber(*step);
+}
+
+// The NOTE column's widest cell on a terminal; `show` has the whole reason. Piped
+// (ctx.width <= 0), nothing is cut.
 constexpr int kNoteWidth = 48;
 
 // A running trial's value so far comes with the step it was reported at, so that a
@@ -84,6 +101,8 @@ constexpr int kNoteWidth = 48;
 // resource column says it.
 std::string RowObjective(const TrialRecord& t, const ReportContext& ctx,
                          const StatusOptions& options) {
+  if (ctx.scheduler)
+    if (const auto value = InterruptedValue(t, ctx.metric)) return report::FormatNumber(*value);
   if (t.state != TrialState::kRunning) return report::ObjectiveText(t.objective);
   const auto step = options.running_steps.find(t.number);
   if (!t.objective || step == options.running_steps.end()) return "-";
@@ -162,13 +181,19 @@ void AppendHeaderLine(std::string& out, std::string_view label, const std::strin
 }
 
 void AppendStatusHeader(std::string& out, const std::vector<TrialRecord>& trials,
-                        const ReportContext& ctx, const ParamText& params) {
+                        const ReportContext& ctx, const ParamText& params,
+                        const GroupingOptions& grouping) {
   const Counts counts = CountStates(trials, ctx.total_trials);
   AppendHeaderLine(out, "Experiment", ctx.experiment_name, ctx);
   AppendHeaderLine(out, "Directory", ctx.experiment_dir.string(), ctx);
   AppendHeaderLine(out, "Trials", CountsText(counts, ctx.total_trials), ctx);
+  const std::vector<ParamGroup> groups = GroupTrials(trials, ctx.metric, grouping.ignored);
+  const bool by_group = HasRepeats(groups) && groups.front().mean.has_value();
   AppendHeaderLine(out, "Best",
-                   ctx.cv.enabled() ? CvBestText(trials, ctx) : BestText(trials, ctx.metric), ctx);
+                   ctx.cv.enabled() ? CvBestText(trials, ctx)
+                   : by_group       ? BestGroupText(groups, ctx.metric)
+                                    : BestText(trials, ctx.metric),
+                   ctx);
   if (const std::string stopped = FormatEarlyStopping(trials, ctx); !stopped.empty())
     AppendHeaderLine(out, "Stopped", stopped, ctx);
   if (const std::string constants = params.Constants(); !constants.empty())
@@ -220,9 +245,10 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
                                      {DurationText(*t, ctx.now)}};
     if (repeats) row.push_back({std::to_string(t->repeat)});
     if (jobs) row.push_back({t->job_id.empty() ? "-" : t->job_id});
-    if (ctx.scheduler) row.push_back({ResourceText(*t, ctx.scheduler->resource)});
+    if (ctx.scheduler) row.push_back({ResourceText(*t, ctx)});
     row.push_back({RowObjective(*t, ctx, options)});
-    if (any_note) row.push_back({report::Elide(report::NoteText(*t), kNoteWidth)});
+    if (any_note)
+      row.push_back({report::Elide(report::NoteText(*t), ctx.width > 0 ? kNoteWidth : 0)});
     row.push_back({params.Varying(t->params)});
     table.AddRow(std::move(row));
   }
@@ -281,6 +307,17 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
   } else if (shown == 0) {
     report::AppendLine(out, fmt::format("No trial completed with {}.", ctx.metric.name),
                        ctx.width, ctx.color);
+  } else if (const auto groups = report::GroupTrials(trials, ctx.metric, GroupingOptions{}.ignored);
+             report::HasRepeats(groups) && groups.front().mean) {
+    // Repeats: which params are best on average, as `best` answers, not the luckiest run.
+    const size_t shown_groups =
+        limit <= 0 ? groups.size() : std::min(groups.size(), static_cast<size_t>(limit));
+    report::AppendLine(out, fmt::format("Top {} of {} groups of trials with the same params "
+                                        "(repeats, seeds) by mean {} ({}):",
+                                        shown_groups, groups.size(), ctx.metric.name,
+                                        ModeName(ctx.metric.mode)),
+                       ctx.width, ctx.color);
+    report::AppendGroupTable(out, groups, ctx, shown_groups);
   } else {
     report::AppendLine(out, fmt::format("Top {} of {} by {} ({}):", shown, ranked.size(),
                                         ctx.metric.name, ModeName(ctx.metric.mode)),
@@ -292,7 +329,7 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
                          {"TRIAL", Align::kRight},
                          {"OBJECTIVE", Align::kRight},
                          {"DURATION", Align::kRight, /*drop_order=*/1},
-                         {"PARAMS"}});
+                         {"PARAMS", Align::kLeft, 0, report::Overflow::kWrap}});
     for (size_t i = 0; i < shown; ++i) {
       const TrialRecord& t = *ranked[i];
       table.AddRow({{std::to_string(i + 1)},

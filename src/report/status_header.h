@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpusweep/report.h"
+#include "report/groups.h"
 #include "report/param_text.h"
 
 namespace gpusweep::report {
@@ -16,8 +17,20 @@ void AppendHeaderLine(std::string& out, std::string_view label, const std::strin
                       const ReportContext& ctx);
 
 // Experiment, Directory, Trials (counts), Best, Stopped (early stopping), Constants.
+// When params ran more than once (repeats, seeds; grouped as `grouping` says), Best
+// names the best group by its mean, as `best` does, not the luckiest run.
 void AppendStatusHeader(std::string& out, const std::vector<TrialRecord>& trials,
-                        const ReportContext& ctx, const ParamText& params);
+                        const ReportContext& ctx, const ParamText& params,
+                        const GroupingOptions& grouping = {});
+
+// The first `shown` of `groups` (ranked, see groups.h) as a table: rank, runs,
+// mean ± std (n), min, max, trial numbers, the params that differ between groups.
+void AppendGroupTable(std::string& out, const std::vector<ParamGroup>& groups,
+                      const ReportContext& ctx, size_t shown);
+
+// "acc=0.3 ± 0 (n=3) (max), mean of trials #1 #3 #5 with the same params": the first
+// (best) of non-empty ranked `groups`, whose front has a mean.
+std::string BestGroupText(const std::vector<ParamGroup>& groups, const MetricSpec& metric);
 
 // `best` over groups of trials with the same params (group_views.cc); nullopt when no
 // params ran more than once, so the best single trial is the answer.

@@ -1,4 +1,5 @@
 // FormatStatus, FormatBest, FormatNoBest and FormatSummary.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -173,6 +174,54 @@ TEST(ReportStatusTest, ParamsWrapInsteadOfHidingWhereRowsDiffer) {
   EXPECT_THAT(out, HasSubstr("tail=1"));
   EXPECT_THAT(out, HasSubstr("tail=2"));
   EXPECT_THAT(out, Not(HasSubstr("…\n")));
+}
+
+// Values that differ only at their end, longer than the PARAMS column: continued on the
+// next line, not cut into identical-looking rows.
+TEST(ReportStatusTest, LongValuesDifferingAtTheEndStayDistinct) {
+  std::vector<TrialRecord> trials;
+  for (int k = 0; k < 3; ++k)
+    trials.push_back(MakeTrial(k, TrialState::kCompleted, 0.5,
+                               Json{{"lr", 0.1 * k},
+                                    {"name", "a-very-long-string-value-that-differs-only-at-"
+                                             "the-very-end-" + std::to_string(k)}}));
+  auto squashed = [](std::string text) {  // continuation lines joined back
+    std::erase_if(text, [](char c) { return c == ' ' || c == '\n'; });
+    return text;
+  };
+  const std::string out = FormatStatus(trials, MakeContext(80));
+  for (const std::string& line : SplitLines(out)) EXPECT_LE(CodePoints(line), 80) << line;
+  EXPECT_THAT(out, Not(HasSubstr("…")));
+  const std::string summary = FormatSummary(trials, MakeContext(80), 3);
+  for (int k = 0; k < 3; ++k) {
+    const std::string value = "differs-only-at-the-very-end-" + std::to_string(k);
+    EXPECT_THAT(squashed(out), HasSubstr(value)) << out;
+    EXPECT_THAT(squashed(summary), HasSubstr(value)) << summary;
+  }
+}
+
+// An interrupted row shows the last value it reported next to its step (never a step
+// alone), and its note is whole when piped (width 0), cut only on a terminal.
+TEST(ReportStatusTest, InterruptedRowsShowValueWithStepAndWholeNoteWhenPiped) {
+  const std::string reason = "stopped because gpusweep was interrupted by SIGINT";
+  std::vector<TrialRecord> trials = {MakeTrial(0, TrialState::kInterrupted, std::nullopt),
+                                     MakeTrial(1, TrialState::kInterrupted, std::nullopt)};
+  trials[0].last_metrics = Json{{"epoch", 5}, {"val_acc", 0.984379}};
+  trials[1].last_metrics = Json{{"epoch", 2}};  // a step, but no value of the metric
+  for (TrialRecord& t : trials) t.failure_reason = reason;
+  ReportContext piped = MakeContext(0);
+  piped.scheduler = SchedulerSummary{"asha", "epoch", 9};
+  const std::vector<std::string> lines = SplitLines(FormatStatus(trials, piped));
+  auto row = [&](int number) {
+    for (const std::string& line : lines)
+      if (line.rfind(fmt::format("    {}  interrupted", number), 0) == 0) return line;
+    return std::string();
+  };
+  EXPECT_THAT(row(0), HasSubstr("      5   0.984379  " + reason)) << row(0);
+  EXPECT_THAT(row(1), HasSubstr("      -          -  " + reason)) << row(1);
+  ReportContext terminal = piped;
+  terminal.width = 200;
+  EXPECT_THAT(FormatStatus(trials, terminal), HasSubstr("interrupted by SIG…"));
 }
 
 TEST(ReportStatusTest, RunningValueComesWithItsStep) {

@@ -84,7 +84,7 @@ void Table::AddRowLines(std::vector<StyledLine>& lines, const std::vector<Segmen
   for (size_t i = 0; i + 1 < columns_.size(); ++i)
     if (visible[i]) indent += widths[i] + kSeparatorWidth;
   const std::vector<std::string> pieces =
-      WrapWords(cells.back().text, std::max(1, width - indent), ", ");
+      WrapWhole(cells.back().text, std::max(1, width - indent), ", ");
   std::vector<Segment> first = cells;
   first.back().text = pieces.empty() ? "" : pieces.front();
   lines.push_back(RenderRow(first, widths, visible));

@@ -2,7 +2,8 @@
 //
 // The last column is never padded, so putting the longest, least important column
 // (params) last makes cutting a row to the terminal width elide exactly that column.
-// A last column marked Overflow::kWrap is wrapped instead (at ", " between items, the
+// A last column marked Overflow::kWrap is wrapped instead (at ", " between items, an
+// item longer than the column continued on the next line, never cut; the
 // continuation lines indented under it), so that two rows whose texts differ only
 // near the end never look alike.
 // On a narrow terminal, columns with a drop_order are hidden first (highest first) so

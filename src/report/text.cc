@@ -72,6 +72,21 @@ std::vector<std::string> WrapWords(std::string_view text, int width,
   return lines;
 }
 
+std::vector<std::string> WrapWhole(std::string_view text, int width,
+                                   std::string_view separator) {
+  std::vector<std::string> lines;
+  for (std::string& line : WrapWords(text, width, separator)) {
+    std::string_view rest = line;
+    while (width > 0 && DisplayWidth(rest) > width) {
+      const size_t cut = PrefixBytes(rest, width);
+      lines.emplace_back(rest.substr(0, cut));
+      rest.remove_prefix(cut);
+    }
+    lines.emplace_back(rest);
+  }
+  return lines;
+}
+
 StyledLine& StyledLine::Add(std::string text, Color color) {
   if (!text.empty()) segments_.push_back({std::move(text), color});
   return *this;

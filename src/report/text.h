@@ -31,6 +31,12 @@ std::string Elide(std::string_view text, int width);
 std::vector<std::string> WrapWords(std::string_view text, int width,
                                    std::string_view separator = " ");
 
+// WrapWords, and a piece longer than `width` continues on the next lines instead of
+// being cut: values that differ only at their end ("run-a-long-name-1" and "...-2")
+// stay told apart in a narrow terminal.
+std::vector<std::string> WrapWhole(std::string_view text, int width,
+                                   std::string_view separator = " ");
+
 struct Segment {
   std::string text;
   Color color = Color::kNone;

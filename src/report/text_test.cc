@@ -95,5 +95,13 @@ TEST(ReportTextTest, WrapWords) {
   EXPECT_THAT(report::WrapWords("", 5), ::testing::ElementsAre(""));
 }
 
+TEST(ReportTextTest, WrapWholeContinuesALongPieceInsteadOfCuttingIt) {
+  EXPECT_THAT(report::WrapWhole("averyveryverylongword x", 5),
+              ::testing::ElementsAre("avery", "veryv", "erylo", "ngwor", "d", "x"));
+  EXPECT_THAT(report::WrapWhole("é-long-ü, b", 4, ", "),
+              ::testing::ElementsAre("é-lo", "ng-ü", ",", "b"));
+  EXPECT_THAT(report::WrapWhole("a b", 0), ::testing::ElementsAre("a b"));
+}
+
 }  // namespace
 }  // namespace gpusweep
