@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -43,6 +44,10 @@ sampler: {type: grid}
 search_space: {}
 resources: {gpus_per_trial: 1}
 )";
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 std::string ReadAll(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -311,19 +316,37 @@ TEST_F(SlurmTest, KillNineThenResumeReattachesRunningJobsAndRunsNothingTwice) {
   std::map<int, std::string> job_of;
   for (const TrialRecord& t : Trials()) job_of[t.number] = t.job_id;
   ASSERT_EQ(LiveJobs(JobIds()).size(), 4u) << "kill -9 of gpusweep leaves its jobs running";
+  auto status = RunGpusweep({"status"}, dir_.path());
+  EXPECT_NE(status.out.find("resumes it and re-attaches their SLURM jobs"), std::string::npos)
+      << status.out;
   // Two finish while nobody watches: gpusweep must read them from their exit records.
   WriteFile(dir_.path() / "go-1", "");
   WriteFile(dir_.path() / "go-2", "");
   ASSERT_TRUE(WaitUntil(60, [&] { return LiveJobs(JobIds()).size() == 2; }));
+  // The resume counts what it found as it was: 2 jobs still running, 2 finished, 2
+  // trials never submitted. The others may end once it follows them.
+  const std::filesystem::path log = dir_.path() / "2.log";
+  const double resumed_at = WallSeconds();
+  gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), log);
+  ASSERT_TRUE(WaitUntil(60, [&] { return ReadAll(log).find("to run on") != std::string::npos; }))
+      << ReadAll(log);
   for (int x = 3; x <= 6; ++x) WriteFile(dir_.path() / fmt::format("go-{}", x), "");
-  auto resumed = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
-  ASSERT_EQ(resumed.exit_code, 0) << resumed.out;
-  EXPECT_NE(resumed.out.find("re-attached 4 jobs"), std::string::npos) << resumed.out;
+  ASSERT_EQ(WaitExit(std::exchange(gpusweep_, 0)), 0) << ReadAll(log);
+  const std::string out = ReadAll(log);
+  EXPECT_NE(out.find("re-attached 2 jobs left running"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 jobs an earlier gpusweep started finished while no gpusweep watched"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("resuming: 2 already finished, 2 re-attached, 2 to run"), std::string::npos)
+      << out;
   const std::vector<TrialRecord> trials = Trials();
   ASSERT_EQ(trials.size(), 6u);
   for (const TrialRecord& t : trials) {
     EXPECT_EQ(t.state, TrialState::kCompleted) << t.number << ": " << t.failure_reason;
     EXPECT_EQ(t.attempt, 1) << t.number;
+    // Those that ended unwatched ended when their exit record says, not at the resume.
+    if (const double x = t.params.value("x", 0.0); x == 1 || x == 2) {
+      EXPECT_LT(t.end_time, resumed_at) << t.number;
+    }
     EXPECT_EQ(t.last_metrics["step"], 2) << t.number;
     if (job_of.contains(t.number)) {
       EXPECT_EQ(t.job_id, job_of[t.number]) << "resubmitted";
@@ -387,7 +410,9 @@ TEST_F(SlurmTest, KillNineThenResumeReattachesAshaJobsAndPruningGoesOn) {
   WriteFile(dir_.path() / "go-3", "");
   EXPECT_EQ(WaitExit(std::exchange(gpusweep_, 0)), 0) << ReadAll(dir_.path() / "2.log");
   const std::string out = ReadAll(dir_.path() / "2.log");
-  EXPECT_NE(out.find("re-attached 4 jobs"), std::string::npos) << out;
+  EXPECT_NE(out.find("re-attached 3 jobs left running"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 job an earlier gpusweep started finished while no gpusweep watched"),
+            std::string::npos) << out;
   const std::vector<TrialRecord> trials = Trials();
   ASSERT_EQ(trials.size(), 4u);
   const std::vector<TrialState> expected{TrialState::kCompleted, TrialState::kPruned,
@@ -510,8 +535,9 @@ backend: {type: slurm, poll_interval: 30s, max_poll_interval: 30s}
   EXPECT_EQ(trials[0].state, TrialState::kCompleted) << trials[0].failure_reason;
   EXPECT_EQ(trials[0].objective, 1.0);
 
-  auto again = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  auto again = RunGpusweep({"run", "--gpus", "0,2", "sweep.yaml"}, dir_.path());
   EXPECT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_NE(again.out.find("ignored with the SLURM backend: --gpus"), std::string::npos) << again.out;
   trials = Trials();
   ASSERT_EQ(trials.size(), 1u);
   EXPECT_EQ(trials[0].attempt, 1) << again.out;
@@ -574,7 +600,19 @@ backend: {type: slurm, partition: no-such-partition}
   EXPECT_NE(refused.out.find("SLURM refuses jobs like this sweep's"), std::string::npos)
       << refused.out;
   EXPECT_NE(refused.out.find("partition"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("sweep.yaml:7: backend:"), std::string::npos) << refused.out;
   EXPECT_FALSE(std::filesystem::exists(exp() / "gpusweep.db")) << "nothing half-recorded";
+
+  // More GPUs per trial than the node has (4): the gres request is named.
+  Write("name: e2e\ncommand: [/bin/true]\nmetric: {name: loss, mode: min}\n"
+        "sampler: {type: grid}\nsearch_space: {}\nresources: {gpus_per_trial: 8}\n"
+        "backend: {type: slurm}\n");
+  auto too_many = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_EQ(too_many.exit_code, 2) << too_many.out;
+  EXPECT_NE(too_many.out.find("sweep.yaml:7: backend:"), std::string::npos) << too_many.out;
+  EXPECT_NE(too_many.out.find("--gres=gpu:8 from resources.gpus_per_trial (line 6)"),
+            std::string::npos)
+      << too_many.out;
 
   Write("name: e2e\ncommand: [/bin/true]\nmetric: {name: loss, mode: min}\n"
         "sampler: {type: grid}\nsearch_space: {}\n");

@@ -192,6 +192,7 @@ struct SlurmConfig {
 struct BackendConfig {
   BackendKind kind = BackendKind::kLocal;
   SlurmConfig slurm;
+  int line = 0;  // 1-based line of backend's value in the YAML, for errors found at run time
 };
 
 struct ExperimentConfig {

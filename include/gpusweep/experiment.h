@@ -43,6 +43,7 @@ struct RunInfo {
   int total_trials = 0;      // planned by the sampler
   int already_finished = 0;  // completed or failed in earlier runs (kept, not re-run)
   int to_run = 0;            // queued now (new, interrupted, and failed ones if retried)
+  int reattached = 0;        // cluster jobs of a dead run, still running, followed again
   int failed_kept = 0;       // failed in earlier runs and not retried (--retry-failed would)
   bool resumed = false;      // the journal existed
   std::vector<int> gpus;     // allowed GPU indices; empty = CPU slots

@@ -1,5 +1,7 @@
 #include "backend/slurm_runner.h"
 
+#include <sys/stat.h>
+
 #include <csignal>
 #include <chrono>
 #include <fstream>
@@ -20,6 +22,13 @@ namespace {
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+// When the job script wrote its exit record (Unix seconds): the job's end.
+std::optional<double> ExitRecordTime(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return static_cast<double>(info.st_mtim.tv_sec) + static_cast<double>(info.st_mtim.tv_nsec) * 1e-9;
 }
 
 std::optional<int> ReadExitRecord(const std::filesystem::path& path) {
@@ -126,8 +135,9 @@ class SlurmProcessRunner final : public ProcessRunner {
         ++it;
         continue;
       }
-      ended.push_back(ProcessEvent{
-          it->first, ClassifyJobEnd(id, it->second.state, recorded, "", it->second.cancelled_by_us)});
+      ProcessExit exit = ClassifyJobEnd(id, it->second.state, recorded, "", it->second.cancelled_by_us);
+      exit.end_time = ExitRecordTime(ExitRecordPath(it->second.dir, id));
+      ended.push_back(ProcessEvent{it->first, std::move(exit)});
       it = jobs_.erase(it);
     }
     return ended;
@@ -158,10 +168,11 @@ class SlurmProcessRunner final : public ProcessRunner {
     return jobs_.contains(id) ? std::to_string(id) : std::string();
   }
 
-  std::optional<ProcessId> Reattach(const TrialRecord& record) override {
+  std::optional<Reattached> Reattach(const TrialRecord& record) override {
     const std::filesystem::path dir = options_.experiment_dir / "trials" / TrialDirName(record.number);
     int id = 0;
     std::string state;
+    bool ended = false;
     if (!record.job_id.empty()) {
       id = std::atoi(record.job_id.c_str());
       if (id <= 0) return std::nullopt;
@@ -170,6 +181,7 @@ class SlurmProcessRunner final : public ProcessRunner {
       if (rows && !rows->empty()) state = rows->front().state;
       else if (rows && !ReadExitRecord(ExitRecordPath(dir, record.job_id)) && !Sacct(record.job_id))
         return std::nullopt;  // nothing left to follow or judge: the trial runs again
+      else ended = rows.has_value();  // gone from squeue, judged by its record or sacct
     } else {
       // Killed between sbatch and the journal's record of the id: find it by name.
       Expected<CommandResult> found =
@@ -184,7 +196,7 @@ class SlurmProcessRunner final : public ProcessRunner {
     }
     jobs_[id] = Job{state.empty() ? "RUNNING" : state, dir, false};
     schedule_.Now(Now());
-    return id;
+    return Reattached{id, ended || IsFinalState(state)};
   }
 
  private:
@@ -275,8 +287,11 @@ class SlurmProcessRunner final : public ProcessRunner {
   }
 
   ProcessExit JudgeEnd(const std::string& id, const Job& job, const SqueueRow& row) const {
-    return ClassifyJobEnd(id, row.state, ReadExitRecord(ExitRecordPath(job.dir, id)),
-                          row.exit_code, job.cancelled_by_us);
+    const std::filesystem::path record = ExitRecordPath(job.dir, id);
+    ProcessExit exit = ClassifyJobEnd(id, row.state, ReadExitRecord(record), row.exit_code,
+                                      job.cancelled_by_us);
+    exit.end_time = ExitRecordTime(record);
+    return exit;
   }
 
   // A job SLURM requeued (with --requeue in extra_args; gpusweep's own jobs say
@@ -324,11 +339,25 @@ Status TestSubmission(const SlurmRunnerOptions& options, const std::filesystem::
   GS_ASSIGN_OR_RETURN(CommandResult result,
                       RunCommand(argv, options.env, options.command_timeout_seconds));
   if (result.exit_code == 0) return {};
+  const std::string where = options.backend_line > 0
+                                ? fmt::format("{}:{}", config_path.string(), options.backend_line)
+                                : config_path.string() + " (--backend slurm)";
+  // A gres no node of the partition has is refused like a bad partition: name it too.
+  std::string gres;
+  if (options.max_gpus_per_trial > 0)
+    gres = fmt::format(", and the gres request --gres=gpu:{} from resources.gpus_per_trial{} "
+                       "(does a node of the partition have {} GPUs? sinfo -o '%P %G' lists "
+                       "each partition's gres)",
+                       options.max_gpus_per_trial,
+                       options.gpus_per_trial_line > 0
+                           ? fmt::format(" (line {})", options.gpus_per_trial_line)
+                           : std::string(),
+                       options.max_gpus_per_trial);
   return Fail(ErrorCode::kInvalidConfig,
               fmt::format("{}: backend: SLURM refuses jobs like this sweep's (sbatch --test-only "
-                          "{}): {}; check partition, account, qos, time and extra_args "
+                          "{}): {}; check partition, account, qos, time and extra_args{} "
                           "(sinfo and sacctmgr show what exists)",
-                          config_path.string(), fmt::join(args, " "), LastLine(result)));
+                          where, fmt::join(args, " "), LastLine(result), gres));
 }
 
 }  // namespace

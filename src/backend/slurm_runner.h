@@ -38,6 +38,8 @@ struct SlurmRunnerOptions {
   std::filesystem::path experiment_dir;  // re-attached jobs' trial directories are here
   std::vector<std::string> env;          // gpusweep's own: PATH and SLURM_CONF for the clients
   int max_gpus_per_trial = 0;            // what the test submission asks for
+  int backend_line = 0;                  // where the config says backend: (0: --backend)
+  int gpus_per_trial_line = 0;           // where it says gpus_per_trial (0: not written)
   double command_timeout_seconds = 120;  // one sbatch/squeue/scancel call
 };
 

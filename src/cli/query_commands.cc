@@ -244,12 +244,20 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   const auto running = std::count_if(trials.begin(), trials.end(), [](const TrialRecord& t) {
     return t.state == TrialState::kRunning;
   });
+  // Cluster jobs (a journaled job id) outlive their controller and are followed again;
+  // local trials' processes are stopped and the trials run again.
+  const bool cluster_jobs = std::any_of(trials.begin(), trials.end(), [](const TrialRecord& t) {
+    return t.state == TrialState::kRunning && !t.job_id.empty();
+  });
   if (running > 0 && !ExperimentLock::IsHeld(opened.dir))
     std::fprintf(stderr,
                  "warning: no gpusweep is running this experiment, yet %ld trial%s marked "
                  "running: the run that started them died. `gpusweep run` on its config "
-                 "resumes it (and stops their leftover processes).\n",
-                 static_cast<long>(running), running == 1 ? " is" : "s are");
+                 "resumes it %s.\n",
+                 static_cast<long>(running), running == 1 ? " is" : "s are",
+                 cluster_jobs ? "and re-attaches their SLURM jobs (still queued or running, or "
+                                "reads how they ended); nothing is submitted twice"
+                              : "(and stops their leftover processes)");
   return 0;
 }
 

@@ -41,6 +41,7 @@ void TerminalObserver::OnStart(const RunInfo& info) {
   std::string resumed = info.resumed ? fmt::format(", resuming: {} already finished",
                                                    info.already_finished)
                                      : "";
+  if (info.reattached > 0) resumed += fmt::format(", {} re-attached", info.reattached);
   PrintEvent(fmt::format("experiment {} in {}: {} trial{}{}, {} to run on {}",
                          context_.experiment_name, info.experiment_dir.string(), info.total_trials,
                          info.total_trials == 1 ? "" : "s", resumed, info.to_run,

@@ -76,6 +76,7 @@ Status ParseSlurm(const Mapping& section, SlurmConfig& slurm) {
 Expected<BackendConfig> ParseBackend(const Value* value) {
   BackendConfig backend;
   if (value == nullptr || value->IsNull()) return backend;
+  backend.line = value->line();
   if (value->IsScalar()) {  // backend: slurm
     GS_ASSIGN_OR_RETURN(std::string_view type, value->ToEnum(kTypes));
     if (type == "slurm") backend.kind = BackendKind::kSlurm;

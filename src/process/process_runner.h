@@ -63,6 +63,10 @@ struct ProcessExit {
   int signal = 0;
   JobEnd job_end = JobEnd::kNone;
   std::string job_detail;
+  // When a cluster job ended (Unix seconds), where it says so (its exit record's time),
+  // which may be long before it is reported: a poll interval, or a resume later.
+  // nullopt: when it was reported.
+  std::optional<double> end_time;
 };
 
 using ProcessId = int;                    // the leader's pid == its process group id
@@ -130,9 +134,14 @@ class ProcessRunner {
   // (it died): returns the id Wait will report its end under, or nullopt when there is
   // nothing to re-attach. Local processes are never re-attached (StopLeftovers ends
   // them); a cluster backend finds the job by record.job_id, or by its name when the id
-  // never reached the journal, and reports one that ended meanwhile at the next Wait.
+  // never reached the journal, and reports one that ended meanwhile at the next Wait
+  // (and says so: Reattached::ended).
   // Call before StopLeftovers, which then leaves re-attached jobs alone.
-  virtual std::optional<ProcessId> Reattach(const TrialRecord& /*record*/) { return std::nullopt; }
+  struct Reattached {
+    ProcessId id = 0;
+    bool ended = false;  // it finished while no controller watched (Wait reports it)
+  };
+  virtual std::optional<Reattached> Reattach(const TrialRecord& /*record*/) { return std::nullopt; }
   // Trials that have already ended, found without sleeping and without asking a
   // cluster's controller: exited children reaped now (local), jobs whose exit record
   // is written (SLURM). Their ends are not reported again by Wait. Called before trials

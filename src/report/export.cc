@@ -18,7 +18,7 @@ namespace {
 const std::vector<std::string> kFixedColumns = {
     "trial",          "state",        "attempt",    "repeat",    "objective", "start_time",
     "end_time",       "start_time_iso", "end_time_iso", "duration_s", "gpus",
-    "exit_code",      "term_signal",  "failure_reason", "budget", "rung",
+    "gpu_count",      "job_id",       "exit_code",      "term_signal",  "failure_reason", "budget", "rung",
     "bracket"};
 
 void FlattenInto(const std::string& prefix, const Json& object,
@@ -65,7 +65,12 @@ Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_column
   row["end_time_iso"] = ended ? Json(report::IsoUtcTime(t.end_time)) : Json(nullptr);
   row["duration_s"] =
       ended && t.start_time > 0 ? Json(t.end_time - t.start_time) : Json(nullptr);
-  row["gpus"] = t.gpus;
+  // A cluster job's devices are the cluster's choice, unknown here: its record's GPU
+  // indices are gpusweep's slot bookkeeping, not devices, so only their count is given.
+  const bool cluster_job = !t.job_id.empty();
+  row["gpus"] = cluster_job ? Json(nullptr) : Json(t.gpus);
+  row["gpu_count"] = t.gpus.size();
+  row["job_id"] = cluster_job ? Json(t.job_id) : Json(nullptr);
   row["exit_code"] = OrNull(t.exit_code);
   row["term_signal"] = OrNull(t.term_signal);
   row["failure_reason"] = t.failure_reason.empty() ? Json(nullptr) : Json(t.failure_reason);

@@ -72,10 +72,22 @@ TEST(ReportCsvTest, HeaderIsTheUnionInOrderOfFirstAppearance) {
   ASSERT_EQ(records.size(), 4u);
   EXPECT_THAT(records[0],
               ElementsAre("trial", "state", "attempt", "repeat", "objective", "start_time", "end_time",
-                          "start_time_iso", "end_time_iso", "duration_s", "gpus", "exit_code", "term_signal", "failure_reason",
+                          "start_time_iso", "end_time_iso", "duration_s", "gpus", "gpu_count", "job_id", "exit_code", "term_signal", "failure_reason",
                           "budget", "rung", "bracket", "param.lr", "param.net.bn", "param.net.act", "param.note",
                           "param.seed", "metric.loss", "metric.val_acc", "metric.epoch"));
   for (const auto& record : records) EXPECT_EQ(record.size(), records[0].size());
+}
+
+// A SLURM trial's record holds gpusweep's slot numbers, not devices: only the count
+// and the job id are exported.
+TEST(ReportJsonTest, SlurmTrialsGiveTheirJobIdAndGpuCountNotSlots) {
+  std::vector<TrialRecord> trials = ExportTrials();
+  trials[0].job_id = "4242";
+  const Json rows = Json::parse(ExportJson(trials));
+  EXPECT_EQ(rows[0]["job_id"], Json("4242"));
+  EXPECT_TRUE(rows[0]["gpus"].is_null()) << rows[0]["gpus"];
+  EXPECT_EQ(rows[0]["gpu_count"], Json(2));
+  EXPECT_THAT(ExportCsv(trials), HasSubstr(",,2,4242,"));
 }
 
 TEST(ReportCsvTest, ValuesAndQuoting) {
@@ -93,16 +105,16 @@ TEST(ReportCsvTest, ValuesAndQuoting) {
   EXPECT_THAT(std::vector<std::string>(a.begin(), a.begin() + 11),
               ElementsAre("0", "completed", "1", "0", "0.875", "1000.0", "1083.0",
                           "1970-01-01T00:16:40.000Z", "1970-01-01T00:18:03.000Z", "83.0", "0,1"));
-  EXPECT_EQ(a[14], "");  // no scheduler: no budget, rung, bracket
-  EXPECT_EQ(a[16], "");
-  EXPECT_EQ(a[18], "true");
-  EXPECT_EQ(a[19], R"(["relu",1])");
-  EXPECT_EQ(a[20], "");  // no note param
+  EXPECT_EQ(a[16], "");  // no scheduler: no budget, rung, bracket
+  EXPECT_EQ(a[18], "");
+  EXPECT_EQ(a[20], "true");
+  EXPECT_EQ(a[21], R"(["relu",1])");
+  EXPECT_EQ(a[22], "");  // no note param
   const auto& b = records[2];
   EXPECT_EQ(b[4], "");  // no objective
-  EXPECT_EQ(b[12], "9");
-  EXPECT_EQ(b[13], "timeout, killed");
-  EXPECT_EQ(b[20], "a, \"quoted\"\nline");
+  EXPECT_EQ(b[14], "9");
+  EXPECT_EQ(b[15], "timeout, killed");
+  EXPECT_EQ(b[22], "a, \"quoted\"\nline");
   const auto& c = records[3];
   EXPECT_EQ(c[1], "running");
   EXPECT_EQ(c[6], "");  // no end time while running
@@ -134,12 +146,14 @@ TEST(ReportJsonTest, ParsesBackWithTypedValues) {
   EXPECT_EQ(rows[1]["term_signal"], Json(9));
   EXPECT_TRUE(rows[1]["objective"].is_null());
   EXPECT_TRUE(rows[2]["end_time"].is_null());
+  EXPECT_EQ(a["gpu_count"], Json(2));
+  EXPECT_TRUE(a["job_id"].is_null());
   // Same keys, same order, in every object.
   std::vector<std::string> keys0, keys2;
   for (const auto& [k, v] : rows[0].items()) keys0.push_back(k);
   for (const auto& [k, v] : rows[2].items()) keys2.push_back(k);
   EXPECT_EQ(keys0, keys2);
-  EXPECT_EQ(keys0.size(), 25u);
+  EXPECT_EQ(keys0.size(), 27u);
   EXPECT_TRUE(rows[0]["budget"].is_null());
 }
 

@@ -1,6 +1,9 @@
 // RunOnSlurm: the run loop with SLURM jobs instead of local processes (runner.h).
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "backend/slurm_runner.h"
 #include "backend/slurm_text.h"
@@ -33,6 +36,23 @@ double MonotonicClock() {
       .count();
 }
 
+// What picks this machine's GPUs or cores means nothing for SLURM jobs (SLURM picks
+// their devices; max_concurrent or backend.max_jobs bounds them): said once, not ignored
+// silently. nullopt when nothing of the sort is set.
+std::optional<std::string> LocalOnlySettings(const ExperimentConfig& config, const RunOptions& options) {
+  std::vector<std::string> ignored;
+  if (options.cli_gpus) ignored.push_back("--gpus");
+  if (config.resources.gpus == GpuMode::kList) ignored.push_back("resources.gpus (a list of GPU indices)");
+  if (config.resources.cpu_slots) ignored.push_back("resources.cpu_slots");
+  if (ignored.empty()) return std::nullopt;
+  std::string list;
+  for (const std::string& item : ignored) list += (list.empty() ? "" : ", ") + item;
+  return "ignored with the SLURM backend: " + list +
+         " (they choose this machine's GPUs or cores; SLURM chooses each job's GPUs: "
+         "resources.gpus_per_trial sets how many, max_concurrent or backend.max_jobs how many "
+         "jobs at once)";
+}
+
 }  // namespace
 
 Expected<RunOutcome> RunOnSlurm(const ExperimentConfig& config, const RunOptions& options,
@@ -61,6 +81,8 @@ Expected<RunOutcome> RunOnSlurm(const ExperimentConfig& config, const RunOptions
   slurm.experiment_dir = options.experiment_dir;
   slurm.env = env;
   slurm.max_gpus_per_trial = most_gpus;
+  slurm.backend_line = config.backend.line;
+  slurm.gpus_per_trial_line = config.resources.gpus_per_trial_line;
   GS_ASSIGN_OR_RETURN(std::unique_ptr<ProcessRunner> runner,
                       MakeSlurmProcessRunner(slurm, config.config_path));
   CountedGpus probe(most_gpus * jobs);
@@ -78,6 +100,8 @@ Expected<RunOutcome> RunOnSlurm(const ExperimentConfig& config, const RunOptions
   services.placement = DescribeSlurmPlacement(
       config.backend.slurm,
       most_gpus == 0 ? std::vector<int>{} : config.resources.gpus_per_trial, jobs);
+  if (std::optional<std::string> ignored = LocalOnlySettings(config, options))
+    observer.OnWarning(*ignored);
   return RunExperimentWith(cluster, cluster_options, services, observer);
 }
 

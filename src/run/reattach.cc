@@ -6,9 +6,9 @@ std::vector<AttachedJob> ReattachJobs(ProcessRunner& runner, std::vector<TrialRe
   std::vector<AttachedJob> attached;
   std::erase_if(recorded, [&](const TrialRecord& record) {
     if (record.state != TrialState::kRunning) return false;
-    const std::optional<ProcessId> id = runner.Reattach(record);
-    if (!id) return false;
-    attached.push_back(AttachedJob{*id, record, std::nullopt, std::nullopt});
+    const std::optional<ProcessRunner::Reattached> job = runner.Reattach(record);
+    if (!job) return false;
+    attached.push_back(AttachedJob{job->id, record, job->ended, std::nullopt, std::nullopt});
     return true;
   });
   return attached;

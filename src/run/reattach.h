@@ -16,6 +16,7 @@ namespace gpusweep {
 struct AttachedJob {
   ProcessId id = 0;
   TrialRecord record;
+  bool ended = false;  // finished while nobody watched; its end comes at the first Wait
   // With a scheduler: the job it still counts as running (ReplaySchedulerEvents), and
   // its stop decision when the dead run had already pruned the trial.
   std::optional<Job> job;

@@ -1,5 +1,6 @@
 #include "run/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -43,9 +44,19 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> recorded, experiment.journal->LoadTrials());
   // Jobs a dead run left on a cluster are followed again, not run twice.
   std::vector<AttachedJob> attached = ReattachJobs(*services.processes, recorded);
-  if (!attached.empty())
+  const int attached_total = static_cast<int>(attached.size());
+  const int ended_unwatched = static_cast<int>(
+      std::count_if(attached.begin(), attached.end(), [](const AttachedJob& job) { return job.ended; }));
+  const int still_running = attached_total - ended_unwatched;
+  if (still_running > 0)
     observer.OnWarning(fmt::format("re-attached {} job{} left running by an earlier gpusweep",
-                                   attached.size(), attached.size() == 1 ? "" : "s"));
+                                   still_running, still_running == 1 ? "" : "s"));
+  if (ended_unwatched > 0)
+    observer.OnWarning(fmt::format(
+        "{} job{} an earlier gpusweep started finished while no gpusweep watched; {} read "
+        "from the cluster and the trial directories, not run again",
+        ended_unwatched, ended_unwatched == 1 ? "" : "s",
+        ended_unwatched == 1 ? "its outcome is" : "their outcomes are"));
   // Before any trial runs again: every process an earlier, dead gpusweep left in this
   // experiment (found by cgroup or tag even when the journal never saw its pid) ends.
   if (const int leftovers = services.processes->StopLeftovers(config.kill_grace_seconds))
@@ -81,6 +92,11 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
   TrialLoop loop(config, options, services, observer, plan, *experiment.journal,
                  std::move(recorded), &watch, std::move(attached));
   RunInfo info = loop.Info(experiment.resumed);
+  // Re-attached jobs are followed, not run: those still running are counted apart, those
+  // that finished unwatched as finished.
+  info.to_run -= attached_total;
+  info.reattached = still_running;
+  info.already_finished = info.total_trials - info.to_run - info.reattached;
   info.placement = services.placement;
   constexpr std::size_t kWarmStartListed = 10;  // best first; `status` lists as many
   if (experiment.warm_start)

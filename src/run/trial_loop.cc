@@ -496,7 +496,8 @@ void TrialLoop::Reap(const ProcessEvent& event) {
 
 void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
   TrialRecord& record = active.record;
-  record.end_time = services_.wall_clock();
+  const double now = services_.wall_clock();  // a cluster job's own end is truer (polls, resume)
+  record.end_time = std::clamp(exit.end_time.value_or(now), std::min(record.start_time, now), now);
   if (exit.signaled) record.term_signal = exit.signal;
   else record.exit_code = exit.exit_code;
   const std::optional<double> objective = LastMetricValue(active.lines, config_.metric.name);
