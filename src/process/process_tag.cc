@@ -108,11 +108,17 @@ int StopTagged(std::string_view prefix, std::string_view exclude_prefix, double 
     return tagged.empty();
   };
   if (terminate_new()) return 0;
+  // Done after two empty scans in a row, a poll apart: a process forked by a dying one
+  // (a shell's trap) can be in the middle of its exec during one scan and unseen.
   const auto wait = [&](double seconds, bool terminate) {
     const Clock::time_point deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(std::max(seconds, 0.0)));
-    while (!(terminate ? terminate_new() : ProcessesTagged(prefix, exclude_prefix).empty())) {
+    for (int empty_scans = 0; empty_scans < 2;) {
+      const bool empty =
+          terminate ? terminate_new() : ProcessesTagged(prefix, exclude_prefix).empty();
+      empty_scans = empty ? empty_scans + 1 : 0;
+      if (empty_scans == 2) break;
       if (Clock::now() >= deadline) return false;
       std::this_thread::sleep_for(kPollInterval);
     }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -24,12 +25,26 @@ pid_t StartTagged(const std::string& tag, const char* script) {
   return pid;
 }
 
+// Whatever a failed test left (a surviving sleep would hold CTest's output pipe open
+// for 300 s): SIGKILL until nothing tagged is seen for a while.
+void KillAllTagged(const std::string& tag) {
+  for (int quiet = 0; quiet < 20; ::usleep(10000)) {
+    const std::vector<int> left = ProcessesTagged(tag);
+    for (int pid : left) ::kill(pid, SIGKILL);
+    quiet = left.empty() ? quiet + 1 : 0;
+  }
+}
+
 // A process that shows up after the first scan — here forked by a tagged shell when it
 // gets SIGTERM; equally one mid-exec during that scan, whose environment reads empty —
 // gets its SIGTERM on a later scan instead of waiting out the grace for a SIGKILL, and
 // is counted.
 TEST(StopTaggedTest, TerminatesProcessesThatAppearWhileItWaits) {
   const std::string tag = "tagtest" + std::to_string(::getpid()) + ":0:0";
+  struct Cleanup {
+    const std::string& tag;
+    ~Cleanup() { KillAllTagged(tag); }
+  } cleanup{tag};
   const pid_t shell = StartTagged(tag, "trap 'sleep 300 & exit 0' TERM; sleep 300 & wait");
   // Wait until the shell and its first sleep are both visible.
   for (int i = 0; i < 500 && ProcessesTagged(tag).size() < 2; ++i) ::usleep(10000);
