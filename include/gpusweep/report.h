@@ -55,6 +55,9 @@ struct ReportContext {
   // cv.enabled(): trials are folds (gpusweep/cv.h); status, best, the summary and the
   // exports show configurations with mean ± std and their folds.
   CvConfig cv;
+  // A NAS experiment: two evaluations with equal params are RACOS proposing the same
+  // setting again (at its stage's data size), not repeats; its best is never a group.
+  bool nas = false;
 };
 
 // What early stopping saved, in the scheduler's resource (e.g. epochs): the sum over

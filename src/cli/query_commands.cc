@@ -52,6 +52,8 @@ Expected<OpenedForReading> OpenForReading(const std::optional<std::string>& dir)
   opened.context.total_trials = opened.meta.total_trials;
   opened.context.scheduler = opened.meta.scheduler;
   opened.context.cv = opened.meta.cv;
+  GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> experiment, opened.journal->LoadExperiment());
+  opened.context.nas = experiment && experiment->identity.contains("nas");
   opened.context.now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   opened.context.color = terminal.color;

@@ -62,6 +62,7 @@ Expected<int> RunCommand(const RunCommandArgs& args) {
   context.metric = config.metric;
   context.scheduler = SummarizeScheduler(config.scheduler);
   context.cv = config.cv;
+  context.nas = config.nas.has_value();
   context.color = terminal.color;
   context.width = terminal.width;
   TerminalObserver observer(stdout, terminal, context, WallClock);

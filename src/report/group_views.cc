@@ -80,7 +80,7 @@ std::optional<std::string> FormatBestGroup(const std::vector<TrialRecord>& trial
                                            const ReportContext& ctx,
                                            const GroupingOptions& grouping) {
   const std::vector<ParamGroup> groups = GroupTrials(trials, ctx.metric, grouping.ignored);
-  if (!HasRepeats(groups) || groups.empty() || !groups.front().mean) return std::nullopt;
+  if (groups.empty() || !RanksByGroup(groups, ctx)) return std::nullopt;
   const ParamGroup& best = groups.front();
   const TrialRecord* best_run = *std::max_element(
       best.completed.begin(), best.completed.end(),

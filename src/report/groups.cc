@@ -77,6 +77,10 @@ bool HasRepeats(const std::vector<ParamGroup>& groups) {
                      [](const ParamGroup& g) { return g.trials.size() > 1; });
 }
 
+bool RanksByGroup(const std::vector<ParamGroup>& groups, const ReportContext& ctx) {
+  return !ctx.nas && HasRepeats(groups) && groups.front().mean.has_value();
+}
+
 std::string MeanText(const ParamGroup& group) {
   if (!group.mean) return "-";
   if (group.completed.size() == 1) return fmt::format("{} (n=1)", FormatNumber(*group.mean));

@@ -19,6 +19,7 @@
 
 #include "gpusweep/config.h"
 #include "gpusweep/json.h"
+#include "gpusweep/report.h"
 #include "gpusweep/trial.h"
 
 namespace gpusweep::report {
@@ -38,6 +39,11 @@ std::vector<ParamGroup> GroupTrials(const std::vector<TrialRecord>& trials,
 
 // Whether grouping changes anything: some group holds more than one trial.
 bool HasRepeats(const std::vector<ParamGroup>& groups);
+
+// Whether status's Best line, the run summary and `best` rank `groups` (mean ± std)
+// rather than single trials: repeats exist, the best group has a mean, and the
+// experiment is not a NAS search (ReportContext::nas).
+bool RanksByGroup(const std::vector<ParamGroup>& groups, const ReportContext& ctx);
 
 // "0.8712 ± 0.0041 (n=3)"; "0.8712 (n=1)"; "-" without completed trials.
 std::string MeanText(const ParamGroup& group);

@@ -92,5 +92,18 @@ TEST(GroupTrialsTest, StatusBestAndRunSummaryRankGroupsNotLuckyRuns) {
   EXPECT_THAT(FormatStatus(once, MakeContext(200)), HasSubstr("val_acc=0.8 (max) trial #0"));
 }
 
+// In a NAS search equal params are RACOS proposing a setting again, not repeats: the
+// best is the best evaluation (the retrain, in a real search), never a group's mean.
+TEST(GroupTrialsTest, NasExperimentsRankSingleEvaluations) {
+  const auto trials = SeedSweep();
+  ReportContext ctx = MakeContext(200);
+  ctx.nas = true;
+  EXPECT_THAT(FormatStatus(trials, ctx), HasSubstr("val_acc=0.99 (max) trial #6"));
+  EXPECT_THAT(FormatSummary(trials, ctx, 2), Not(HasSubstr("groups of trials")));
+  const auto best = FormatBest(trials, ctx);
+  ASSERT_TRUE(best);
+  EXPECT_THAT(*best, HasSubstr("Best trial #6"));
+}
+
 }  // namespace
 }  // namespace gpusweep

@@ -188,7 +188,7 @@ void AppendStatusHeader(std::string& out, const std::vector<TrialRecord>& trials
   AppendHeaderLine(out, "Directory", ctx.experiment_dir.string(), ctx);
   AppendHeaderLine(out, "Trials", CountsText(counts, ctx.total_trials), ctx);
   const std::vector<ParamGroup> groups = GroupTrials(trials, ctx.metric, grouping.ignored);
-  const bool by_group = HasRepeats(groups) && groups.front().mean.has_value();
+  const bool by_group = RanksByGroup(groups, ctx);
   AppendHeaderLine(out, "Best",
                    ctx.cv.enabled() ? CvBestText(trials, ctx)
                    : by_group       ? BestGroupText(groups, ctx.metric)
@@ -308,7 +308,7 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
     report::AppendLine(out, fmt::format("No trial completed with {}.", ctx.metric.name),
                        ctx.width, ctx.color);
   } else if (const auto groups = report::GroupTrials(trials, ctx.metric, GroupingOptions{}.ignored);
-             report::HasRepeats(groups) && groups.front().mean) {
+             report::RanksByGroup(groups, ctx)) {
     // Repeats: which params are best on average, as `best` answers, not the luckiest run.
     const size_t shown_groups =
         limit <= 0 ? groups.size() : std::min(groups.size(), static_cast<size_t>(limit));
