@@ -78,6 +78,24 @@ class SlurmTest : public CliTest {
     return live;
   }
 
+  // Runs `config` until four jobs have journaled their first line, then kills gpusweep
+  // with -9 and checks the four jobs live on; returns each trial's job id. Callers
+  // ASSERT_FALSE(HasFailure()) after it.
+  std::map<int, std::string> KillNineWithFourJobsReporting(const std::string& config) {
+    Write(config);
+    gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "1.log");
+    std::map<int, std::string> job_of;
+    if (!WaitUntil(120, [&] { return ReportingJobs() == 4; })) {
+      ADD_FAILURE() << "four jobs did not report\n" << ReadAll(dir_.path() / "1.log");
+      return job_of;
+    }
+    kill(gpusweep_, SIGKILL);
+    WaitExit(std::exchange(gpusweep_, 0));
+    for (const TrialRecord& t : Trials()) job_of[t.number] = t.job_id;
+    EXPECT_EQ(LiveJobs(JobIds()).size(), 4u) << "kill -9 of gpusweep leaves its jobs running";
+    return job_of;
+  }
+
   // A failed assertion must not leave a gpusweep or its jobs behind for the next test.
   void TearDown() override {
     if (gpusweep_ > 0) {
@@ -306,16 +324,9 @@ resources: {gpus_per_trial: 1, max_concurrent: 4}
 )";
 
 TEST_F(SlurmTest, KillNineThenResumeReattachesRunningJobsAndRunsNothingTwice) {
-  Write(std::string(kGatedSweep) + kBackend);
-  gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "1.log");
-  // Four jobs running, each with its first line journaled.
-  ASSERT_TRUE(WaitUntil(120, [&] { return ReportingJobs() == 4; }))
-      << ReadAll(dir_.path() / "1.log");
-  kill(gpusweep_, SIGKILL);
-  WaitExit(std::exchange(gpusweep_, 0));
-  std::map<int, std::string> job_of;
-  for (const TrialRecord& t : Trials()) job_of[t.number] = t.job_id;
-  ASSERT_EQ(LiveJobs(JobIds()).size(), 4u) << "kill -9 of gpusweep leaves its jobs running";
+  std::map<int, std::string> job_of =
+      KillNineWithFourJobsReporting(std::string(kGatedSweep) + kBackend);
+  ASSERT_FALSE(HasFailure());
   auto status = RunGpusweep({"status"}, dir_.path());
   EXPECT_NE(status.out.find("resumes it and re-attaches their SLURM jobs"), std::string::npos)
       << status.out;
@@ -379,16 +390,10 @@ resources: {gpus_per_trial: 1, max_concurrent: 4}
 // state is replayed with them still running, and their later reports rank and prune
 // them as if nothing had happened.
 TEST_F(SlurmTest, KillNineThenResumeReattachesAshaJobsAndPruningGoesOn) {
-  Write(std::string(kGatedAsha) + kBackend);
-  gpusweep_ = StartGpusweep({"run", "sweep.yaml"}, dir_.path(), dir_.path() / "1.log");
-  ASSERT_TRUE(WaitUntil(120, [&] { return ReportingJobs() == 4; }))
-      << ReadAll(dir_.path() / "1.log");
-  kill(gpusweep_, SIGKILL);
-  WaitExit(std::exchange(gpusweep_, 0));
-  std::map<int, std::string> job_of;
-  for (const TrialRecord& t : Trials()) job_of[t.number] = t.job_id;
+  std::map<int, std::string> job_of =
+      KillNineWithFourJobsReporting(std::string(kGatedAsha) + kBackend);
+  ASSERT_FALSE(HasFailure());
   ASSERT_EQ(job_of.size(), 4u);
-  ASSERT_EQ(LiveJobs(JobIds()).size(), 4u) << "kill -9 of gpusweep leaves its jobs running";
   // Trial 0 (loss 1) runs to its end while nobody watches: read from its exit record
   // and metrics, its epoch 2 is the first value at rung 0 (it continues).
   WriteFile(dir_.path() / "go-1", "");
