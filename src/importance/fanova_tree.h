@@ -7,8 +7,15 @@
 // as Optuna's FanovaImportanceEvaluator computes it (optuna/importance/_fanova/_tree.py):
 // marginal predictions on the cells between each feature's split thresholds, weighted
 // by the cells' widths, each the volume-weighted mean of the leaves overlapping it.
+// That grid has the product of the features' cell counts: a one-hot group of 60
+// categories could need 2^60 cells (Optuna's walk over them never ends). Such groups
+// are computed instead from the leaves' pairwise overlaps, exactly and in memory linear
+// in the leaves: Var m = E[m^2] - (E m)^2 with m(x) = sum over leaves of value x (volume
+// in the other features) / (the other features' volume), so E[m^2] sums over pairs of
+// leaves the volume their boxes share in `features`.
 #pragma once
 
+#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -28,6 +35,10 @@ struct RegressionTree {
 
 using Bounds = std::vector<std::pair<double, double>>;  // [low, high] per feature
 
+// How MarginalVariance computes: kAuto picks the cheaper of the two exact methods (the
+// grid only while it fits in kMaxGridCells); the others are for tests.
+enum class MarginalMethod { kAuto, kGrid, kPairwise };
+
 class FanovaTree {
  public:
   // `bounds` has one box side per feature the tree may split on; every high > low.
@@ -35,8 +46,12 @@ class FanovaTree {
 
   // Variance of the prediction over the whole box (uniform measure).
   double Variance() const { return variance_; }
-  // Variance of the marginal prediction of `features` (indices into bounds), >= 0.
-  double MarginalVariance(const std::vector<int>& features) const;
+  // Variance of the marginal prediction of `features` (indices into bounds, distinct),
+  // >= 0. Memory: at most kMaxGridCells cells or O(leaves x depth).
+  double MarginalVariance(const std::vector<int>& features,
+                          MarginalMethod method = MarginalMethod::kAuto) const;
+
+  static constexpr double kMaxGridCells = 1 << 20;  // 32 MiB of sums
 
  private:
   struct Leaf {
@@ -45,6 +60,10 @@ class FanovaTree {
   };
   void CollectLeaves();
   void PrecomputeSplitCells();
+  double GridCells(const std::vector<int>& features) const;
+  double GridCost(const std::vector<int>& features) const;
+  double GridMarginalVariance(const std::vector<int>& features) const;
+  double PairwiseMarginalVariance(const std::vector<int>& features) const;
 
   RegressionTree tree_;
   Bounds bounds_;

@@ -121,10 +121,37 @@ TEST(FanovaTreeTest, MarginalsMatchBruteForceOnRandomTrees) {
     for (const std::vector<int>& features :
          {std::vector<int>{0}, {1}, {3}, {0, 2}, {1, 2, 3}, {0, 1, 2, 3}}) {
       const double expected = BruteMarginalVariance(tree, bounds, features);
-      EXPECT_NEAR(fanova.MarginalVariance(features), expected, 1e-9 * (1 + expected))
-          << "round " << round << ", " << features.size() << " features";
+      for (MarginalMethod method : {MarginalMethod::kGrid, MarginalMethod::kPairwise})
+        EXPECT_NEAR(fanova.MarginalVariance(features, method), expected, 1e-9 * (1 + expected))
+            << "round " << round << ", " << features.size() << " features, method "
+            << static_cast<int>(method);
     }
   }
+}
+
+// One-hot groups as the importance encodes categoricals: 0/1 features split at 0.5. The
+// two methods agree, and the automatic choice never builds a grid past its limit.
+TEST(FanovaTreeTest, WideOneHotGroupsUseThePairwiseMethodAndAgreeWithTheGrid) {
+  std::mt19937 rng(11);
+  for (int width : {3, 8, 12}) {
+    const Bounds bounds(width + 1, {0.0, 1.0});
+    RegressionTree tree = RandomTree(rng, bounds, 9);
+    for (auto& node : tree.nodes)
+      if (node.feature > 0) node.threshold = 0.5;  // feature 0 stays numeric
+    const FanovaTree fanova(tree, bounds);
+    std::vector<int> group;
+    for (int f = 1; f <= width; ++f) group.push_back(f);
+    const double grid = fanova.MarginalVariance(group, MarginalMethod::kGrid);
+    EXPECT_NEAR(fanova.MarginalVariance(group, MarginalMethod::kPairwise), grid, 1e-9 * (1 + grid));
+    EXPECT_NEAR(fanova.MarginalVariance(group), grid, 1e-9 * (1 + grid));
+  }
+  const Bounds wide(64, {0.0, 1.0});
+  RegressionTree tree = RandomTree(rng, wide, 12);
+  for (auto& node : tree.nodes) node.threshold = 0.5;
+  std::vector<int> all(64);
+  for (int f = 0; f < 64; ++f) all[f] = f;
+  const double variance = FanovaTree(tree, wide).MarginalVariance(all);  // 2^64 cells: pairwise
+  EXPECT_NEAR(variance, FanovaTree(tree, wide).Variance(), 1e-9);  // all features: all of it
 }
 
 }  // namespace

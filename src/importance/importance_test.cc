@@ -60,6 +60,27 @@ TEST(ImportanceTest, CategoricalParametersAreOneHotEncoded) {
   EXPECT_EQ((*importances)[0].name, "opt");
 }
 
+// A categorical parameter of 60 values is 60 one-hot features: the grid of their split
+// cells could have 2^60 cells (serve was OOM-killed at 23 GiB on a NAS run, whose
+// architectures are such a parameter). The marginal then comes from the leaves' pairwise
+// overlaps, in memory linear in the leaves.
+TEST(ImportanceTest, AManyValuedCategoricalParameterIsComputedInBoundedMemory) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::vector<TrialRecord> trials;
+  for (int k = 0; k < 300; ++k) {
+    const double lr = unit(rng);
+    const int model = static_cast<int>(rng() % 60);
+    trials.push_back(Completed(k, {{"lr", lr}, {"model", "m" + std::to_string(model)}},
+                               10 * lr + 0.5 * (model % 2)));
+  }
+  auto importances = FanovaImportances(trials, SearchSpace{});
+  ASSERT_TRUE(importances) << importances.error().message;
+  ASSERT_EQ(importances->size(), 2u);
+  EXPECT_EQ((*importances)[0].name, "lr");
+  EXPECT_GT((*importances)[1].importance, 0.0);
+}
+
 TEST(ImportanceTest, AConstantObjectiveGivesZeroImportances) {
   std::vector<TrialRecord> trials;
   for (int k = 0; k < 10; ++k) trials.push_back(Completed(k, {{"x", k}}, 1.0));
