@@ -279,6 +279,21 @@ class DashboardTest(unittest.TestCase):
         stages = panel.find_elements(By.CSS_SELECTOR, "table.nas-stages tbody tr")
         self.assertEqual(len(stages), len(nas["stages"]))
         self.shoot("nas")
+        # The architecture and its code are lists: in the table, not on chart axes.
+        params = self.server.json("api/e/tour/summary")["params"]
+        self.assertIn("architecture.blocks", params)
+        self.assertIn("nas_code", params)
+        axes = self.driver.execute_script(
+            "return window.gpusweepChart('Parallel coordinates').getOption().parallelAxis.map((a) => a.name);")
+        slices = self.driver.execute_script(
+            "return window.gpusweepChart('Slices').getOption().series.map((s) => s.name);")
+        for drawn in (axes, slices):
+            self.assertNotIn("architecture.blocks", drawn)
+            self.assertNotIn("nas_code", drawn)
+            self.assertIn("nas_topology", drawn)
+        for title in ("Parallel coordinates", "Slices"):
+            note = self.driver.find_element(By.CSS_SELECTOR, f"section[data-chart='{title}'] p.note").text
+            self.assertIn("not drawn: architecture.blocks, nas_code", note)
 
     def test_a_sweep_has_no_tournament_panel(self):
         self.open("#/e/finished")

@@ -231,6 +231,18 @@ function axisOf(trials, name) {
   return { numeric, categories };
 }
 
+// The parameters the charts draw, and a note naming the rest: values that are lists or
+// objects (a NAS evaluation's architecture, a list of layer widths) have no order and no
+// short label; the table and each trial's page show them.
+export function chartedParams(trials, summary) {
+  const structured = (name) => trials.some((t) => t.params[name] !== null && typeof t.params[name] === 'object');
+  const left = summary.params.filter(structured);
+  return { names: summary.params.filter((name) => !left.includes(name)),
+    note: left.length ? `not drawn: ${left.join(', ')} (lists or objects; shown in the table)` : '' };
+}
+
+const joinNotes = (...notes) => notes.filter(Boolean).join('; ');
+
 // At most this many lines in parallel coordinates: each is its own canvas path, and past
 // a few thousand the picture is a solid band anyway.
 const PARALLEL_MAX = 1000;
@@ -251,7 +263,8 @@ function parallelSample(done, mode) {
 export function parallelOption(trials, summary) {
   const sample = parallelSample(trials.filter((t) => t.state === 'completed' && t.objective !== null), summary.mode);
   const done = sample.trials;
-  const names = summary.params;
+  const charted = chartedParams(trials, summary);
+  const names = charted.names;
   const axes = names.map((name) => ({ name, ...axisOf(done, name) }));
   const parallelAxis = axes.map((a, i) => (a.numeric
     ? { dim: i, name: a.name, type: 'value', scale: true }
@@ -265,7 +278,7 @@ export function parallelOption(trials, summary) {
     visualMap: objectives.length ? { show: false, dimension: names.length, min: Math.min(...objectives), max: Math.max(...objectives),
       inRange: { color: summary.mode === 'max' ? ['#d0d8e8', '#1f5fa8'] : ['#1f5fa8', '#d0d8e8'] } } : undefined,
     series: [{ type: 'parallel', lineStyle: { width: 1, opacity: 0.5 }, data: values, progressive: 0 }],
-    note: sample.note,
+    note: joinNotes(sample.note, charted.note),
   };
 }
 
@@ -276,8 +289,9 @@ export function parallelOption(trials, summary) {
 const SLICE_ROW_PX = 220;
 const SLICE_MIN_WIDTH_PX = 330;
 
-export function slicesOption(trials, summary, width) {
-  const names = summary.params;
+// `charted`: chartedParams' answer, at least one name.
+export function slicesOption(trials, summary, width, charted) {
+  const names = charted.names;
   const columns = Math.max(1, Math.min(names.length, Math.floor(width / SLICE_MIN_WIDTH_PX)));
   const done = trials.filter((t) => t.state === 'completed' && t.objective !== null);
   const grid = [], xAxis = [], yAxis = [], series = [], axes = [];
@@ -296,7 +310,7 @@ export function slicesOption(trials, summary, width) {
   });
   return {
     height: Math.ceil(names.length / columns) * SLICE_ROW_PX,
-    grid, xAxis, yAxis, series,
+    grid, xAxis, yAxis, series, note: charted.note,
     tooltip: { trigger: 'item', formatter: (p) => {
       const axis = axes[p.seriesIndex];
       const x = axis.numeric ? fmtNumber(p.value[0]) : axis.categories[p.value[0]];

@@ -84,9 +84,10 @@ class ExperimentCharts {
     charts.draw(this.panel('Intermediate values'), charts.curvesOption(points, trials, s));
     charts.draw(this.panel('Parallel coordinates', 'wide'), charts.parallelOption(trials, s));
     this.panel('Parameter importance (fANOVA)');  // its place, drawn when it arrives
-    if (s.params.length) {
+    const charted = charts.chartedParams(trials, s);
+    if (charted.names.length) {
       const slices = this.panel('Slices', 'wide');
-      charts.draw(slices, charts.slicesOption(trials, s, slices.body.clientWidth));
+      charts.draw(slices, charts.slicesOption(trials, s, slices.body.clientWidth, charted));
     }
     charts.allMade();
   }
