@@ -103,6 +103,18 @@ return chart.getOption().series.map((series, i) => {
 });"""
 
 
+# A sweep of 4 trials running `script` (a shell line) over x.
+EMPTY_SWEEP = """name: {name}
+command: [/bin/sh, -c, '{script}']
+metric: {{name: score, mode: max}}
+sampler: {{type: random, trials: 4, seed: 1}}
+max_failures: 10
+search_space:
+  x: {{type: uniform, low: 0.0, high: 1.0}}
+resources: {{cpu_slots: 2}}
+"""
+
+
 # A NAS tournament as a dry run (docs/nas.md: scores drawn, no training): 5 topologies,
 # rounds 5 -> 3 -> 2 -> 1, a winner sample, a confirm and a retrain.
 NAS_SWEEP = """name: tour
@@ -182,6 +194,13 @@ class DashboardTest(unittest.TestCase):
         nas.write_text(NAS_SWEEP)
         subprocess.run([BINARY, "run", str(nas), "--dir", str(cls.runs / "tour")],
                        check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
+        # Pages with nothing to draw: every trial fails before reporting anything, or
+        # reports its final value only (no step).
+        for name, script in (("failing", "exit 3"), ("final-only", 'echo "{\\"score\\": {{x}}}" >> "$GPUSWEEP_METRICS"')):
+            config = cls.tmp / f"{name}.yaml"
+            config.write_text(EMPTY_SWEEP.format(name=name, script=script))
+            subprocess.run([BINARY, "run", str(config), "--dir", str(cls.runs / name)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=WAIT_S)
         cls.server = Server(cls.runs)
         cls.driver = make_driver()
 
@@ -218,7 +237,7 @@ class DashboardTest(unittest.TestCase):
     def test_experiments_page_lists_the_experiments(self):
         self.open("#/")
         rows = {r.get_attribute("data-experiment"): r.text for r in self.rows()}
-        self.assertEqual(set(rows), {"asha", "finished", "tour"})
+        self.assertEqual(set(rows), {"asha", "finished", "tour", "failing", "final-only"})
         self.assertIn("12 / 12", rows["finished"])
         self.shoot("experiments")
 
@@ -294,6 +313,18 @@ class DashboardTest(unittest.TestCase):
         for title in ("Parallel coordinates", "Slices"):
             note = self.driver.find_element(By.CSS_SELECTOR, f"section[data-chart='{title}'] p.note").text
             self.assertIn("not drawn: architecture.blocks, nas_code", note)
+
+    def test_pages_with_nothing_to_draw_load_without_errors(self):
+        for name, states in (("failing", {"failed"}), ("final-only", {"completed"})):
+            self.driver.get_log("browser")  # only this page's messages below
+            self.open(f"#/e/{name}")
+            self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "p.error"), [], name)
+            self.assertEqual({r.find_elements(By.TAG_NAME, "td")[1].text for r in self.rows()}, states, name)
+            self.assertEqual(len(self.rows()), 4, name)
+            self.open(f"#/e/{name}/t/0")
+            self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "p.error"), [], name)
+            severe = [m["message"] for m in self.driver.get_log("browser") if m["level"] == "SEVERE"]
+            self.assertEqual(severe, [], name)
 
     def test_a_sweep_has_no_tournament_panel(self):
         self.open("#/e/finished")

@@ -212,8 +212,11 @@ export function curvesOption(points, trials, summary) {
     xAxis: { type: 'value', name: summary.scheduler ? summary.scheduler.resource : 'step', nameLocation: 'middle', nameGap: 25, ...extent.x },
     yAxis: { type: 'value', name: summary.metric, ...extent.y, axisLabel: { showMinLabel: false, showMaxLabel: false, formatter: (v) => fmtNumber(v) } },
     series: [
-      { name: 'curves', type: 'lines', coordinateSystem: 'cartesian2d', polyline: true, large: true,
-        largeThreshold: 0, silent: true, dimensions: ['value'], lineStyle: { width: 1, opacity: sample.lines.length > 300 ? 0.2 : 0.45, color: COLORS.completed }, data: flat },
+      // No curves (every trial failed first, or none reported a step): an empty array,
+      // since ECharts' large-lines path throws on an empty typed array.
+      { name: 'curves', type: 'lines', coordinateSystem: 'cartesian2d', polyline: true, silent: true,
+        lineStyle: { width: 1, opacity: sample.lines.length > 300 ? 0.2 : 0.45, color: COLORS.completed },
+        ...(flat.length ? { large: true, largeThreshold: 0, dimensions: ['value'], data: flat } : { data: [] }) },
       { name: 'stopped', type: 'scatter', ...(stops.length > 2000 ? { symbol: BULK_SYMBOL, symbolSize: BULK_SIZE, large: true } : { symbol: 'diamond', symbolSize: 6 }), itemStyle: { color: COLORS.failed }, data: stops },
       // On a series of their own: a markLine on the flat 'lines' data breaks ECharts.
       { name: 'rungs', type: 'scatter', data: [], silent: true,
