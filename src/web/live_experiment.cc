@@ -32,7 +32,18 @@ void AddRungResources(const std::vector<SchedulerEventRecord>& events, std::set<
   }
 }
 
+// Whether a trial's state is final: a run that ends normally leaves only these.
+bool IsSettled(TrialState state) {
+  return state == TrialState::kCompleted || state == TrialState::kFailed ||
+         state == TrialState::kPruned;
+}
+
 }  // namespace
+
+std::string_view ExperimentStateName(bool run_alive, long unfinished) {
+  if (run_alive) return "running";
+  return unfinished > 0 ? "interrupted" : "finished";
+}
 
 Json TrialJson(const TrialRecord& trial) {
   Json params = Json::object();
@@ -149,9 +160,12 @@ void LiveExperiment::SummarizeLocked() {
   Json counts = Json::object();
   std::vector<std::string> params;
   std::set<std::string> named;
+  // Planned trials not yet recorded and recorded ones not settled: what a run still owes.
+  long unfinished = std::max(0L, static_cast<long>(meta_.total_trials) - static_cast<long>(records_.size()));
   for (const TrialRecord& trial : records_) {
     const std::string state(ToString(trial.state));
     counts[state] = counts.value(state, 0) + 1;
+    unfinished += !IsSettled(trial.state);
     for (auto& [name, value] : FlattenParams(trial.params))
       if (named.insert(name).second) params.push_back(name);
   }
@@ -170,6 +184,7 @@ void LiveExperiment::SummarizeLocked() {
                   {"mode", meta_.metric.mode == Mode::kMax ? "max" : "min"},
                   {"total", meta_.total_trials},
                   {"recorded", records_.size()},
+                  {"unfinished", unfinished},
                   {"revision", revision_},
                   {"counts", std::move(counts)},
                   {"best", std::move(best)},
@@ -183,7 +198,11 @@ Expected<Json> LiveExperiment::Summary() {
   std::lock_guard lock(mutex_);
   GS_TRY(RefreshLocked());
   Json summary = summary_;
-  summary["running"] = ExperimentLock::IsHeld(dir_);
+  // As `gpusweep status` tells a dead run: the experiment's lock is held only while a
+  // gpusweep runs it (flock, released by the kernel however the holder dies).
+  const bool running = ExperimentLock::IsHeld(dir_);
+  summary["running"] = running;
+  summary["state"] = std::string(ExperimentStateName(running, summary_["unfinished"].get<long>()));
   return summary;
 }
 

@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusweep/config.h"
@@ -43,7 +44,8 @@ class LiveExperiment {
   static Expected<std::unique_ptr<LiveExperiment>> Open(const std::filesystem::path& dir,
                                                         DecisionFormatter decisions);
 
-  // {name, dir, metric, mode, total, counts{state: n}, best{trial, value}|null, running,
+  // {name, dir, metric, mode, total, recorded, unfinished (ExperimentStateName),
+  //  counts{state: n}, best{trial, value}|null, running, state (ExperimentStateName),
   //  scheduler{type, resource, max_resource}|null, params[names], rungs[resource values],
   //  nas: the tournament's state (NasProgressJson: blocks, rounds, survivors,
   //  eliminations, stages) for a NAS experiment, else absent}
@@ -98,6 +100,12 @@ class LiveExperiment {
   std::optional<NasConfig> nas_;  // a NAS experiment's config, from the journal
   std::unique_ptr<LiveImportance> importance_;
 };
+
+// What the dashboard calls an experiment: "running" while a gpusweep runs it
+// (`run_alive`: its lock is held), else "interrupted" when the run left `unfinished`
+// trials (planned but not recorded, or recorded running, paused or interrupted: the run
+// died or was stopped; `gpusweep run` resumes it), else "finished".
+std::string_view ExperimentStateName(bool run_alive, long unfinished);
 
 // One trial for the dashboard: {number, state, attempt, params{flattened name: value},
 // objective|null, start, end|null (Unix seconds), gpus[], reason, exit_code|null,

@@ -29,6 +29,43 @@ TEST(LiveExperimentTest, SummaryCountsStatesAndNamesTheBest) {
   EXPECT_EQ((*summary)["params"], (Json{"lr", "opt"}));
   EXPECT_EQ((*summary)["total"], 6);
   EXPECT_EQ((*summary)["running"], false);
+  EXPECT_EQ((*summary)["state"], "interrupted");  // 4 of 6 planned: the run stopped early
+  EXPECT_EQ((*summary)["unfinished"], 2);
+}
+
+// A run killed with -9 leaves its lock free and its trials marked running: the
+// dashboard must not call that finished (it did, from `running: false` alone).
+TEST(LiveExperimentTest, ADeadRunThatLeftTrialsUnfinishedIsInterrupted) {
+  TempDir tmp;
+  FakeExperiment fake(tmp.path(), "exp", 2);  // 2 of 4 planned trials completed
+  auto live = MustOpen(fake.dir());
+  auto state = [&] {
+    auto summary = live->Summary();
+    EXPECT_TRUE(summary) << summary.error().message;
+    return summary ? std::pair((*summary)["state"].get<std::string>(), (*summary)["unfinished"].get<long>())
+                   : std::pair(std::string(), -1L);
+  };
+  {
+    auto lock = ExperimentLock::Acquire(fake.dir());
+    ASSERT_TRUE(lock) << lock.error().message;
+    for (int k : {2, 3}) {
+      TrialRecord trial;
+      trial.number = k;
+      trial.start_time = 1.7e9;
+      ASSERT_TRUE(fake.journal().UpsertTrial(trial));  // started, state running
+    }
+    EXPECT_EQ(state(), std::pair(std::string("running"), 2L));
+  }  // the run dies: the kernel frees its lock, the journal still says running
+  EXPECT_EQ(state(), std::pair(std::string("interrupted"), 2L));
+  fake.AddTrial(2, 1);
+  fake.AddTrial(3, 1);  // a resumed run finished them
+  EXPECT_EQ(state(), std::pair(std::string("finished"), 0L));
+}
+
+TEST(LiveExperimentTest, ExperimentStateNamesWhatARunLeft) {
+  EXPECT_EQ(ExperimentStateName(true, 3), "running");
+  EXPECT_EQ(ExperimentStateName(false, 3), "interrupted");
+  EXPECT_EQ(ExperimentStateName(false, 0), "finished");
 }
 
 TEST(LiveExperimentTest, ANasExperimentsSummaryHoldsItsTournament) {

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -175,6 +176,7 @@ class Server:
     def stop(self):
         self.process.terminate()
         self.process.wait(timeout=WAIT_S)
+        self.process.stdout.close()
 
 
 class DashboardTest(unittest.TestCase):
@@ -364,6 +366,75 @@ class DashboardTest(unittest.TestCase):
             "return performance.getEntriesByType('resource').map((e) => e.name)")
         self.assertEqual(urls, [])
         self.shoot("report")
+
+    def wait_for_counts(self, server, experiment, **counts):
+        """Polls `server` until `experiment`'s state counts include `counts`."""
+        deadline = time.time() + WAIT_S
+        while time.time() < deadline:
+            listed = [e for e in server.json("api/experiments") if e["id"] == experiment]
+            if listed and all(listed[0].get("counts", {}).get(k) == n for k, n in counts.items()):
+                return listed[0]
+            time.sleep(0.2)
+        raise AssertionError(f"{experiment} never reached {counts}")
+
+    def start_gated_run(self, name, trials, slots):
+        """A sweep whose trials after 0 wait at gate files, run into a root of its own
+        (the shared one's experiment list stays as the other tests expect) with its own
+        server. Returns (run, server, gate); end_gated_run cleans up."""
+        root = self.tmp / f"{name}-runs"
+        gate = self.tmp / f"{name}-gate"
+        sweep = write_sweep(self.tmp, name, trials=trials, steps=3, gate=str(gate), slots=slots)
+        run = subprocess.Popen([BINARY, "run", str(sweep), "--dir", str(root / name)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + WAIT_S
+        while not (root / name).exists() and time.time() < deadline:
+            time.sleep(0.1)
+        return run, Server(root), gate
+
+    @staticmethod
+    def end_gated_run(run, server, gate, trials):
+        for k in range(1, trials):  # trials still waiting (a dead run's too) end now
+            Path(f"{gate}-{k}").touch()
+        if run.poll() is None:
+            run.wait(timeout=WAIT_S)
+        server.stop()
+
+    def open_at(self, server, fragment):
+        self.driver.get(server.url.split("?")[0] + fragment)
+        WebDriverWait(self.driver, WAIT_S).until(
+            lambda d: d.execute_script("return document.body.dataset.chartsDrawn") == "true")
+
+    def test_a_run_killed_with_minus_9_shows_interrupted_not_finished(self):
+        run, server, gate = self.start_gated_run("killed", trials=16, slots=2)
+        try:
+            self.wait_for_counts(server, "killed", completed=1, running=2)
+            Path(f"{gate}-1").touch()  # trial 1 finishes, trial 3 starts
+            self.wait_for_counts(server, "killed", completed=2, running=2)
+            run.send_signal(signal.SIGKILL)
+            run.wait(timeout=WAIT_S)
+            self.open_at(server, "#/")
+            row = self.driver.find_element(By.CSS_SELECTOR, "tr[data-experiment='killed']")
+            self.assertEqual(row.find_elements(By.TAG_NAME, "td")[1].text, "interrupted")
+            self.assertIn("2 / 16", row.text)
+            self.open_at(server, "#/e/killed")
+            badge = self.driver.find_element(By.CSS_SELECTOR, ".summary .state")
+            self.assertEqual(badge.text, "interrupted")
+            self.assertIn("gpusweep run", badge.get_attribute("title"))
+            # The journal still says trials 2 and 3 are running; the run that ran them is
+            # dead: shown interrupted, with no duration ticking on.
+            cells = {int(r.get_attribute("data-trial")): [c.text for c in r.find_elements(By.TAG_NAME, "td")]
+                     for r in self.rows()}
+            self.assertEqual(server.json("api/e/killed/trials")["trials"][2]["state"], "running")
+            for trial in (2, 3):
+                self.assertEqual(cells[trial][1], "interrupted", cells[trial])
+                self.assertEqual(cells[trial][3], "-", cells[trial])
+            self.assertEqual(cells[0][1], "completed")
+            self.open_at(server, "#/e/killed/t/2")
+            header = self.driver.find_element(By.CSS_SELECTOR, ".summary")
+            self.assertEqual(header.find_element(By.CSS_SELECTOR, ".state").text, "interrupted")
+            self.assertIn("ran -", header.text)
+        finally:
+            self.end_gated_run(run, server, gate, 16)
 
     def test_live_view_gains_a_trial_when_the_run_finishes_one(self):
         gate = self.tmp / "gate"

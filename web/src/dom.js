@@ -53,3 +53,32 @@ export function fmtTime(unix) {
 export function stateBadge(state) {
   return el('span', { class: `state state-${state}` }, state);
 }
+
+// What an experiment's badge says: the server's state (running, finished, or
+// interrupted: no gpusweep runs it and it left trials unfinished).
+export function experimentState(summary) {
+  return summary.state || (summary.running ? 'running' : 'finished');
+}
+
+const STATE_TITLES = {
+  interrupted: 'no gpusweep is running this experiment, yet trials are left unfinished: the run stopped or died; `gpusweep run` on its config resumes it',
+};
+
+export function experimentBadge(summary) {
+  const state = experimentState(summary);
+  const badge = stateBadge(state);
+  if (STATE_TITLES[state]) badge.title = STATE_TITLES[state];
+  return badge;
+}
+
+// A trial as the page shows it. One the journal has as running while no gpusweep runs
+// its experiment was left behind by a run that died (kill -9, a crash, a reboot): it is
+// shown interrupted (a resumed run runs it again), with no duration, not one that grows.
+export function shownState(trial, summary) {
+  return trial.state === 'running' && summary.running === false ? 'interrupted' : trial.state;
+}
+
+export function trialDuration(trial, summary) {
+  if (trial.end) return trial.end - trial.start;
+  return summary.running === false ? null : Date.now() / 1000 - trial.start;
+}

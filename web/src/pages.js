@@ -1,7 +1,7 @@
 // The three pages: experiments, one experiment, one trial.
 import * as charts from './charts.js';
 import * as data from './data.js';
-import { el, fmtDuration, fmtNumber, fmtTime, fmtValue, stateBadge } from './dom.js';
+import { el, experimentBadge, experimentState, fmtDuration, fmtNumber, fmtTime, fmtValue, shownState, stateBadge, trialDuration } from './dom.js';
 import { nasView } from './nas.js';
 import { TrialTable } from './table.js';
 
@@ -29,7 +29,7 @@ export async function experimentsPage(app) {
   const list = await data.experiments();
   const rows = list.map((e) => el('tr', { dataset: { experiment: e.id } },
     el('td', {}, el('a', { href: `#/e/${encodeURIComponent(e.id)}` }, e.name || e.id)),
-    el('td', {}, e.error ? el('span', { class: 'error' }, e.error) : stateBadge(e.running ? 'running' : 'finished')),
+    el('td', {}, e.error ? el('span', { class: 'error' }, e.error) : experimentBadge(e)),
     el('td', {}, e.error ? '' : `${(e.counts.completed || 0) + (e.counts.pruned || 0) + (e.counts.failed || 0)} / ${e.total}`),
     el('td', {}, e.best ? `${fmtNumber(e.best.value)} (trial ${e.best.trial})` : '-'),
     el('td', {}, e.metric ? `${e.metric} (${e.mode})` : ''),
@@ -44,7 +44,7 @@ export async function experimentsPage(app) {
 function summaryLine(s) {
   const counts = Object.entries(s.counts).map(([state, n]) => `${n} ${state}`).join(', ');
   return el('div', { class: 'summary' },
-    el('h2', {}, s.name), stateBadge(s.running ? 'running' : 'finished'),
+    el('h2', {}, s.name), experimentBadge(s),
     el('p', {}, `${s.recorded} of ${s.total} trials recorded (${counts || 'none yet'}); objective ${s.metric} (${s.mode})`,
       s.best ? `; best ${fmtNumber(s.best.value)} by ` : '', s.best ? el('a', { href: `#/e/${encodeURIComponent(s.id)}/t/${s.best.trial}` }, `trial ${s.best.trial}`) : '',
       s.scheduler ? `; scheduler ${s.scheduler.type} on ${s.scheduler.resource}` : ''),
@@ -176,7 +176,7 @@ export async function experimentPage(app, id) {
         importance.want(state.revision);
       }
       s.running = summary.running;
-      setLive(summary.running ? 'live' : 'finished');
+      setLive(summary.running ? 'live' : experimentState(summary));
       if (!summary.running) return;
     } catch (e) {
       setLive(`update failed: ${e.message}`);
@@ -201,8 +201,8 @@ export async function trialPage(app, id, number) {
   const ended = t.signal ? `killed by ${t.signal}` : t.exit_code !== null ? `exit ${t.exit_code}` : '';
   const grid = el('div', { class: 'grid' });
   app.replaceChildren(
-    el('div', { class: 'summary' }, el('h2', {}, `Trial ${t.number}`), stateBadge(t.state),
-      el('p', {}, `${s.metric} ${fmtNumber(t.objective)}; attempt ${t.attempt}; ${t.gpus.length ? `GPUs ${t.gpus.join(',')}` : 'CPU'}; started ${fmtTime(t.start)}; ran ${fmtDuration((t.end || Date.now() / 1000) - t.start)}`,
+    el('div', { class: 'summary' }, el('h2', {}, `Trial ${t.number}`), stateBadge(shownState(t, s)),
+      el('p', {}, `${s.metric} ${fmtNumber(t.objective)}; attempt ${t.attempt}; ${t.gpus.length ? `GPUs ${t.gpus.join(',')}` : 'CPU'}; started ${fmtTime(t.start)}; ran ${fmtDuration(trialDuration(t, s))}`,
         ended ? `; ${ended}` : '', t.budget !== null ? `; budget ${fmtNumber(t.budget)} (rung ${t.rung})` : ''),
       t.reason ? el('p', { class: 'reason' }, t.reason) : '',
       el('p', { class: 'path' }, d.dir)),

@@ -1,6 +1,6 @@
 // The trial table: every parameter and metric column, sort by any column, filter by
 // state and by parameter ranges; 100 rows a page so 10,000 trials stay instant.
-import { el, fmtDuration, fmtValue, stateBadge } from './dom.js';
+import { el, fmtDuration, fmtValue, shownState, stateBadge, trialDuration } from './dom.js';
 
 const PAGE = 100;
 
@@ -9,9 +9,9 @@ function columnsOf(trials, summary) {
   for (const t of trials) for (const k of Object.keys(t.metrics || {})) if (!metrics.includes(k)) metrics.push(k);
   return [
     { key: 'number', label: 'trial', get: (t) => t.number },
-    { key: 'state', label: 'state', get: (t) => t.state, cell: (t) => stateBadge(t.state) },
+    { key: 'state', label: 'state', get: (t) => shownState(t, summary), cell: (t) => stateBadge(shownState(t, summary)) },
     { key: 'objective', label: summary.metric, get: (t) => t.objective },
-    { key: 'duration', label: 'duration', get: (t) => (t.end || Date.now() / 1000) - t.start, cell: (t) => fmtDuration((t.end || Date.now() / 1000) - t.start) },
+    { key: 'duration', label: 'duration', get: (t) => trialDuration(t, summary), cell: (t) => fmtDuration(trialDuration(t, summary)) },
     ...summary.params.map((p) => ({ key: `p:${p}`, label: p, get: (t) => t.params[p], param: p })),
     ...metrics.map((m) => ({ key: `m:${m}`, label: m, get: (t) => (t.metrics || {})[m], metric: true })),
     { key: 'gpus', label: 'gpus', get: (t) => (t.gpus.length ? t.gpus.join(',') : 'cpu') },
@@ -60,7 +60,7 @@ export class TrialTable {
     const { key, dir } = this.sort;
     const column = this.columns.find((c) => c.key === key) || this.columns[0];
     return this.trials
-      .filter((t) => !this.state || t.state === this.state)
+      .filter((t) => !this.state || shownState(t, this.summary) === this.state)
       .filter((t) => Object.entries(this.filters).every(([p, text]) => matches(t.params[p], text)))
       .sort((a, b) => dir * compare(column.get(a), column.get(b)) || a.number - b.number);
   }
@@ -91,7 +91,7 @@ export class TrialTable {
     const pages = Math.max(1, Math.ceil(rows.length / PAGE));
     this.page = Math.min(this.page, pages - 1);
     const shown = rows.slice(this.page * PAGE, (this.page + 1) * PAGE);
-    const states = [...new Set(this.trials.map((t) => t.state))].sort();
+    const states = [...new Set(this.trials.map((t) => shownState(t, this.summary)))].sort();
     const stateSelect = el('select', { id: 'state-filter', onchange: (e) => { this.state = e.target.value; this.page = 0; this.render(); } },
       el('option', { value: '' }, 'every state'), states.map((s) => el('option', { value: s, selected: s === this.state }, s)));
     const pager = el('span', { class: 'pager' },
