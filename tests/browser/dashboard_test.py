@@ -436,6 +436,31 @@ class DashboardTest(unittest.TestCase):
         finally:
             self.end_gated_run(run, server, gate, 16)
 
+    def test_a_filter_being_typed_survives_live_updates_and_applies_as_typed(self):
+        run, server, gate = self.start_gated_run("typing", trials=3, slots=1)
+        try:
+            self.wait_for_counts(server, "typing", completed=1, running=1)
+            x0, x1 = (t["params"]["x"] for t in server.json("api/e/typing/trials")["trials"])
+            middle = (x0 + x1) / 2
+            text = f"{middle:.4f}.." if x1 > x0 else f"..{middle:.4f}"  # trial 1 only
+            self.open_at(server, "#/e/typing")
+            self.assertEqual(len(self.rows()), 2)
+            box = self.driver.find_element(By.CSS_SELECTOR, "input[data-param='x']")
+            box.click()
+            box.send_keys(text)  # no Enter: applied once typing pauses
+            WebDriverWait(self.driver, WAIT_S).until(lambda d: len(self.rows()) == 1)
+            self.assertEqual(self.rows()[0].get_attribute("data-trial"), "1")
+            state = lambda: self.rows()[0].find_elements(By.TAG_NAME, "td")[1].text
+            self.assertEqual(state(), "running")
+            Path(f"{gate}-1").touch()  # trial 1 finishes: the next poll redraws the table
+            WebDriverWait(self.driver, WAIT_S).until(lambda d: state() == "completed")
+            typed = self.driver.execute_script(
+                "const a = document.activeElement;"
+                "return [a.dataset.param, a.value, a.selectionStart, a.selectionEnd];")
+            self.assertEqual(typed, ["x", text, len(text), len(text)])
+        finally:
+            self.end_gated_run(run, server, gate, 3)
+
     def test_live_view_gains_a_trial_when_the_run_finishes_one(self):
         gate = self.tmp / "gate"
         sweep = write_sweep(self.tmp, "running", trials=4, steps=5, gate=str(gate), slots=1)

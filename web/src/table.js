@@ -3,6 +3,8 @@
 import { el, fmtDuration, fmtValue, shownState, stateBadge, trialDuration } from './dom.js';
 
 const PAGE = 100;
+// Filters apply as the user types, once typing pauses this long.
+const TYPING_MS = 300;
 
 function columnsOf(trials, summary) {
   const metrics = [];
@@ -72,11 +74,34 @@ export class TrialTable {
     }, c.label, this.sort.key === c.key ? (this.sort.dir > 0 ? ' ▲' : ' ▼') : '')));
   }
 
+  // Each keystroke is kept in this.filters at once (a live re-render meanwhile shows it
+  // and already filters by it); the table redraws once typing pauses, or on Enter.
   filterRow() {
+    const apply = () => { clearTimeout(this.typing); this.page = 0; this.render(); };
     return el('tr', { class: 'filters' }, this.columns.map((c) => el('th', {}, c.param ? el('input', {
       type: 'search', placeholder: 'lo..hi or text', value: this.filters[c.param] || '', 'data-param': c.param,
-      onchange: (e) => { this.filters[c.param] = e.target.value; this.page = 0; this.render(); },
+      oninput: (e) => { this.filters[c.param] = e.target.value; clearTimeout(this.typing); this.typing = setTimeout(apply, TYPING_MS); },
+      onchange: (e) => { if (this.filters[c.param] !== e.target.value) { this.filters[c.param] = e.target.value; apply(); } },
     }) : '')));
+  }
+
+  // Where the user is in the table before a redraw replaces its elements: the focused
+  // control (a filter box being typed into, the state menu), its caret, the scroll.
+  where() {
+    const focused = document.activeElement;
+    const scroll = this.root.querySelector('.scroll');
+    if (!focused || !this.root.contains(focused)) return { scrollLeft: scroll ? scroll.scrollLeft : 0 };
+    return { scrollLeft: scroll.scrollLeft, selector: focused.dataset.param !== undefined ? `input[data-param="${CSS.escape(focused.dataset.param)}"]` : focused.id ? `#${CSS.escape(focused.id)}` : null,
+      caret: focused.tagName === 'INPUT' ? [focused.selectionStart, focused.selectionEnd, focused.selectionDirection] : null };
+  }
+
+  restore(where) {
+    const scroll = this.root.querySelector('.scroll');
+    if (scroll) scroll.scrollLeft = where.scrollLeft;
+    const control = where.selector && this.root.querySelector(where.selector);
+    if (!control) return;
+    control.focus({ preventScroll: true });
+    if (where.caret) control.setSelectionRange(...where.caret);
   }
 
   row(t) {
@@ -86,6 +111,7 @@ export class TrialTable {
   }
 
   render() {
+    const where = this.where();
     this.columns = columnsOf(this.trials, this.summary);
     const rows = this.visible();
     const pages = Math.max(1, Math.ceil(rows.length / PAGE));
@@ -103,5 +129,6 @@ export class TrialTable {
       el('div', { class: 'toolbar' }, stateSelect, el('span', { id: 'trial-count' }, `${rows.length} of ${this.trials.length} trials`), pager),
       el('div', { class: 'scroll' }, el('table', { class: 'trials' },
         el('thead', {}, this.header(), this.filterRow()), el('tbody', {}, shown.map((t) => this.row(t))))));
+    this.restore(where);
   }
 }
