@@ -404,6 +404,29 @@ class DashboardTest(unittest.TestCase):
         WebDriverWait(self.driver, WAIT_S).until(
             lambda d: d.execute_script("return document.body.dataset.chartsDrawn") == "true")
 
+    def test_experiments_page_shows_a_run_started_after_it_opened(self):
+        root = self.tmp / "later-runs"
+        root.mkdir()
+        server = Server(root)
+        try:
+            self.open_at(server, "#/")
+            self.assertEqual(self.rows(), [])
+            self.driver.execute_script("window.sameDocument = true;")
+            sweep = write_sweep(self.tmp, "later", trials=2, steps=2)
+            subprocess.run([BINARY, "run", str(sweep), "--dir", str(root / "later")],
+                           check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
+            # The page may have seen it running: wait for the finished row.
+            WebDriverWait(self.driver, WAIT_S).until(
+                lambda d: [r.text.split()[:4] for r in self.rows()] == [["later", "finished", "2", "/"]])
+            row = self.rows()[0]
+            self.assertEqual(row.get_attribute("data-experiment"), "later")
+            self.assertTrue(self.driver.execute_script("return window.sameDocument"))
+            # Nothing changes from here: polls leave the rows as they are.
+            time.sleep(4.5)
+            self.assertTrue(self.driver.execute_script("return arguments[0].isConnected", row))
+        finally:
+            server.stop()
+
     def test_a_run_killed_with_minus_9_shows_interrupted_not_finished(self):
         run, server, gate = self.start_gated_run("killed", trials=16, slots=2)
         try:

@@ -21,24 +21,53 @@ function setLive(text) {
   document.getElementById('live').textContent = text;
 }
 
-export async function experimentsPage(app) {
-  stopPolling();
-  charts.reset(signalDrawn);
-  crumbs();
-  setLive('');
-  const list = await data.experiments();
-  const rows = list.map((e) => el('tr', { dataset: { experiment: e.id } },
+function experimentRows(list) {
+  return list.map((e) => el('tr', { dataset: { experiment: e.id } },
     el('td', {}, el('a', { href: `#/e/${encodeURIComponent(e.id)}` }, e.name || e.id)),
     el('td', {}, e.error ? el('span', { class: 'error' }, e.error) : experimentBadge(e)),
     el('td', {}, e.error ? '' : `${(e.counts.completed || 0) + (e.counts.pruned || 0) + (e.counts.failed || 0)} / ${e.total}`),
     el('td', {}, e.best ? `${fmtNumber(e.best.value)} (trial ${e.best.trial})` : '-'),
     el('td', {}, e.metric ? `${e.metric} (${e.mode})` : ''),
     el('td', { class: 'path' }, e.dir || '')));
+}
+
+// The list polls every POLL_MS whether or not a listed experiment runs: what it most
+// often misses is a run started since it opened, which no listed state announces. An
+// answer is a summary per experiment (the server re-reads a journal only when it
+// changed); the table is redrawn only when the answer differs.
+export async function experimentsPage(app) {
+  stopPolling();
+  charts.reset(signalDrawn);
+  crumbs();
+  setLive('');
+  const first = await data.experiments();
+  let shownText = JSON.stringify(first);
+  const body = el('tbody', {}, experimentRows(first));
   app.replaceChildren(el('section', { class: 'panel wide' }, el('h3', {}, 'Experiments'),
     el('table', { class: 'trials', id: 'experiments' },
       el('thead', {}, el('tr', {}, ['experiment', 'state', 'done / planned', 'best', 'metric', 'directory'].map((h) => el('th', {}, h)))),
-      el('tbody', {}, rows))));
+      body)));
   signalDrawn();
+  if (data.isReport()) return;
+  let active = true;
+  stopPolling = () => { active = false; };
+  const poll = async () => {
+    if (!active) return;
+    try {
+      const list = await data.experiments();
+      if (!active) return;
+      const text = JSON.stringify(list);
+      if (text !== shownText) {
+        shownText = text;
+        body.replaceChildren(...experimentRows(list));
+      }
+      setLive('');
+    } catch (e) {
+      setLive(`update failed: ${e.message}`);
+    }
+    setTimeout(poll, POLL_MS);
+  };
+  setTimeout(poll, POLL_MS);
 }
 
 function summaryLine(s) {
