@@ -113,6 +113,8 @@ Expected<std::unique_ptr<LiveExperiment>> LiveExperiment::Open(const std::filesy
   if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: {}", dir.string(), ec.message()));
   auto live = std::unique_ptr<LiveExperiment>(
       new LiveExperiment(std::move(canonical), std::move(meta), std::move(journal), std::move(decisions)));
+  for (const ParamSpec& param : space.params)
+    if (param.kind == ParamKind::kChoice) live->choice_params_.push_back(param.name);
   live->importance_ = std::make_unique<LiveImportance>(std::move(space));
   live->nas_ = std::move(nas);
   return live;
@@ -190,6 +192,7 @@ void LiveExperiment::SummarizeLocked() {
                   {"best", std::move(best)},
                   {"scheduler", std::move(scheduler)},
                   {"params", params},
+                  {"choice_params", choice_params_},
                   {"rungs", std::vector<double>(rungs_.begin(), rungs_.end())}};
   if (nas_) summary_["nas"] = NasProgressJson(ReplayNas(*nas_, meta_.metric.mode, records_));
 }

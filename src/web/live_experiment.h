@@ -46,7 +46,9 @@ class LiveExperiment {
 
   // {name, dir, metric, mode, total, recorded, unfinished (ExperimentStateName),
   //  counts{state: n}, best{trial, value}|null, running, state (ExperimentStateName),
-  //  scheduler{type, resource, max_resource}|null, params[names], rungs[resource values],
+  //  scheduler{type, resource, max_resource}|null, params[names], choice_params[the
+  //  names declared `type: choice`: categories even when their values are numbers],
+  //  rungs[resource values],
   //  nas: the tournament's state (NasProgressJson: blocks, rounds, survivors,
   //  eliminations, stages) for a NAS experiment, else absent}
   Expected<Json> Summary();
@@ -98,6 +100,7 @@ class LiveExperiment {
   std::int64_t events_seq_ = 0;  // the last scheduler event read for rungs_
   Json summary_;                 // Summary() less `running`, as of revision_
   std::optional<NasConfig> nas_;  // a NAS experiment's config, from the journal
+  std::vector<std::string> choice_params_;  // declared `type: choice` in the search space
   std::unique_ptr<LiveImportance> importance_;
 };
 

@@ -35,6 +35,7 @@ search_space:
   x: {{type: uniform, low: 0.0, high: 1.0}}
   opt: {{type: choice, values: [sgd, "{evil}"]}}
   width: {{type: choice, values: [16, 32, 64]}}
+  seed: {{type: constant, value: 7}}
 resources: {{cpu_slots: {slots}}}
 """
 
@@ -345,6 +346,32 @@ class DashboardTest(unittest.TestCase):
         expected = sum(1 for t in trials if t["params"]["x"] <= 0.5)
         self.assertEqual(len(self.rows()), expected)
 
+    def test_columns_are_labelled_apart_and_choices_are_categories_on_chart_axes(self):
+        self.open("#/e/finished")
+        labels = {th.get_attribute("data-key"): th.text for th in
+                  self.driver.find_elements(By.CSS_SELECTOR, "table.trials thead th[data-key]")}
+        # The objective is also a reported metric: two columns, told apart.
+        self.assertEqual(labels["objective"], "score (objective)")
+        self.assertEqual(labels["m:score"], "score (last reported)")
+        self.assertEqual(labels["p:x"], "x")
+        self.assertEqual(len(set(labels.values())), len(labels), labels)
+        axes = self.driver.execute_script(
+            "return window.gpusweepChart('Parallel coordinates').getOption().parallelAxis"
+            ".map((a) => [a.name, a.type, a.data || null]);")
+        by_name = {name: (kind, data) for name, kind, data in axes}
+        # width is a choice of numbers: three options, not a range.
+        self.assertEqual(by_name["width"][0], "category")
+        self.assertEqual(by_name["width"][1], sorted(by_name["width"][1], key=int))
+        self.assertEqual(by_name["x"][0], "value")
+        # seed is 7 in every trial: no axis, and the note says why.
+        self.assertNotIn("seed", by_name)
+        slices = self.driver.execute_script(
+            "return window.gpusweepChart('Slices').getOption().series.map((s) => s.name);")
+        self.assertNotIn("seed", slices)
+        for title in ("Parallel coordinates", "Slices"):
+            note = self.driver.find_element(By.CSS_SELECTOR, f"section[data-chart='{title}'] p.note").text
+            self.assertIn("not drawn: seed (the same value in every trial)", note)
+
     def test_trial_page_shows_its_log_tail(self):
         self.open("#/e/finished/t/3")
         log = self.driver.find_element(By.ID, "log-tail").text
@@ -452,6 +479,15 @@ class DashboardTest(unittest.TestCase):
                 self.assertEqual(cells[trial][1], "interrupted", cells[trial])
                 self.assertEqual(cells[trial][3], "-", cells[trial])
             self.assertEqual(cells[0][1], "completed")
+            # Rows without an objective ('-') sort last both ways.
+            header = self.driver.find_element(By.CSS_SELECTOR, "th[data-key='objective']")
+            for _ in range(2):
+                header.click()
+                header = self.driver.find_element(By.CSS_SELECTOR, "th[data-key='objective']")
+                values = [r.find_elements(By.TAG_NAME, "td")[2].text for r in self.rows()]
+                self.assertEqual(values[2:], ["-", "-"], values)
+                numbers = [float(v) for v in values[:2]]
+                self.assertEqual(numbers, sorted(numbers, reverse="▼" in header.text), header.text)
             self.open_at(server, "#/e/killed/t/2")
             header = self.driver.find_element(By.CSS_SELECTOR, ".summary")
             self.assertEqual(header.find_element(By.CSS_SELECTOR, ".state").text, "interrupted")

@@ -226,25 +226,45 @@ export function curvesOption(points, trials, summary) {
   };
 }
 
-// Distinct values of a parameter; numeric when every value is a number.
-function axisOf(trials, name) {
+const joinNotes = (...notes) => notes.filter(Boolean).join('; ');
+
+// A parameter's axis: numeric when every value is a number and the search space does
+// not declare it a choice (channels [16, 32, 64] are three options, not a range), else
+// its distinct values as categories (in numeric order when they are numbers).
+function axisOf(trials, name, summary) {
   const values = trials.map((t) => t.params[name]).filter((v) => v !== undefined);
-  const numeric = values.every((v) => typeof v === 'number');
-  const categories = numeric ? null : [...new Set(values.map(fmtValue))].sort();
-  return { numeric, categories };
+  const numbers = values.every((v) => typeof v === 'number');
+  if (numbers && !(summary.choice_params || []).includes(name)) return { numeric: true, categories: null };
+  const distinct = numbers ? [...new Set(values)].sort((a, b) => a - b) : [...new Set(values.map(fmtValue))].sort();
+  return { numeric: false, categories: distinct.map(fmtValue) };
+}
+
+// Whether at least two trials have `name` and all of them the same value.
+function constant(trials, name) {
+  let first, seen = 0;
+  for (const t of trials) {
+    const v = t.params[name];
+    if (v === undefined) continue;
+    if (seen === 0) first = v;
+    else if (v !== first) return false;
+    seen += 1;
+  }
+  return seen > 1;
 }
 
 // The parameters the charts draw, and a note naming the rest: values that are lists or
 // objects (a NAS evaluation's architecture, a list of layer widths) have no order and no
-// short label; the table and each trial's page show them.
+// short label; the table and each trial's page show them. A parameter with one value
+// in every trial (a fixed seed, a choice of one) would be an axis with nothing on it.
 export function chartedParams(trials, summary) {
   const structured = (name) => trials.some((t) => t.params[name] !== null && typeof t.params[name] === 'object');
   const left = summary.params.filter(structured);
-  return { names: summary.params.filter((name) => !left.includes(name)),
-    note: left.length ? `not drawn: ${left.join(', ')} (lists or objects; shown in the table)` : '' };
+  const fixed = summary.params.filter((name) => !left.includes(name) && constant(trials, name));
+  return { names: summary.params.filter((name) => !left.includes(name) && !fixed.includes(name)),
+    note: joinNotes(left.length ? `not drawn: ${left.join(', ')} (lists or objects; shown in the table)` : '',
+      fixed.length ? `not drawn: ${fixed.join(', ')} (the same value in every trial)` : '') };
 }
 
-const joinNotes = (...notes) => notes.filter(Boolean).join('; ');
 
 // At most this many lines in parallel coordinates: each is its own canvas path, and past
 // a few thousand the picture is a solid band anyway.
@@ -268,7 +288,7 @@ export function parallelOption(trials, summary) {
   const done = sample.trials;
   const charted = chartedParams(trials, summary);
   const names = charted.names;
-  const axes = names.map((name) => ({ name, ...axisOf(done, name) }));
+  const axes = names.map((name) => ({ name, ...axisOf(done, name, summary) }));
   const parallelAxis = axes.map((a, i) => (a.numeric
     ? { dim: i, name: a.name, type: 'value', scale: true }
     : { dim: i, name: a.name, type: 'category', data: a.categories }));
@@ -301,7 +321,7 @@ export function slicesOption(trials, summary, width, charted) {
   names.forEach((name, i) => {
     const row = Math.floor(i / columns), column = i % columns;
     const have = done.filter((t) => t.params[name] !== undefined);
-    const axis = axisOf(have, name);
+    const axis = axisOf(have, name, summary);
     const index = new Map((axis.categories || []).map((c, k) => [c, k]));  // category -> x
     axes.push(axis);
     grid.push({ left: `${(100 * column) / columns + 4.5}%`, width: `${100 / columns - 6}%`, top: row * SLICE_ROW_PX + 10, height: SLICE_ROW_PX - 50 });

@@ -6,24 +6,29 @@ const PAGE = 100;
 // Filters apply as the user types, once typing pauses this long.
 const TYPING_MS = 300;
 
+// A metric column named like the objective or a parameter is labelled "(last
+// reported)": the objective is a completed trial's value (what ranks trials; none for a
+// failed one), the metric what the trial last reported, a parameter what it was given.
 function columnsOf(trials, summary) {
   const metrics = [];
   for (const t of trials) for (const k of Object.keys(t.metrics || {})) if (!metrics.includes(k)) metrics.push(k);
+  const taken = new Set([summary.metric, ...summary.params]);
   return [
     { key: 'number', label: 'trial', get: (t) => t.number },
     { key: 'state', label: 'state', get: (t) => shownState(t, summary), cell: (t) => stateBadge(shownState(t, summary)) },
-    { key: 'objective', label: summary.metric, get: (t) => t.objective },
+    { key: 'objective', label: `${summary.metric} (objective)`, get: (t) => t.objective },
     { key: 'duration', label: 'duration', get: (t) => trialDuration(t, summary), cell: (t) => fmtDuration(trialDuration(t, summary)) },
     ...summary.params.map((p) => ({ key: `p:${p}`, label: p, get: (t) => t.params[p], param: p })),
-    ...metrics.map((m) => ({ key: `m:${m}`, label: m, get: (t) => (t.metrics || {})[m], metric: true })),
+    ...metrics.map((m) => ({ key: `m:${m}`, label: taken.has(m) ? `${m} (last reported)` : m, get: (t) => (t.metrics || {})[m], metric: true })),
     { key: 'gpus', label: 'gpus', get: (t) => (t.gpus.length ? t.gpus.join(',') : 'cpu') },
   ];
 }
 
+const missing = (v) => v === null || v === undefined;
+
+// Two values that are both there (visible() puts missing ones last).
 function compare(a, b) {
   if (a === b) return 0;
-  if (a === null || a === undefined) return 1;
-  if (b === null || b === undefined) return -1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   return String(fmtValue(a)).localeCompare(String(fmtValue(b)));
 }
@@ -64,12 +69,17 @@ export class TrialTable {
     return this.trials
       .filter((t) => !this.state || shownState(t, this.summary) === this.state)
       .filter((t) => Object.entries(this.filters).every(([p, text]) => matches(t.params[p], text)))
-      .sort((a, b) => dir * compare(column.get(a), column.get(b)) || a.number - b.number);
+      .sort((a, b) => {
+        const x = column.get(a), y = column.get(b);
+        // Trials without a value ('-') last whichever way the column sorts.
+        if (missing(x) || missing(y)) return (missing(x) - missing(y)) || a.number - b.number;
+        return dir * compare(x, y) || a.number - b.number;
+      });
   }
 
   header() {
     return el('tr', {}, this.columns.map((c) => el('th', {
-      class: 'sortable', title: 'sort',
+      class: 'sortable', title: 'sort', dataset: { key: c.key },
       onclick: () => { this.sort = { key: c.key, dir: this.sort.key === c.key ? -this.sort.dir : 1 }; this.render(); },
     }, c.label, this.sort.key === c.key ? (this.sort.dir > 0 ? ' ▲' : ' ▼') : '')));
   }
