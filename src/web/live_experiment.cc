@@ -264,6 +264,17 @@ Expected<Json> LiveExperiment::TrialDetail(int number) {
   GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, journal_->LoadResults(number));
   GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
                       journal_->LoadSchedulerEvents(number));
+  // The scheduler's last judgement of the trial at a rung, numbered as its decisions
+  // are: the trial's own rung is its job's (0 for a job run to the full budget, even
+  // when a later rung stopped it).
+  Json judged;
+  for (const SchedulerEventRecord& event : events) {
+    const Json decision = event.detail.value("decision", Json());
+    if (decision.is_object() && decision.value("rung", -1) >= 0)
+      judged = Json{{"rung", decision["rung"]},
+                    {"resource", decision.value("resource", Json())},
+                    {"verdict", decision.value("verdict", "")}};
+  }
   Json rows = Json::array();
   for (const IntermediateResult& r : results)
     rows.push_back(
@@ -273,6 +284,7 @@ Expected<Json> LiveExperiment::TrialDetail(int number) {
   return Json{{"trial", TrialJson(*trial)},
               {"dir", (dir_ / "trials" / TrialDirName(number)).string()},
               {"results", std::move(rows)},
+              {"judged", std::move(judged)},
               {"decisions", decisions_ ? decisions_(events, resource, *trial) : std::vector<std::string>{}},
               {"log_tail", ConfinedTail(dir_ / "trials" / TrialDirName(number) / "output.log",
                                         dir_, kLogTailBytes)}};

@@ -59,7 +59,8 @@ class LiveExperiment {
   // {cursor, trial[], attempt[], step[], value[]}: the objective metric's intermediate
   // values appended after `after`, columnar so 200,000 points stay a few MB; JSON text.
   Expected<std::string> PointsAfter(std::int64_t after);
-  // {trial, results[{attempt, step, time, values}], decisions[lines], log_tail} of
+  // {trial, results[{attempt, step, time, values}], judged{rung, resource, verdict}|null
+  // (the last scheduler decision at a rung), decisions[lines], log_tail} of
   // trial `number`; Error{kNotFound} if it has not started.
   Expected<Json> TrialDetail(int number);
 

@@ -132,6 +132,25 @@ TEST(LiveExperimentTest, RungsComeFromTheSchedulersDecisionsAsTheyAreJournaled) 
   EXPECT_EQ((*live->Summary())["rungs"], (Json{1, 3, 9}));  // only the new events read
 }
 
+// A job run to the full budget has rung 0 however far it got; the page named that rung
+// for a trial the scheduler stopped at rung 1 ("budget 9 (rung 0)").
+TEST(LiveExperimentTest, TrialDetailSaysTheRungTheSchedulerLastJudgedItAt) {
+  TempDir tmp;
+  FakeExperiment fake(tmp.path(), "exp", 2);
+  auto live = MustOpen(fake.dir());
+  EXPECT_TRUE((*live->TrialDetail(1))["judged"].is_null());
+  auto decision = [](int rung, double resource, const char* verdict) {
+    return SchedulerEventRecord{0, 1.7e9, 1, "report",
+                                Json{{"decision", {{"rung", rung}, {"resource", resource}, {"verdict", verdict}}}}};
+  };
+  ASSERT_TRUE(fake.journal().AppendResults({}, {decision(0, 1, "continue"), decision(1, 3, "stop"),
+                                               decision(-1, 4, "stop")}));  // -1: no rung
+  auto detail = live->TrialDetail(1);
+  ASSERT_TRUE(detail) << detail.error().message;
+  EXPECT_EQ((*detail)["judged"], (Json{{"rung", 1}, {"resource", 3}, {"verdict", "stop"}}));
+  EXPECT_EQ((*detail)["trial"]["rung"], 0);
+}
+
 TEST(LiveExperimentTest, ImportanceSaysWhenItLagsBehindTheTrials) {
   TempDir tmp;
   FakeExperiment fake(tmp.path(), "exp", 6);

@@ -280,6 +280,20 @@ class DashboardTest(unittest.TestCase):
         self.assertTrue(all(drawn["stopDrawn"]), drawn)
         self.shoot("asha")
 
+    def test_a_pruned_trials_page_names_the_rung_its_decisions_name(self):
+        trials = self.server.json("api/e/asha/trials")["trials"]
+        pruned = [t["number"] for t in trials if t["state"] == "pruned"]
+        self.assertTrue(pruned)
+        for number in pruned:
+            self.open(f"#/e/asha/t/{number}")
+            decisions = self.driver.find_element(By.CSS_SELECTOR, "ul.decisions").text
+            rungs = re.findall(r"rung (\d+) \(epoch (\d+)\)", decisions)
+            self.assertTrue(rungs, decisions)
+            header = self.driver.find_element(By.CSS_SELECTOR, ".summary").text
+            rung, epoch = rungs[-1]
+            self.assertIn(f"last judged at rung {rung} (epoch {epoch})", header)
+            self.assertNotIn(" (rung ", header)
+
     def test_nas_page_shows_the_tournament(self):
         self.open("#/e/tour")
         nas = self.server.json("api/e/tour/summary")["nas"]

@@ -232,7 +232,8 @@ export async function trialPage(app, id, number) {
   app.replaceChildren(
     el('div', { class: 'summary' }, el('h2', {}, `Trial ${t.number}`), stateBadge(shownState(t, s)),
       el('p', {}, `${s.metric} ${fmtNumber(t.objective)}; attempt ${t.attempt}; ${t.gpus.length ? `GPUs ${t.gpus.join(',')}` : 'CPU'}; started ${fmtTime(t.start)}; ran ${fmtDuration(trialDuration(t, s))}`,
-        ended ? `; ${ended}` : '', t.budget !== null ? `; budget ${fmtNumber(t.budget)} (rung ${t.rung})` : ''),
+        ended ? `; ${ended}` : '', t.budget !== null ? `; budget ${fmtNumber(t.budget)}` : '',
+        d.judged ? `; last judged at rung ${d.judged.rung} (${s.scheduler ? s.scheduler.resource : 'budget'} ${fmtNumber(d.judged.resource)}): ${d.judged.verdict}` : ''),
       t.reason ? el('p', { class: 'reason' }, t.reason) : '',
       el('p', { class: 'path' }, d.dir)),
     el('section', { class: 'panel' }, el('h3', {}, 'Parameters'), keyValues(t.params)),
