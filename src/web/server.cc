@@ -1,12 +1,18 @@
 #include "web/server.h"
 
+#include <arpa/inet.h>
 #include <malloc.h>
+#include <netinet/in.h>
 #include <sys/random.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 
@@ -97,16 +103,47 @@ std::string CookieToken(const httplib::Request& req) {
   return cookies.substr(at, cookies.find(';', at) - at);
 }
 
-std::string HostName(const std::string& host_header) {
-  if (host_header.starts_with('[')) return host_header.substr(0, host_header.find(']') + 1);
-  return host_header.substr(0, host_header.find(':'));
+// The host name of a Host header, "name[:port]" or "[v6-address][:port]", lowercased;
+// nullopt when the header is not of that shape (a port that is not 1-5 digits, text after
+// it, an unclosed bracket). Parsed whole, so "127.0.0.1.evil.com" is that name, never
+// a 127.0.0.1 followed by something.
+std::optional<std::string> HostHeaderName(std::string_view header) {
+  std::size_t name_end = std::min(header.find(':'), header.size());
+  if (header.starts_with('[')) {
+    const std::size_t bracket = header.find(']');
+    if (bracket == std::string_view::npos) return std::nullopt;
+    name_end = bracket + 1;
+  }
+  if (name_end == 0) return std::nullopt;
+  std::string_view port = header.substr(name_end);
+  if (!port.empty()) {
+    if (!port.starts_with(':') || port.size() < 2 || port.size() > 6) return std::nullopt;
+    for (char c : port.substr(1))
+      if (c < '0' || c > '9') return std::nullopt;
+  }
+  std::string name(header.substr(0, name_end));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+// Whether a request without a token names this server by a loopback name. A page that
+// rebinds its own DNS name to 127.0.0.1 makes the browser send that name, so only
+// exact loopback names pass: localhost, 127.0.0.1, [::1], and the address bound when it
+// is a loopback literal (`--host 127.0.0.2` is browsed as http://127.0.0.2:PORT/).
+// Other 127.x.y.z are refused: an address literal cannot come from rebinding, but a
+// server bound to one address has no reason to answer to another.
+bool NamesThisLoopbackServer(const std::string& host_header, const std::string& bound_host) {
+  const std::optional<std::string> name = HostHeaderName(host_header);
+  if (!name) return false;
+  return *name == "localhost" || *name == "127.0.0.1" || *name == "[::1]" ||
+         (*name == bound_host && IsLoopbackHost(bound_host));
 }
 
 // Token or loopback Host check; true when the request may proceed.
-bool Admit(const httplib::Request& req, httplib::Response& res, const std::string& token) {
+bool Admit(const httplib::Request& req, httplib::Response& res, const ServeOptions& options) {
+  const std::string& token = options.token;
   if (token.empty()) {
-    const std::string host = HostName(req.get_header_value("Host"));
-    if (host == "localhost" || host == "[::1]" || IsLoopbackHost(host)) return true;
+    if (NamesThisLoopbackServer(req.get_header_value("Host"), options.host)) return true;
     res.status = 403;
     res.set_content("Forbidden: this server answers only to localhost names\n", "text/plain");
     return false;
@@ -203,7 +240,13 @@ void AddRoutes(httplib::Server& server, ExperimentCache& cache) {
 }  // namespace
 
 bool IsLoopbackHost(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.starts_with("127.");
+  // An address literal, parsed: "127.evil.com" starts like one but is a name that may
+  // resolve anywhere.
+  in_addr v4{};
+  in6_addr v6{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return host == "localhost";
 }
 
 Status Serve(const ServeOptions& options, const std::function<void(int port)>& on_listening,
@@ -226,7 +269,7 @@ Status Serve(const ServeOptions& options, const std::function<void(int port)>& o
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Content-Security-Policy",
                    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:");
-    return Admit(req, res, options.token) ? httplib::Server::HandlerResponse::Unhandled
+    return Admit(req, res, options) ? httplib::Server::HandlerResponse::Unhandled
                                           : httplib::Server::HandlerResponse::Handled;
   });
   AddRoutes(server, cache);

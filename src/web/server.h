@@ -5,8 +5,9 @@
 // Requests name experiments by catalog id and trials by number, never by path (see
 // experiment_catalog.h). With a token, every request must carry it (Authorization:
 // Bearer, the gpusweep_token cookie, or ?token= which also sets the cookie); without
-// one, only loopback Host headers are answered, so a web page elsewhere cannot reach
-// the server through DNS rebinding.
+// one, only exact loopback Host names are answered (localhost, 127.0.0.1, [::1], the
+// bound loopback address; port optional), so a web page elsewhere cannot reach the
+// server through DNS rebinding.
 #pragma once
 
 #include <functional>
@@ -32,7 +33,8 @@ struct ServeOptions {
 Status Serve(const ServeOptions& options, const std::function<void(int port)>& on_listening,
              const std::function<void(std::function<void()> stop)>& install_stop);
 
-// Whether `host` is a loopback address ("127.x.y.z", "::1", "localhost").
+// Whether the bind address `host` is loopback: an IPv4 literal in 127.0.0.0/8, "::1",
+// or "localhost". A name that merely starts with "127." is not (it resolves anywhere).
 bool IsLoopbackHost(const std::string& host);
 
 }  // namespace gpusweep::web

@@ -23,9 +23,10 @@ using testing::FakeExperiment;
 // `Serve` on a free loopback port in a thread, stopped and joined at scope exit.
 class RunningServer {
  public:
-  explicit RunningServer(ServeOptions options) {
-    options.host = "127.0.0.1";
-    options.port = 0;
+  // On a free port of `options.host` (127.0.0.1 unless set), or on `port` when given.
+  explicit RunningServer(ServeOptions options, int port = 0) {
+    if (options.host.empty()) options.host = "127.0.0.1";
+    options.port = port;
     std::promise<int> ready;
     thread_ = std::thread([this, options, &ready] {
       Status served = Serve(
@@ -167,13 +168,48 @@ TEST_F(ServerTest, ATokenIsRequiredOnEveryRequestWhenSet) {
   EXPECT_EQ(client.Get("/api/experiments", {{"Cookie", "gpusweep_token=s3cret-tokenX"}})->status, 401);
 }
 
+int StatusForHost(httplib::Client& client, const std::string& host) {
+  auto res = client.Get("/api/experiments", {{"Host", host}});
+  return res ? res->status : -1;
+}
+
 TEST_F(ServerTest, WithoutATokenOnlyLoopbackHostNamesAreAnswered) {
   RunningServer server(options_);
   auto client = server.Client();
   const std::string port = std::to_string(server.port());
-  EXPECT_EQ(client.Get("/api/experiments", {{"Host", "localhost:" + port}})->status, 200);
-  // A page elsewhere that rebinds its own name to 127.0.0.1 sends its own Host.
-  EXPECT_EQ(client.Get("/api/experiments", {{"Host", "evil.example:" + port}})->status, 403);
+  const std::vector<std::string> loopback = {"localhost",   "localhost:" + port,
+                                             "127.0.0.1",   "127.0.0.1:" + port,
+                                             "[::1]",       "[::1]:" + port,
+                                             "LocalHost:" + port};
+  for (const std::string& host : loopback) EXPECT_EQ(StatusForHost(client, host), 200) << host;
+  // A page elsewhere that rebinds its own name to 127.0.0.1 sends its own Host: only
+  // exact loopback names pass, whatever they start with.
+  const std::vector<std::string> others = {
+      "evil.example:" + port, "evil.example.com", "localhost.evil.com", "127.0.0.1.evil.com",
+      "127.0.0.1.evil.com:80", "127.0.0.1@evil.com", "127.0.0.1 evil", "127.0.0.2",
+      "127.0.0.2:" + port, "127.0.0.1:80@evil.com", "127.0.0.1:" + port + "x",
+      "127.0.0.1:123456", "127.0.0.1:", "[::1].evil.com", "[::1", "[::2]:" + port,
+      "localhost:" + port + ":" + port, ":" + port, "127.1", "2130706433", "0x7f.1"};
+  for (const std::string& host : others)
+    EXPECT_EQ(StatusForHost(client, host), 403) << host;
+}
+
+TEST_F(ServerTest, AServerBoundToAnotherLoopbackAddressAnswersToIt) {
+  options_.host = "127.0.0.2";
+  RunningServer server(options_);
+  ASSERT_GT(server.port(), 0) << server.error();
+  httplib::Client client("127.0.0.2", server.port());
+  EXPECT_EQ(StatusForHost(client, "127.0.0.2:" + std::to_string(server.port())), 200);
+  EXPECT_EQ(StatusForHost(client, "127.0.0.3"), 403);
+}
+
+TEST(IsLoopbackHost, OnlyLoopbackAddressLiteralsAndLocalhost) {
+  for (const char* host : {"127.0.0.1", "127.0.0.2", "127.255.0.9", "::1", "localhost"})
+    EXPECT_TRUE(IsLoopbackHost(host)) << host;
+  // A name that starts like a loopback address resolves wherever its owner wants.
+  for (const char* host : {"127.evil.com", "127.0.0.1.evil.com", "0.0.0.0", "::", "10.0.0.1",
+                           "localhost.evil.com", "", "::2"})
+    EXPECT_FALSE(IsLoopbackHost(host)) << host;
 }
 
 TEST_F(ServerTest, AJournalBeingWrittenIsServedRowByRowOnce) {
