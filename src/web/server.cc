@@ -272,6 +272,14 @@ Status Serve(const ServeOptions& options, const std::function<void(int port)>& o
     return Admit(req, res, options) ? httplib::Server::HandlerResponse::Unhandled
                                           : httplib::Server::HandlerResponse::Handled;
   });
+  // httplib's default options set SO_REUSEPORT, with which a second `gpusweep serve`
+  // on a port in use binds as well and the kernel deals connections out between the two.
+  // SO_REUSEADDR alone still lets a restarted server bind over its predecessor's
+  // TIME_WAIT connections, and makes bind fail (EADDRINUSE) while another listens.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   AddRoutes(server, cache);
   const int port = options.port == 0 ? server.bind_to_any_port(options.host)
                                      : (server.bind_to_port(options.host, options.port)

@@ -168,6 +168,18 @@ TEST_F(ServerTest, ATokenIsRequiredOnEveryRequestWhenSet) {
   EXPECT_EQ(client.Get("/api/experiments", {{"Cookie", "gpusweep_token=s3cret-tokenX"}})->status, 401);
 }
 
+TEST_F(ServerTest, ASecondServerOnAPortInUseFailsToStart) {
+  RunningServer first(options_);
+  ASSERT_GT(first.port(), 0) << first.error();
+  RunningServer second(options_, first.port());
+  EXPECT_EQ(second.port(), -1);
+  EXPECT_NE(second.error().find("in use"), std::string::npos) << second.error();
+  EXPECT_NE(second.error().find("--port"), std::string::npos) << second.error();
+  // The first one still answers every request (none dealt to a second listener).
+  auto client = first.Client();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(GetJson(client, "/api/experiments").size(), 1u);
+}
+
 int StatusForHost(httplib::Client& client, const std::string& host) {
   auto res = client.Get("/api/experiments", {{"Host", host}});
   return res ? res->status : -1;
