@@ -13,6 +13,7 @@
 #include "cli_harness.h"
 #include "common/temp_dir_for_tests.h"
 #include "gpusweep/journal.h"
+#include "gpusweep/report.h"
 #include "run/test_util.h"
 
 namespace gpusweep {
@@ -104,6 +105,37 @@ TEST_F(CliTest, NasDryRunShowsTheWholeStagePlan) {
   EXPECT_EQ(json["nas"]["stages"][0]["data_size"], 100);
   EXPECT_EQ(json["nas"]["stages"][5]["data_size"], 100);  // block 2 round 1: reset
   EXPECT_EQ(json["nas"]["blocks"][0]["eliminated"].size(), 4u);
+}
+
+// A dry run's scores are random, so the highest is a search evaluation on 100 to 300
+// images; the search's result is still the retrain, and best, status and the run
+// summary name it with its stage.
+TEST_F(CliTest, NasBestIsTheRetrainNotTheHighestSearchEvaluation) {
+  Write("name: e2e\ncommand: [python3, train.py]\nmetric: {name: acc, mode: max}\n"
+        "resources: {gpus: none, cpu_slots: 2}\n" +
+        std::string(kSmallNas) + "  dry_run: true\n");
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const std::filesystem::path dry = dir_.path() / "runs" / "e2e-dry-run";
+  auto journal = OpenJournal(dry / "gpusweep.db", JournalAccess::kReadOnly);
+  ASSERT_TRUE(journal);
+  const auto trials = (*journal)->LoadTrials().value_or(std::vector<TrialRecord>{});
+  ASSERT_EQ(trials.size(), 13u);
+  const auto ranked = RankTrials(trials, MetricSpec{"acc", Mode::kMax});
+  ASSERT_FALSE(ranked.empty());
+  ASSERT_NE(ranked.front()->params["nas_stage"], "retrain");  // the case this test is about
+  ASSERT_EQ(trials.back().params["nas_stage"], "retrain");
+  const std::string retrain = fmt::format("trial #{}", trials.back().number);
+
+  auto best = RunGpusweep({"best", dry.string()}, dir_.path());
+  ASSERT_EQ(best.exit_code, 0) << best.out;
+  EXPECT_NE(best.out.find("Result of e2e-dry-run: " + retrain + ", the retrain"),
+            std::string::npos) << best.out;
+  EXPECT_NE(best.out.find("nas_stage = retrain\n"), std::string::npos) << best.out;
+  auto status = RunGpusweep({"status", dry.string()}, dir_.path());
+  EXPECT_NE(status.out.find(retrain + ", retrain\n"), std::string::npos) << status.out;
+  EXPECT_NE(run.out.find("Result: acc="), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(retrain + ", retrain\n"), std::string::npos) << run.out;
 }
 
 TEST_F(CliTest, NasFailingAndKilledEvaluationsScoreZeroAndTheSearchGoesOn) {

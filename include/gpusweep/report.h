@@ -85,6 +85,24 @@ std::string FormatEarlyStopping(const std::vector<TrialRecord>& trials, const Re
 std::vector<const TrialRecord*> RankTrials(const std::vector<TrialRecord>& trials,
                                            const MetricSpec& metric);
 
+// What a NAS experiment found (ReportContext::nas; docs/nas.md, "Reading the results"):
+// the retrain when it completed; before that, the confirm of the highest block whose
+// confirm completed (the latest confirmed block); else nullopt. Never a round or
+// winner-refinement evaluation: those train on part of the data for few epochs, and
+// the highest of many such scores is the luckiest draw, not the search's result.
+// `best`, status's Best line, the run summary, the progress line and the dashboard's
+// summary name this trial for a NAS experiment. Chosen by the trials' params
+// (nas_stage, nas_block), so a failed retrain falls back to the latest confirm.
+struct NasResult {
+  const TrialRecord* trial = nullptr;  // points into the trials given
+  bool retrain = false;                // false: a confirm (the retrain has not completed)
+  int block = 0;                       // the block it confirms; the retrain: the last
+};
+std::optional<NasResult> FindNasResult(const std::vector<TrialRecord>& trials);
+
+// "retrain" or "confirm of block 2, the retrain has not completed".
+std::string NasResultStage(const NasResult& result);
+
 // The order of `gpusweep status` rows.
 enum class StatusSort {
   kNumber,     // trial number (the default)
@@ -246,6 +264,7 @@ struct Progress {
   std::optional<double> best;       // best objective so far
   std::optional<int> best_trial;    // its trial number
   std::optional<int> best_configuration;  // with cv: best is this configuration's mean
+  std::string best_stage;  // NAS (ctx.nas): best is FindNasResult's, this its NasResultStage
   double elapsed_seconds = 0;
   std::optional<double> eta_seconds;  // nullopt until a trial has finished
 };
@@ -253,6 +272,7 @@ struct Progress {
 // The TTY status line, e.g. "fmnist-cnn  done 5/16  running 2  queued 9  failed 1
 // best val_acc=0.8712 (#3)  elapsed 2m10s  ETA 4m00s" ("failed"/"interrupted" only when
 // non-zero, "best -" / "ETA -" when unknown), cut with "…" to ctx.width. No newline.
+// A NAS experiment says "result" for "best": "result val_acc=0.71 (#47, confirm of ...)".
 std::string FormatProgressLine(const Progress& p, const ReportContext& ctx);
 
 // Progress from the journal's records. ETA = (sum over running trials of the time each

@@ -96,11 +96,14 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   BestCommandArgs best_args;
-  auto* best = app.add_subcommand("best", "the best trial: params, metric, trial directory");
+  auto* best = app.add_subcommand(
+      "best", "the best trial: params, metric, trial directory (a NAS search: its result, the "
+              "retrain or until then the latest confirm)");
   best->add_option("experiment_dir", best_args.dir,
                    "experiment directory (default: newest in ./runs)");
   best->add_flag("--single", best_args.single,
-                 "the best single trial even when params ran several times (repeats, seeds)");
+                 "the best single trial even when params ran several times (repeats, seeds); "
+                 "in a NAS search the highest-scoring evaluation of any stage");
   best->add_option("--ignore", best_args.ignore,
                    "params that do not tell groups apart, e.g. seed,init (default: seed)")
       ->delimiter(',')

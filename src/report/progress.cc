@@ -68,6 +68,12 @@ Progress ComputeProgress(const std::vector<TrialRecord>& trials, const ReportCon
       p.best = ranked.front()->mean;
       p.best_configuration = ranked.front()->configuration;
     }
+  } else if (ctx.nas) {  // the search's result, never a search evaluation's score
+    if (const std::optional<NasResult> result = FindNasResult(trials)) {
+      p.best = result->trial->objective;
+      p.best_trial = result->trial->number;
+      p.best_stage = NasResultStage(*result);
+    }
   } else if (const auto ranked = RankTrials(trials, ctx.metric); !ranked.empty()) {
     p.best = ranked.front()->objective;
     p.best_trial = ranked.front()->number;
@@ -92,12 +98,16 @@ std::string FormatProgressLine(const Progress& p, const ReportContext& ctx) {
                                  p.done, ctx.total_trials, p.running, p.queued);
   if (p.failed > 0) line += fmt::format("  failed {}", p.failed);
   if (p.interrupted > 0) line += fmt::format("  interrupted {}", p.interrupted);
+  const char* best = ctx.nas ? "result" : "best";
   if (p.best) {
-    line += fmt::format("  best {}={}", ctx.metric.name, report::FormatNumber(*p.best));
-    if (p.best_trial) line += fmt::format(" (#{})", *p.best_trial);
+    line += fmt::format("  {} {}={}", best, ctx.metric.name, report::FormatNumber(*p.best));
+    if (p.best_trial && !p.best_stage.empty())
+      line += fmt::format(" (#{}, {})", *p.best_trial, p.best_stage);
+    else if (p.best_trial)
+      line += fmt::format(" (#{})", *p.best_trial);
     if (p.best_configuration) line += fmt::format(" (config {})", *p.best_configuration);
   } else {
-    line += "  best -";
+    line += fmt::format("  {} -", best);
   }
   line += "  elapsed " + FormatDuration(p.elapsed_seconds);
   line += "  ETA " + (p.eta_seconds ? FormatDuration(*p.eta_seconds) : std::string("-"));

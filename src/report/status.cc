@@ -9,6 +9,7 @@
 #include "gpusweep/report.h"
 #include "report/param_text.h"
 #include "report/cv_views.h"
+#include "report/nas_result.h"
 #include "report/status_header.h"
 #include "report/table.h"
 #include "report/text.h"
@@ -191,6 +192,7 @@ void AppendStatusHeader(std::string& out, const std::vector<TrialRecord>& trials
   const bool by_group = RanksByGroup(groups, ctx);
   AppendHeaderLine(out, "Best",
                    ctx.cv.enabled() ? CvBestText(trials, ctx)
+                   : ctx.nas        ? NasBestText(trials, ctx)
                    : by_group       ? BestGroupText(groups, ctx.metric)
                                     : BestText(trials, ctx.metric),
                    ctx);
@@ -259,6 +261,8 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
 std::optional<std::string> FormatBest(const std::vector<TrialRecord>& trials,
                                       const ReportContext& ctx, const GroupingOptions& grouping) {
   if (ctx.cv.enabled() && !grouping.single) return report::FormatCvBest(trials, ctx);
+  if (ctx.nas && !grouping.single)  // the search's result, whatever a search evaluation scored
+    return report::FormatNasBest(trials, ctx);
   const auto ranked = RankTrials(trials, ctx.metric);
   if (ranked.empty()) return std::nullopt;
   if (!grouping.single)
@@ -277,6 +281,9 @@ std::optional<std::string> FormatBest(const std::vector<TrialRecord>& trials,
 }
 
 std::string FormatNoBest(const std::vector<TrialRecord>& trials, const ReportContext& ctx) {
+  // Called when FormatBest found nothing: in a NAS search with completed evaluations,
+  // that means no block is confirmed yet.
+  if (ctx.nas && !RankTrials(trials, ctx.metric).empty()) return report::FormatNasNoBest(trials, ctx);
   const Counts c = CountStates(trials, ctx.total_trials);
   if (ctx.cv.enabled())
     return fmt::format("No configuration of {} has completed its {} folds with {} yet (fold "
@@ -319,24 +326,31 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
                        ctx.width, ctx.color);
     report::AppendGroupTable(out, groups, ctx, shown_groups);
   } else {
-    report::AppendLine(out, fmt::format("Top {} of {} by {} ({}):", shown, ranked.size(),
+    // A NAS search's result is its retrain (or latest confirm), whatever a search
+    // evaluation on less data scored; the table ranks every stage, each row says which.
+    if (ctx.nas)
+      report::AppendLine(out, "Result: " + report::NasBestText(trials, ctx), ctx.width, ctx.color);
+    report::AppendLine(out, fmt::format("Top {} of {} {}by {} ({}):", shown, ranked.size(),
+                                        ctx.nas ? "evaluations of every stage " : "",
                                         ctx.metric.name, ModeName(ctx.metric.mode)),
                        ctx.width, ctx.color);
     const report::ParamText params(trials);
     if (const std::string constants = params.Constants(); !constants.empty())
       report::AppendLine(out, "Same in every trial: " + constants, ctx.width, ctx.color);
-    report::Table table({{"RANK", Align::kRight},
-                         {"TRIAL", Align::kRight},
-                         {"OBJECTIVE", Align::kRight},
-                         {"DURATION", Align::kRight, /*drop_order=*/1},
-                         {"PARAMS", Align::kLeft, 0, report::Overflow::kWrap}});
+    std::vector<report::Column> columns{{"RANK", Align::kRight}, {"TRIAL", Align::kRight}};
+    if (ctx.nas) columns.push_back({"STAGE"});
+    columns.push_back({"OBJECTIVE", Align::kRight});
+    columns.push_back({"DURATION", Align::kRight, /*drop_order=*/1});
+    columns.push_back({"PARAMS", Align::kLeft, 0, report::Overflow::kWrap});
+    report::Table table(std::move(columns));
     for (size_t i = 0; i < shown; ++i) {
       const TrialRecord& t = *ranked[i];
-      table.AddRow({{std::to_string(i + 1)},
-                    {std::to_string(t.number)},
-                    {report::ObjectiveText(t.objective)},
-                    {DurationText(t, ctx.now)},
-                    {params.Varying(t.params)}});
+      std::vector<report::Segment> row{{std::to_string(i + 1)}, {std::to_string(t.number)}};
+      if (ctx.nas) row.push_back({report::NasStageLabel(t.params)});
+      row.push_back({report::ObjectiveText(t.objective)});
+      row.push_back({DurationText(t, ctx.now)});
+      row.push_back({params.Varying(t.params)});
+      table.AddRow(std::move(row));
     }
     report::AppendTable(out, table, ctx.width, ctx.color);
   }

@@ -175,6 +175,14 @@ void LiveExperiment::SummarizeLocked() {
   Json best = ranked.empty() ? Json()
                              : Json{{"trial", ranked.front()->number},
                                     {"value", *ranked.front()->objective}};
+  if (nas_) {  // the search's result (retrain, else latest confirm), not its top evaluation
+    const std::optional<NasResult> result = FindNasResult(records_);
+    best = result ? Json{{"trial", result->trial->number},
+                         {"value", *result->trial->objective},
+                         {"stage", result->retrain ? "retrain" : "confirm"},
+                         {"block", result->block}}
+                  : Json();
+  }
   Json scheduler;
   if (meta_.scheduler)
     scheduler = Json{{"type", meta_.scheduler->type},

@@ -46,6 +46,8 @@ class LiveExperiment {
 
   // {name, dir, metric, mode, total, recorded, unfinished (ExperimentStateName),
   //  counts{state: n}, best{trial, value}|null, running, state (ExperimentStateName),
+  //  (a NAS experiment's best is its result, FindNasResult: {trial, value, stage:
+  //  "retrain"|"confirm", block}, null before a block is confirmed)
   //  scheduler{type, resource, max_resource}|null, params[names], choice_params[the
   //  names declared `type: choice`: categories even when their values are numbers],
   //  rungs[resource values],

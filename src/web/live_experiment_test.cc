@@ -84,6 +84,31 @@ TEST(LiveExperimentTest, ANasExperimentsSummaryHoldsItsTournament) {
   EXPECT_FALSE(plain->contains("nas"));
 }
 
+// A NAS search's best is its result (the retrain, else the latest confirm), with its
+// stage, not the highest-scoring search evaluation.
+TEST(LiveExperimentTest, ANasExperimentsBestIsItsResult) {
+  TempDir tmp;
+  NasConfig config;
+  FakeExperiment nas(tmp.path(), "nas", 0, 0, Json{{"nas", NasConfigJson(config)}});
+  auto add = [&](int number, const char* stage, double value) {
+    TrialRecord trial;
+    trial.number = number;
+    trial.params = {{"nas_stage", stage}, {"nas_block", 1}, {"nas_round", 0}};
+    trial.state = TrialState::kRunning;
+    ASSERT_TRUE(nas.journal().UpsertTrial(trial));
+    trial.state = TrialState::kCompleted;
+    trial.objective = value;
+    ASSERT_TRUE(nas.journal().FinishTrial(trial, {}));
+  };
+  add(0, "round", 0.97);
+  add(1, "confirm", 0.70);
+  auto summary = MustOpen(nas.dir())->Summary();
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_EQ((*summary)["best"], (Json{{"trial", 1}, {"value", 0.70}, {"stage", "confirm"},
+                                      {"block", 1}}))
+      << summary->dump();
+}
+
 Json Parsed(const Expected<std::string>& text) {
   EXPECT_TRUE(text) << text.error().message;
   return text ? Json::parse(*text) : Json();

@@ -1,0 +1,99 @@
+// FindNasResult, NasResultStage (gpusweep/report.h) and NasStageLabel.
+#include "report/nas_result.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpusweep/report.h"
+#include "report/text.h"
+
+namespace gpusweep {
+namespace {
+
+std::string StageOf(const TrialRecord& trial) {
+  const auto stage = trial.params.find("nas_stage");
+  return stage != trial.params.end() && stage->is_string() ? stage->get<std::string>() : "";
+}
+
+int BlockOf(const TrialRecord& trial) {
+  const auto block = trial.params.find("nas_block");
+  return block != trial.params.end() && block->is_number_integer() ? block->get<int>() : 0;
+}
+
+}  // namespace
+
+std::optional<NasResult> FindNasResult(const std::vector<TrialRecord>& trials) {
+  std::optional<NasResult> confirm;
+  for (const TrialRecord& trial : trials) {
+    if (trial.state != TrialState::kCompleted || !trial.objective || std::isnan(*trial.objective))
+      continue;
+    const std::string stage = StageOf(trial);
+    if (stage == "retrain") return NasResult{&trial, true, BlockOf(trial)};
+    if (stage == "confirm" && (!confirm || BlockOf(trial) > confirm->block))
+      confirm = NasResult{&trial, false, BlockOf(trial)};
+  }
+  return confirm;
+}
+
+std::string NasResultStage(const NasResult& result) {
+  if (result.retrain) return "retrain";
+  return fmt::format("confirm of block {}, the retrain has not completed", result.block);
+}
+
+namespace report {
+
+std::string NasStageLabel(const Json& params) {
+  const auto stage = params.find("nas_stage");
+  if (stage == params.end() || !stage->is_string()) return "";
+  const std::string name = stage->get<std::string>();
+  if (name == "retrain") return name;
+  const int block = params.value("nas_block", 0);
+  if (name == "round") return fmt::format("block {} round {}", block, params.value("nas_round", 0));
+  return fmt::format("block {} {}", block, name);
+}
+
+std::string NasBestText(const std::vector<TrialRecord>& trials, const ReportContext& ctx) {
+  const std::optional<NasResult> result = FindNasResult(trials);
+  if (!result) return "- (no block confirmed yet)";
+  return fmt::format("{}={} ({}) trial #{}, {}", ctx.metric.name,
+                     FormatNumber(*result->trial->objective),
+                     ctx.metric.mode == Mode::kMax ? "max" : "min", result->trial->number,
+                     NasResultStage(*result));
+}
+
+std::optional<std::string> FormatNasBest(const std::vector<TrialRecord>& trials,
+                                         const ReportContext& ctx) {
+  const std::optional<NasResult> result = FindNasResult(trials);
+  if (!result) return std::nullopt;
+  const TrialRecord& trial = *result->trial;
+  std::string out =
+      result->retrain
+          ? fmt::format("Result of {}: trial #{}, the retrain of the confirmed blocks\n",
+                        ctx.experiment_name, trial.number)
+          : fmt::format("Result of {} so far: trial #{}, the confirm of block {} (the latest "
+                        "confirmed block; the retrain has not completed)\n",
+                        ctx.experiment_name, trial.number, result->block);
+  out += fmt::format("Objective  {} = {} ({})\n", ctx.metric.name, FormatNumber(*trial.objective),
+                     ctx.metric.mode == Mode::kMax ? "max" : "min");
+  out += "Params\n";
+  for (const auto& [name, value] : trial.params.items())
+    out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));
+  out += fmt::format("Trial dir  {}\n",
+                     (ctx.experiment_dir / "trials" / TrialDirName(trial.number)).string());
+  return out;
+}
+
+std::string FormatNasNoBest(const std::vector<TrialRecord>& trials, const ReportContext& ctx) {
+  int finished = 0;
+  for (const TrialRecord& t : trials)
+    finished += t.state == TrialState::kCompleted || t.state == TrialState::kFailed;
+  return fmt::format("No block of {} is confirmed yet ({} of {} evaluations finished). A NAS "
+                     "search's result is its retrain, or until then its latest confirm; round "
+                     "and winner evaluations train on part of the data and are not results. "
+                     "`gpusweep status` shows the tournament.\n",
+                     ctx.experiment_name, finished, ctx.total_trials);
+}
+
+}  // namespace report
+}  // namespace gpusweep
