@@ -111,7 +111,7 @@ std::string IntRange(const Args& a, bool exclusive_high, bool log, bool with_ste
     const auto value = AsInt(a.high);
     high = value ? std::to_string(*value - 1) : fmt::format("<high - 1>");
   }
-  std::string text = fmt::format("{{type: int, low: {}, high: {}", Or(a.low, "0"), high);
+  std::string text = fmt::format("{{type: int, low: {}, high: {}", Or(a.low, "<low>"), high);
   if (with_step && a.q && a.q != "1") text += fmt::format(", step: {}", *a.q);
   if (log) text += ", log: true";
   return text + "}";
@@ -319,7 +319,8 @@ Args ArgsOfCall(const Word& w, std::string_view arguments) {
     return a;
   }
   if (b == "randint" && w.tool == Tool::kHyperopt && positional.size() == 1) {
-    a.high = positional[0];  // hp.randint(label, upper): 0 .. upper - 1
+    a.low = "0";  // hp.randint(label, upper): 0 .. upper - 1
+    a.high = positional[0];
     return a;
   }
   if (positional.size() > 0) a.low = positional[0];

@@ -78,6 +78,29 @@ TEST(ForeignParamTest, WordsThatMeanSomethingElseShowWhatToWrite) {
               HasSubstr("unknown value 'unifrom'; did you mean 'uniform'?"));
 }
 
+// Ray Tune names the bounds lower and upper (tune.randint(lower, upper)): they are low
+// and high, and the mapping shown keeps them (tune.randint(1, 4) is 1..3).
+TEST(ForeignParamTest, RayTunesLowerAndUpperAreLowAndHigh) {
+  EXPECT_THAT(ErrorOf("  n: {type: tune.randint, lower: 1, upper: 4}\n"),
+              HasSubstr("write n: {type: int, low: 1, high: 3}"));
+  EXPECT_THAT(ErrorOf("  n: tune.randint(lower=1, upper=4)\n"),
+              HasSubstr("write n: {type: int, low: 1, high: 3}"));
+  ParamSpec x = ParamOf("  x: {type: uniform, lower: 0.1, upper: 0.5}\n");
+  EXPECT_EQ(x.kind, ParamKind::kUniform);
+  EXPECT_EQ(x.low, 0.1);
+  EXPECT_EQ(x.high, 0.5);
+  ParamSpec batch = ParamOf("  batch: {type: tune.qrandint, lower: 16, upper: 64, q: 16}\n");
+  EXPECT_EQ(batch.int_low, 16);
+  EXPECT_EQ(batch.int_high, 64);
+  EXPECT_THAT(ErrorOf("  x: {type: uniform, low: 0, lower: 0, high: 1}\n"),
+              HasSubstr("'lower' and 'low' mean the same; give only low"));
+  EXPECT_THAT(ErrorOf("  x: {type: uniform, min: 0, lower: 0, high: 1}\n"),
+              HasSubstr("'lower' and 'min' mean the same; give only low"));
+  // Without a lower bound the mapping does not invent one.
+  EXPECT_THAT(ErrorOf("  n: {type: randint, upper: 4}\n"),
+              HasSubstr("write n: {type: int, low: <low>, high: 3}"));
+}
+
 TEST(ForeignParamTest, CallsAreTranslated) {
   EXPECT_THAT(ErrorOf("  lr: tune.loguniform(1e-4, 1e-1)\n"),
               StartsWith("exp.yaml:6:7: search_space.lr: 'tune.loguniform(1e-4, 1e-1)' is Ray "

@@ -32,15 +32,22 @@ constexpr std::array<std::string_view, 9> kForeignDistributions{
     "q_log_uniform", "normal", "q_normal", "log_normal", "q_log_normal",
     "inv_log_uniform", "inv_log_uniform_values", "beta", "q_beta"};
 // Our key, then another tool's name for it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kKeySynonyms{{
-    {"low", "min"}, {"high", "max"}, {"values", "choices"}, {"step", "q"}}};
+constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kKeySynonyms{{
+    {"low", "min"},      // W&B
+    {"low", "lower"},    // Ray Tune (tune.uniform(lower, upper))
+    {"high", "max"},     // W&B
+    {"high", "upper"},   // Ray Tune
+    {"values", "choices"},
+    {"step", "q"}}};
 
 // Ours first, so "valid keys: ..." starts with our words.
 constexpr std::array<std::string_view, 4> kChoiceKeys{"type", "values", "distribution", "choices"};
-constexpr std::array<std::string_view, 7> kRangeKeys{"type", "low", "high", "log",
-                                                     "distribution", "min", "max"};
-constexpr std::array<std::string_view, 9> kIntKeys{"type", "low", "high", "step", "log",
-                                                   "distribution", "min", "max", "q"};
+constexpr std::array<std::string_view, 9> kRangeKeys{"type", "low", "high", "log",
+                                                     "distribution", "min", "max",
+                                                     "lower", "upper"};
+constexpr std::array<std::string_view, 11> kIntKeys{"type", "low", "high", "step", "log",
+                                                    "distribution", "min", "max", "q",
+                                                    "lower", "upper"};
 constexpr std::array<std::string_view, 3> kConstantKeys{"type", "value", "distribution"};
 
 std::string DistributionNames() {
@@ -158,16 +165,19 @@ Status CheckForMisspelledType(const Mapping& spec) {
 }  // namespace
 
 Expected<const Value*> FindParamKey(const Mapping& spec, std::string_view key) {
-  const Value* ours = spec.Find(key);
+  const Value* found = spec.Find(key);
+  std::string_view found_name = key;
   for (const auto& [canonical, synonym] : kKeySynonyms) {
     if (canonical != key) continue;
     const Value* theirs = spec.Find(synonym);
-    if (ours != nullptr && theirs != nullptr)
-      return theirs->Invalid(fmt::format("'{}' and '{}' mean the same", synonym, key),
+    if (theirs == nullptr) continue;
+    if (found != nullptr)  // low and min, or min and lower: which one was meant?
+      return theirs->Invalid(fmt::format("'{}' and '{}' mean the same", synonym, found_name),
                              fmt::format("give only {}", key));
-    if (theirs != nullptr) return theirs;
+    found = theirs;
+    found_name = synonym;
   }
-  return ours;
+  return found;
 }
 
 Expected<ResolvedKind> ResolveParamKind(const Mapping& spec, std::string_view param) {
@@ -187,7 +197,7 @@ Expected<ResolvedKind> ResolveParamKind(const Mapping& spec, std::string_view pa
     return ResolvedKind{ParamKind::kConstant};
   GS_TRY(CheckForMisspelledType(spec));
   const bool has_range = spec.Find("low") || spec.Find("high") || spec.Find("min") ||
-                         spec.Find("max");
+                         spec.Find("max") || spec.Find("lower") || spec.Find("upper");
   return tl::unexpected(
       spec.Require("type",
                    has_range ? std::string("add type: uniform (floats), type: loguniform or "

@@ -11,7 +11,8 @@
 //                 with a log_* distribution is refused
 //   no type:      values: [...] -> choice, value: x -> constant (W&B's inference)
 //   type:         Ray Tune's, Hyperopt's and Optuna's words, see foreign_param.h
-//   keys:         min/max -> low/high, choices -> values, q -> step (int)
+//   keys:         min/max (W&B), lower/upper (Ray Tune) -> low/high, choices -> values,
+//                 q -> step (int)
 #pragma once
 
 #include <string_view>
