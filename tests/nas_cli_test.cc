@@ -165,6 +165,27 @@ TEST_F(CliTest, NasFailingAndKilledEvaluationsScoreZeroAndTheSearchGoesOn) {
   EXPECT_EQ(trials.back().state, TrialState::kCompleted);  // the retrain ran
 }
 
+// A failed evaluation's failed_score is part of the tournament's decided history: the
+// messages never point at --retry-failed, which a NAS search refuses with its reason.
+TEST_F(CliTest, NasFailuresAreNeverRetriedAndTheMessagesSayWhy) {
+  Write("name: e2e\nmetric: {name: acc, mode: max}\nresources: {gpus: none, cpu_slots: 1}\n"
+        "max_failures: 2\ncommand: [/bin/sh, -c, 'exit 3']\n" + std::string(kSmallNas));
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_NE(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("(failed evaluations keep failed_score: the tournament decided with it)"),
+            std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("--retry-failed"), std::string::npos) << run.out;
+  auto resumed = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_NE(resumed.out.find("resuming: 2 already finished"), std::string::npos) << resumed.out;
+  EXPECT_EQ(resumed.out.find("--retry-failed"), std::string::npos) << resumed.out;
+  auto retry = RunGpusweep({"run", "--retry-failed", "sweep.yaml"}, dir_.path());
+  EXPECT_NE(retry.exit_code, 0);
+  EXPECT_NE(retry.out.find("--retry-failed cannot be used with a NAS search (nas:): each failed "
+                           "evaluation already scored failed_score"),
+            std::string::npos) << retry.out;
+  EXPECT_EQ(retry.out.find("with a scheduler"), std::string::npos) << retry.out;
+}
+
 // The seed waits for ever on an evaluation that never ends. Here a hung evaluation is
 // stopped by its timeout, scores failed_score (0), and its round and the search go on;
 // without a timeout the run warns, naming the key.

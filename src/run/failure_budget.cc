@@ -41,12 +41,11 @@ Status FailureBudget::Verdict() const {
   return Fail(ErrorCode::kTooManyFailures,
               fmt::format("{} of {} {}s finished in this run failed ({}), so no further trial "
                           "was started; failed: {}{} {}{}; the last, {} {}: {}; see "
-                          "`gpusweep show {}`; fix the cause and run again (--retry-failed reruns "
-                          "the failed trials)",
+                          "`gpusweep show {}`; fix the cause and run again ({})",
                           failed_.size(), finished_, unit_, Describe(*limit_), unit_,
                           failed_.size() == 1 ? "" : "s", fmt::join(listed, ", "),
                           failed_.size() > kListed ? ", ..." : "", unit_, failed_.back(),
-                          last_reason_, last_show_));
+                          last_reason_, last_show_, rerun_));
 }
 
 }  // namespace gpusweep

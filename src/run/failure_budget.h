@@ -24,8 +24,11 @@ namespace gpusweep {
 // folds failed, and the fraction is over finished configurations.
 class FailureBudget {
  public:
-  explicit FailureBudget(std::optional<FailureLimit> limit, std::string unit = "trial")
-      : limit_(limit), unit_(std::move(unit)) {}
+  // `rerun`: what running again does with the failed trials, for the message
+  // ("--retry-failed reruns the failed trials"; with a scheduler they stay failed).
+  explicit FailureBudget(std::optional<FailureLimit> limit, std::string unit = "trial",
+                         std::string rerun = "--retry-failed reruns the failed trials")
+      : limit_(limit), unit_(std::move(unit)), rerun_(std::move(rerun)) {}
 
   // Call once per trial (configuration) that ends (any state; only finished ones
   // count). `show_trial`: the trial `gpusweep show` should look at when it failed
@@ -44,6 +47,7 @@ class FailureBudget {
   std::string last_reason_;
   int last_show_ = 0;
   std::string unit_;
+  std::string rerun_;
   bool exhausted_ = false;
 };
 

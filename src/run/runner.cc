@@ -25,7 +25,14 @@ std::filesystem::path DefaultExperimentDir(const ExperimentConfig& config,
 
 Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const RunOptions& options,
                                        RunServices& services, RunObserver& observer) {
-  if ((config.scheduler.kind != SchedulerKind::kNone || config.nas) &&
+  if (config.nas && options.failed_trials == FailedTrials::kRetry)
+    return Fail(ErrorCode::kInvalidArgument,
+                "--retry-failed cannot be used with a NAS search (nas:): each failed evaluation "
+                "already scored failed_score, and the tournament's eliminations, later RACOS "
+                "samples and confirms were decided with that score, so running it again could "
+                "not change them; `gpusweep run` without it continues the search; to evaluate "
+                "everything again, start a new experiment (another name or output_dir)");
+  if (config.scheduler.kind != SchedulerKind::kNone &&
       options.failed_trials == FailedTrials::kRetry)
     return Fail(ErrorCode::kInvalidArgument,
                 "--retry-failed cannot be used with a scheduler: its decisions already counted "

@@ -33,7 +33,11 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
       poll_interval_(scheduler_ != nullptr && plan.style == TrialStyle::kIterative
                          ? kVerdictPollInterval
                          : kPollInterval),
-      failures_(config.max_failures, config.cv.enabled() ? "configuration" : "trial") {
+      failures_(config.max_failures, config.cv.enabled() ? "configuration" : "trial",
+                config.nas ? "failed evaluations keep failed_score: the tournament decided "
+                             "with it"
+                : scheduler_ != nullptr ? "failed trials stay failed: the scheduler counted them"
+                                        : "--retry-failed reruns the failed trials") {
   for (AttachedJob& job : attached) Attach(std::move(job));
   if (scheduler_ != nullptr) return;  // the scheduler says what runs next
   for (int number = 0; number < plan_.total_trials(); ++number) {
@@ -58,7 +62,9 @@ RunInfo TrialLoop::Info(bool resumed) const {
                            t.state == TrialState::kPruned;
                   }));
   info.already_finished = info.total_trials - info.to_run;
-  if (options_.failed_trials == FailedTrials::kKeep)
+  // With a scheduler (or NAS) failed trials are part of its decided history, and
+  // --retry-failed is refused: no hint to use it.
+  if (options_.failed_trials == FailedTrials::kKeep && scheduler_ == nullptr)
     info.failed_kept = static_cast<int>(std::count_if(
         trials_.begin(), trials_.end(),
         [](const TrialRecord& t) { return t.state == TrialState::kFailed; }));
