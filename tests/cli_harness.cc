@@ -1,6 +1,7 @@
 #include "cli_harness.h"
 
 #include <fcntl.h>
+#include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,6 +72,28 @@ CommandResult RunGpusweep(const std::vector<std::string>& args, const std::files
   result.exit_code = WaitExit(Spawn(args, cwd, log));
   result.out = Slurp(log);
   std::filesystem::remove(log);
+  return result;
+}
+
+CommandResult RunGpusweepInTerminal(const std::vector<std::string>& args,
+                                    const std::filesystem::path& cwd) {
+  std::vector<std::string> full = args;
+  full.insert(full.begin(), GPUSWEEP_BINARY);
+  std::vector<char*> argv = Argv(full);
+  int terminal = -1;
+  const pid_t pid = forkpty(&terminal, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    setenv("COLUMNS", "200", 1);  // wide enough that no column is dropped
+    if (chdir(cwd.c_str()) != 0) _exit(126);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  CommandResult result;
+  if (pid < 0) return result;
+  char buffer[4096];
+  for (ssize_t n; (n = read(terminal, buffer, sizeof buffer)) > 0;) result.out.append(buffer, n);
+  close(terminal);  // read fails (EIO) once the child closed its side
+  result.exit_code = WaitExit(pid);
   return result;
 }
 

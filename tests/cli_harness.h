@@ -18,6 +18,11 @@ struct CommandResult {
 // Runs gpusweep with `args` in `cwd` to completion.
 CommandResult RunGpusweep(const std::vector<std::string>& args, const std::filesystem::path& cwd);
 
+// Runs gpusweep with `args` in `cwd` with its stdout and stderr a pseudo-terminal (as
+// in an interactive shell, COLUMNS=200; the terminal turns "\n" into "\r\n").
+CommandResult RunGpusweepInTerminal(const std::vector<std::string>& args,
+                                    const std::filesystem::path& cwd);
+
 // Starts gpusweep in the background (own process group, like a shell job); its output
 // goes to `log`. Returns its pid.
 pid_t StartGpusweep(const std::vector<std::string>& args, const std::filesystem::path& cwd,

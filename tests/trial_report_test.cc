@@ -104,6 +104,31 @@ search_space:
       << status.out;
 }
 
+// A trial's output may hold terminal control sequences: on a terminal `show` shows
+// them ("\x1b[2J"), never sends them (a cleared screen, a new window title); piped, it
+// writes the output as the trial wrote it. (Failure reasons are sanitized when recorded.)
+TEST_F(CliTest, ShowOnATerminalShowsControlSequencesInsteadOfObeyingThem) {
+  Write(R"y(
+name: e2e
+command: [/bin/sh, -c, 'printf "epoch 1 \033[31mred\033[0m\r\n"; printf "boom\033[2J\033]0;pwned\007\n"; exit 1']
+metric: {name: acc, mode: max}
+sampler: {type: grid}
+search_space:
+  lr: {type: choice, values: [1]}
+)y");
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_NE(run.out.find("trial 0 failed"), std::string::npos) << run.out;
+  auto shown = testing::RunGpusweepInTerminal({"show", "0"}, dir_.path());
+  EXPECT_EQ(shown.exit_code, 0) << shown.out;
+  EXPECT_NE(shown.out.find("epoch 1 \\x1b[31mred\\x1b[0m\\r"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("boom\\x1b[2J\\x1b]0;pwned\\x07"), std::string::npos) << shown.out;
+  for (const char* raw : {"\x1b[2J", "\x1b]0;", "\x07", "\x1b[31mred"})
+    EXPECT_EQ(shown.out.find(raw), std::string::npos) << shown.out;
+
+  auto piped = RunGpusweep({"show", "0"}, dir_.path());
+  EXPECT_NE(piped.out.find("boom\x1b[2J\x1b]0;pwned\x07"), std::string::npos) << piped.out;
+}
+
 // A trial interrupted mid-run is rerun in the same directory and knows it.
 TEST_F(CliTest, RerunSeesItsAttemptAndItsCheckpoint) {
   Write(R"(

@@ -124,7 +124,9 @@ int main(int argc, char** argv) {
   exporter->add_option("-o,--output", output, "write to this file instead of stdout");
 
   std::string trial_id;
-  auto* show = app.add_subcommand("show", "one trial: params, state, exit, metrics, log tail");
+  auto* show = app.add_subcommand(
+      "show", "one trial: params, state, exit, metrics, log tail (on a terminal, control "
+              "characters in the log tail show as \\x1b, \\r, ...; piped, as written)");
   show->add_option("trial_id", trial_id, "trial number, e.g. 7")->required();
   show->add_option("experiment_dir", dir, "experiment directory (default: newest in ./runs)");
 

@@ -37,6 +37,7 @@ struct OpenedForReading {
   ExperimentMeta meta;
   std::unique_ptr<Journal> journal;
   ReportContext context;
+  bool tty = false;  // stdout is a terminal: `show` writes a trial's output ControlsVisible
 };
 
 Expected<OpenedForReading> OpenForReading(const std::optional<std::string>& dir) {
@@ -58,6 +59,7 @@ Expected<OpenedForReading> OpenForReading(const std::optional<std::string>& dir)
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   opened.context.color = terminal.color;
   opened.context.width = terminal.width;
+  opened.tty = terminal.is_tty;
   return opened;
 }
 
@@ -327,6 +329,9 @@ Expected<int> ShowCommand(const std::string& trial_id, const std::optional<std::
   GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, opened.journal->LoadResults(number));
   std::string tail =
       LogTail(opened.dir / "trials" / TrialDirName(number) / "output.log", kLogTailLines);
+  // What the trial wrote, shown rather than obeyed on a terminal (failure reasons are
+  // sanitized when recorded); piped, as written (docs/config.md).
+  if (opened.tty) tail = ControlsVisible(tail);
   GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
                       opened.journal->LoadSchedulerEvents(number));
   const std::string resource = opened.meta.scheduler ? opened.meta.scheduler->resource : "budget";

@@ -80,6 +80,16 @@ TEST(InspectTerminalTest, FileIsNotATerminal) {
   std::fclose(file);
 }
 
+TEST(ControlsVisibleTest, EveryControlButNewlineAndTabIsWrittenVisibly) {
+  EXPECT_EQ(ControlsVisible("a\tb\nc"), "a\tb\nc");
+  EXPECT_EQ(ControlsVisible("\x1b[31mred\x1b[0m"), "\\x1b[31mred\\x1b[0m");
+  EXPECT_EQ(ControlsVisible("10%\r50%"), "10%\\r50%");
+  EXPECT_EQ(ControlsVisible(std::string("a\0b\x7f", 4)), "a\\x00b\\x7f");
+  EXPECT_EQ(ControlsVisible("\xc2\x9b" "2J"), "\\u009b2J");  // C1 CSI
+  EXPECT_EQ(ControlsVisible("caf\xc3\xa9 \xc2\xa0\xe2\x9c\x93"),
+            "caf\xc3\xa9 \xc2\xa0\xe2\x9c\x93");  // other UTF-8 untouched
+}
+
 std::string Contents(std::FILE* file) {
   std::fflush(file);
   std::rewind(file);
