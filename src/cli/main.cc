@@ -47,6 +47,19 @@ std::string AtLeastOneRow(std::string& text) {
   return "'" + text + "' is not a number of rows >= 1; e.g. --top 10";
 }
 
+// With a token, it is all that keeps the network from every journal served, and the
+// server does not slow guessing down. 16 characters (64 bits if hex digits; the generated
+// token has 32) keep guessing out of reach; a word like "ab" does not.
+constexpr std::size_t kMinTokenLength = 16;
+
+std::string LongEnoughToken(std::string& token) {
+  if (token.size() >= kMinTokenLength) return {};
+  return "a token of " + std::to_string(token.size()) +
+         " characters is easy to guess; use at least " + std::to_string(kMinTokenLength) +
+         " (e.g. --token $(openssl rand -hex 16)), or leave --token out: binding off "
+         "127.0.0.1 generates one";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -139,7 +152,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
   serve->add_option("--token", serve_args.token,
-                    "required on every request (generated when binding off 127.0.0.1)");
+                    "required on every request, at least 16 characters (generated when "
+                    "binding off 127.0.0.1)")
+      ->check(CLI::Validator(LongEnoughToken, "TOKEN"));
 
   std::string report_output;
   auto* report = app.add_subcommand("report", "one self-contained HTML file of an experiment");
