@@ -1,5 +1,6 @@
-// End-to-end: what `gpusweep serve` tells a user who asks for something they cannot
-// have (a short token, a port in use), through the real binary.
+// End-to-end: what `gpusweep serve` and `gpusweep report` tell a user who asks for
+// something they cannot have (a short token, a port in use, a report path that is a
+// directory), through the real binary.
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -84,6 +85,32 @@ TEST_F(WebCliTest, ASecondServeOnAPortInUseExitsNamingIt) {
   EXPECT_NE(second.out.find("cannot listen on 127.0.0.1:" + port + " (in use"), std::string::npos)
       << second.out;
   EXPECT_NE(second.out.find("--port"), std::string::npos) << second.out;
+}
+
+TEST_F(WebCliTest, AReportIntoADirectoryIsNamedAfterTheExperiment) {
+  std::filesystem::create_directory(dir_.path() / "out");
+  for (const std::string output : {"out/", "out"}) {
+    std::filesystem::remove(dir_.path() / "out" / "lr-sweep.html");
+    auto report = testing::RunGpusweep({"report", "runs/lr-sweep", "-o", output}, dir_.path());
+    EXPECT_EQ(report.exit_code, 0) << report.out;
+    EXPECT_NE(report.out.find("wrote out/lr-sweep.html"), std::string::npos) << report.out;
+    EXPECT_NE(ReadFile(dir_.path() / "out" / "lr-sweep.html").find("<html"), std::string::npos)
+        << output;
+  }
+  // The experiment given as "." from inside it, with a trailing slash: still its name.
+  auto from_inside = testing::RunGpusweep({"report", "./", "-o", "../../out"}, exp_.dir());
+  EXPECT_EQ(from_inside.exit_code, 0) << from_inside.out;
+  EXPECT_NE(from_inside.out.find("wrote ../../out/lr-sweep.html"), std::string::npos)
+      << from_inside.out;
+}
+
+TEST_F(WebCliTest, AReportIntoAMissingDirectorySaysSoAndWritesNothing) {
+  auto report = testing::RunGpusweep({"report", "runs/lr-sweep", "-o", "missing/"}, dir_.path());
+  EXPECT_EQ(report.exit_code, 2) << report.out;
+  EXPECT_NE(report.out.find("-o missing/: no such directory; create it first"),
+            std::string::npos)
+      << report.out;
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "missing"));
 }
 
 }  // namespace

@@ -159,7 +159,9 @@ int main(int argc, char** argv) {
   std::string report_output;
   auto* report = app.add_subcommand("report", "one self-contained HTML file of an experiment");
   report->add_option("experiment_dir", dir, "experiment directory (default: newest in ./runs)");
-  report->add_option("-o,--output", report_output, "the HTML file to write")->required();
+  report->add_option("-o,--output", report_output,
+                     "the HTML file to write; a directory: <experiment name>.html in it")
+      ->required();
 
   try {
     app.parse(argc, argv);

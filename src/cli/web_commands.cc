@@ -66,6 +66,27 @@ class StopOnSignal {
   std::thread waiter_;
 };
 
+// Where `report -o output` writes: `output` itself, or <experiment name>.html inside it
+// when it is a directory (as cp puts a file into one; reports of several experiments
+// can share a folder). A trailing slash on what is not a directory is refused rather
+// than taken for a file name.
+Expected<std::filesystem::path> ReportPath(const std::string& output,
+                                           const std::filesystem::path& experiment) {
+  const std::filesystem::path path = output;
+  std::error_code ec;
+  if (std::filesystem::is_directory(std::filesystem::absolute(path), ec)) {
+    std::filesystem::path name = experiment.lexically_normal();
+    if (!name.has_filename()) name = name.parent_path();
+    return path / (name.filename().string() + ".html");
+  }
+  if (output.ends_with('/'))
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("-o {}: no such directory; create it first, or name the file to "
+                            "write (e.g. -o report.html)",
+                            output));
+  return path;
+}
+
 }  // namespace
 
 Expected<int> ServeCommand(const ServeCommandArgs& args) {
@@ -97,11 +118,12 @@ Expected<int> ServeCommand(const ServeCommandArgs& args) {
 Expected<int> ReportCommand(const std::optional<std::string>& dir, const std::string& output) {
   GS_ASSIGN_OR_RETURN(std::filesystem::path experiment,
                       LocateExperiment(dir, std::filesystem::current_path()));
+  GS_ASSIGN_OR_RETURN(std::filesystem::path path, ReportPath(output, experiment));
   GS_ASSIGN_OR_RETURN(std::string page, web::BuildReport(experiment, TrialDecisionLines));
   // Atomic, so a failed report never leaves a half-written file behind.
-  GS_TRY(WriteFileAtomically(std::filesystem::absolute(output), page));
+  GS_TRY(WriteFileAtomically(std::filesystem::absolute(path), page));
   std::fprintf(stderr, "wrote %s (%zu KiB): open it in a browser, no network needed\n",
-               output.c_str(), page.size() / 1024);
+               path.c_str(), page.size() / 1024);
   return 0;
 }
 
