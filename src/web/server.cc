@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -56,6 +57,15 @@ class ExperimentCache {
   DecisionFormatter decisions_;
   std::mutex mutex_;
   std::map<std::filesystem::path, std::unique_ptr<LiveExperiment>> opened_;
+};
+
+// What the stop function Serve installs reaches. It may be called before the server
+// runs, or after Serve returned (the CLI's signal waiter is woken at exit), so it holds
+// this, which outlives Serve, rather than the server itself.
+struct StopSwitch {
+  std::mutex mutex;
+  httplib::Server* server = nullptr;  // null once Serve has returned
+  bool requested = false;
 };
 
 int HttpStatusFor(ErrorCode code) {
@@ -300,9 +310,29 @@ Status Serve(const ServeOptions& options, const std::function<void(int port)>& o
       if (experiment && (*experiment)->Summary()) (void)(*experiment)->Importance();
     }
   });
-  install_stop([&server] { server.stop(); });
+  // httplib's stop() does nothing until listen_after_bind() has started, so a stop that
+  // comes earlier (Ctrl-C as the URL is printed) is remembered and delivered once the
+  // server runs; it was lost, and serving went on.
+  auto stop_switch = std::make_shared<StopSwitch>();
+  stop_switch->server = &server;
+  install_stop([stop_switch] {
+    std::lock_guard lock(stop_switch->mutex);
+    stop_switch->requested = true;
+    if (stop_switch->server) stop_switch->server->stop();
+  });
+  std::jthread late_stop([&server, stop_switch](std::stop_token returning) {
+    while (!returning.stop_requested() && !server.is_running())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::lock_guard lock(stop_switch->mutex);
+    if (stop_switch->requested) server.stop();
+  });
   on_listening(port);
-  if (!server.listen_after_bind())
+  const bool served = server.listen_after_bind();
+  {
+    std::lock_guard lock(stop_switch->mutex);
+    stop_switch->server = nullptr;
+  }
+  if (!served)
     return Fail(ErrorCode::kIo, fmt::format("serving on {}:{} failed", options.host, port));
   return {};
 }

@@ -28,7 +28,9 @@ struct ServeOptions {
 };
 
 // Binds, calls `on_listening(port)` once the socket accepts connections, then serves
-// until `stop` is signalled (SIGINT/SIGTERM in the CLI). Error{kIo} when it cannot bind
+// until `stop` is called (SIGINT/SIGTERM in the CLI); `stop` may be called at any time
+// after it is installed, before serving starts (it then ends serving as soon as it
+// starts) or after Serve returned (it then does nothing). Error{kIo} when it cannot bind
 // (port in use: says which and suggests --port). Error{kNotFound} for a missing root.
 Status Serve(const ServeOptions& options, const std::function<void(int port)>& on_listening,
              const std::function<void(std::function<void()> stop)>& install_stop);

@@ -168,6 +168,20 @@ TEST_F(ServerTest, ATokenIsRequiredOnEveryRequestWhenSet) {
   EXPECT_EQ(client.Get("/api/experiments", {{"Cookie", "gpusweep_token=s3cret-tokenX"}})->status, 401);
 }
 
+TEST_F(ServerTest, AStopBeforeServingStartsIsNotLost) {
+  std::function<void()> stop;
+  auto served = std::async(std::launch::async, [&] {
+    return Serve(
+        options_, [&](int) { stop(); },
+        [&](std::function<void()> installed) { stop = std::move(installed); });
+  });
+  const bool returned = served.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  if (!returned) stop();  // once serving, a second stop ends it
+  EXPECT_TRUE(returned) << "Serve went on serving after stop";
+  EXPECT_TRUE(served.get());
+  stop();  // and after Serve returned, as the CLI's signal waiter does at exit
+}
+
 TEST_F(ServerTest, ASecondServerOnAPortInUseFailsToStart) {
   RunningServer first(options_);
   ASSERT_GT(first.port(), 0) << first.error();
