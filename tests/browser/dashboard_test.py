@@ -315,6 +315,11 @@ class DashboardTest(unittest.TestCase):
         stages = panel.find_elements(By.CSS_SELECTOR, "table.nas-stages tbody tr")
         self.assertEqual(len(stages), len(nas["stages"]))
         self.shoot("nas")
+        # The search's result is its retrain, named as such, not its top evaluation.
+        best = self.server.json("api/e/tour/summary")["best"]
+        self.assertEqual(best["stage"], "retrain")
+        summary = self.driver.find_element(By.CSS_SELECTOR, ".summary").text
+        self.assertIn(f"result {best['value']:g} by trial {best['trial']} (retrain)", summary)
         # The architecture and its code are lists: in the table, not on chart axes.
         params = self.server.json("api/e/tour/summary")["params"]
         self.assertIn("architecture.blocks", params)

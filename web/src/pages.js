@@ -26,7 +26,7 @@ function experimentRows(list) {
     el('td', {}, el('a', { href: `#/e/${encodeURIComponent(e.id)}` }, e.name || e.id)),
     el('td', {}, e.error ? el('span', { class: 'error' }, e.error) : experimentBadge(e)),
     el('td', {}, e.error ? '' : `${(e.counts.completed || 0) + (e.counts.pruned || 0) + (e.counts.failed || 0)} / ${e.total}`),
-    el('td', {}, e.best ? `${fmtNumber(e.best.value)} (trial ${e.best.trial})` : '-'),
+    el('td', {}, e.best ? `${fmtNumber(e.best.value)} (trial ${e.best.trial}${e.best.stage ? `, ${nasStage(e.best)}` : ''})` : '-'),
     el('td', {}, e.metric ? `${e.metric} (${e.mode})` : ''),
     el('td', { class: 'path' }, e.dir || '')));
 }
@@ -70,12 +70,18 @@ export async function experimentsPage(app) {
   setTimeout(poll, POLL_MS);
 }
 
+// A NAS search's result is its retrain, or until that finishes its latest confirmed block.
+function nasStage(best) {
+  return best.stage === 'retrain' ? 'retrain' : `confirm of block ${best.block}; the retrain has not finished`;
+}
+
 function summaryLine(s) {
   const counts = Object.entries(s.counts).map(([state, n]) => `${n} ${state}`).join(', ');
   return el('div', { class: 'summary' },
     el('h2', {}, s.name), experimentBadge(s),
     el('p', {}, `${s.recorded} of ${s.total} trials recorded (${counts || 'none yet'}); objective ${s.metric} (${s.mode})`,
-      s.best ? `; best ${fmtNumber(s.best.value)} by ` : '', s.best ? el('a', { href: `#/e/${encodeURIComponent(s.id)}/t/${s.best.trial}` }, `trial ${s.best.trial}`) : '',
+      s.best ? `; ${s.best.stage ? 'result' : 'best'} ${fmtNumber(s.best.value)} by ` : '', s.best ? el('a', { href: `#/e/${encodeURIComponent(s.id)}/t/${s.best.trial}` }, `trial ${s.best.trial}`) : '',
+      s.best && s.best.stage ? ` (${nasStage(s.best)})` : '',
       s.scheduler ? `; scheduler ${s.scheduler.type} on ${s.scheduler.resource}` : ''),
     el('p', { class: 'path' }, s.dir));
 }
