@@ -320,6 +320,9 @@ class DashboardTest(unittest.TestCase):
         self.assertEqual(best["stage"], "retrain")
         summary = self.driver.find_element(By.CSS_SELECTOR, ".summary").text
         self.assertIn(f"result {best['value']:g} by trial {best['trial']} (retrain)", summary)
+        history = self.driver.execute_script(
+            "return window.gpusweepChart('Optimisation history').getOption().series.map((s) => s.name);")
+        self.assertNotIn("best so far", history)  # stages are not comparable
         # The architecture and its code are lists: in the table, not on chart axes.
         params = self.server.json("api/e/tour/summary")["params"]
         self.assertIn("architecture.blocks", params)

@@ -126,8 +126,11 @@ export function historyOption(trials, summary) {
     name: state, type: 'scatter', symbol: BULK_SYMBOL, symbolSize: BULK_SIZE, large: true, itemStyle: { color: COLORS[state] },
     ...packed(done.filter((t) => t.state === state), ['trial', 'objective'], (t) => [t.number, t.objective]),
   }));
-  series.push({ name: 'best so far', type: 'line', step: 'end', showSymbol: false, data: bestLine, lineStyle: { color: COLORS.best } });
+  // A NAS search's evaluations differ in stage, data size and epochs: a running best
+  // across them would name a cheap round-1 score, never the search's result.
+  if (!summary.nas) series.push({ name: 'best so far', type: 'line', step: 'end', showSymbol: false, data: bestLine, lineStyle: { color: COLORS.best } });
   return {
+    note: summary.nas ? 'evaluations of every stage (rounds on growing data, winner samples, confirms, the retrain): not comparable across stages, so no best-so-far line; the result is the retrain' : '',
     legend: { top: 0 }, grid: { left: 60, right: 20, top: 30, bottom: 40 },
     tooltip: { trigger: 'item', formatter: (p) => `trial ${escapeHtml(p.value[0])}: ${escapeHtml(fmtNumber(p.value[1]))}` },
     xAxis: { type: 'value', name: 'trial', nameLocation: 'middle', nameGap: 25 },
@@ -204,7 +207,9 @@ export function curvesOption(points, trials, summary) {
   for (const r of summary.rungs || []) { x0 = Math.min(x0, r); x1 = Math.max(x1, r); }
   const pad = (y1 - y0) * 0.05 || 1;
   const extent = isFinite(x0) ? { x: { min: x0, max: x1 }, y: { min: y0 - pad, max: y1 + pad } } : { x: {}, y: {} };
-  const rungs = (summary.rungs || []).map((r) => ({ xAxis: r, label: { formatter: `rung ${fmtNumber(r)}` } }));
+  // Labelled by budget (the trial page and decisions number rungs from 0: 'rung 0 (epoch 1)').
+  const resource = summary.scheduler ? summary.scheduler.resource : 'step';
+  const rungs = (summary.rungs || []).map((r) => ({ xAxis: r, label: { formatter: `${resource} ${fmtNumber(r)}` } }));
   return {
     grid: { left: 60, right: 20, top: 30, bottom: 40 },
     tooltip: { trigger: 'item', formatter: (p) => (p.seriesName === 'stopped'

@@ -45,7 +45,7 @@ export async function experimentsPage(app) {
   const body = el('tbody', {}, experimentRows(first));
   app.replaceChildren(el('section', { class: 'panel wide' }, el('h3', {}, 'Experiments'),
     el('table', { class: 'trials', id: 'experiments' },
-      el('thead', {}, el('tr', {}, ['experiment', 'state', 'done / planned', 'best', 'metric', 'directory'].map((h) => el('th', {}, h)))),
+      el('thead', {}, el('tr', {}, ['experiment', 'state', 'done / planned', 'best (NAS: result)', 'metric', 'directory'].map((h) => el('th', {}, h)))),
       body)));
   signalDrawn();
   if (data.isReport()) return;
@@ -72,7 +72,7 @@ export async function experimentsPage(app) {
 
 // A NAS search's result is its retrain, or until that finishes its latest confirmed block.
 function nasStage(best) {
-  return best.stage === 'retrain' ? 'retrain' : `confirm of block ${best.block}; the retrain has not finished`;
+  return best.stage === 'retrain' ? 'retrain' : `confirm of block ${best.block}; the retrain has not completed`;
 }
 
 function summaryLine(s) {
