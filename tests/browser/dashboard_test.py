@@ -346,6 +346,8 @@ class DashboardTest(unittest.TestCase):
             self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "p.error"), [], name)
             self.assertEqual({r.find_elements(By.TAG_NAME, "td")[1].text for r in self.rows()}, states, name)
             self.assertEqual(len(self.rows()), 4, name)
+            note = self.driver.find_element(By.CSS_SELECTOR, "section[data-chart='Intermediate values'] p.note").text
+            self.assertIn("no trial has reported two steps yet", note, name)
             self.open(f"#/e/{name}/t/0")
             self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "p.error"), [], name)
             severe = [m["message"] for m in self.driver.get_log("browser") if m["level"] == "SEVERE"]

@@ -105,6 +105,9 @@ function packed(items, dims, row) {
   return { data: flat, dimensions: dims };
 }
 
+// Notes shown under a chart, joined; empty ones left out.
+const joinNotes = (...notes) => notes.filter(Boolean).join('; ');
+
 const better = (mode) => (mode === 'max' ? Math.max : Math.min);
 
 // Objective of each finished trial against its number, and the best so far.
@@ -227,11 +230,11 @@ export function curvesOption(points, trials, summary) {
       { name: 'rungs', type: 'scatter', data: [], silent: true,
         markLine: rungs.length ? { silent: true, symbol: 'none', animation: false, lineStyle: { color: COLORS.rung, type: 'dashed', width: 1.5 }, data: rungs } : undefined },
     ],
-    note: sample.note,
+    note: joinNotes(sample.note, [...byKey.values()].some((line) => line.length > 2) ? ''
+      : 'no trial has reported two steps yet: a curve needs values at two or more steps (trials that report only a final value have none)'),
   };
 }
 
-const joinNotes = (...notes) => notes.filter(Boolean).join('; ');
 
 // A parameter's axis: numeric when every value is a number and the search space does
 // not declare it a choice (channels [16, 32, 64] are three options, not a range), else
