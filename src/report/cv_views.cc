@@ -14,7 +14,6 @@
 namespace gpusweep::report {
 namespace {
 
-std::string_view ModeName(Mode mode) { return mode == Mode::kMax ? "max" : "min"; }
 
 std::string StateText(const CvConfiguration& c) {
   return c.queued ? "queued" : std::string(ToString(c.state));

@@ -72,7 +72,7 @@ void AppendGroupTable(std::string& out, const std::vector<ParamGroup>& groups,
 std::string BestGroupText(const std::vector<ParamGroup>& groups, const MetricSpec& metric) {
   const ParamGroup& best = groups.front();
   return fmt::format("{}={} ({}), mean of trials {} with the same params", metric.name,
-                     MeanText(best), metric.mode == Mode::kMax ? "max" : "min",
+                     MeanText(best), report::ModeName(metric.mode),
                      TrialList(best.trials));
 }
 
@@ -93,7 +93,7 @@ std::optional<std::string> FormatBestGroup(const std::vector<TrialRecord>& trial
       ctx.experiment_name, groups.size(), groups.size() == 1 ? "" : "s",
       IgnoredText(grouping, trials));
   out += fmt::format("Objective  {} = {} ({}), mean ± std over completed runs\n", ctx.metric.name,
-                     MeanText(best), ctx.metric.mode == Mode::kMax ? "max" : "min");
+                     MeanText(best), report::ModeName(ctx.metric.mode));
   std::vector<std::string> runs;
   for (const TrialRecord* t : best.trials)
     runs.push_back(fmt::format("#{} {}", t->number,

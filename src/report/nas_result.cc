@@ -58,7 +58,7 @@ std::string NasBestText(const std::vector<TrialRecord>& trials, const ReportCont
   if (!result) return "- (no block confirmed yet)";
   return fmt::format("{}={} ({}) trial #{}, {}", ctx.metric.name,
                      FormatNumber(*result->trial->objective),
-                     ctx.metric.mode == Mode::kMax ? "max" : "min", result->trial->number,
+                     report::ModeName(ctx.metric.mode), result->trial->number,
                      NasResultStage(*result));
 }
 
@@ -75,7 +75,7 @@ std::optional<std::string> FormatNasBest(const std::vector<TrialRecord>& trials,
                         "confirmed block; the retrain has not completed)\n",
                         ctx.experiment_name, trial.number, result->block);
   out += fmt::format("Objective  {} = {} ({})\n", ctx.metric.name, FormatNumber(*trial.objective),
-                     ctx.metric.mode == Mode::kMax ? "max" : "min");
+                     report::ModeName(ctx.metric.mode));
   out += "Params\n";
   for (const auto& [name, value] : trial.params.items())
     out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));

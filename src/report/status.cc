@@ -18,6 +18,7 @@ namespace gpusweep {
 namespace {
 
 using report::Align;
+using report::ModeName;
 
 struct Counts {
   int completed = 0, running = 0, failed = 0, interrupted = 0, queued = 0, pruned = 0, paused = 0;
@@ -47,7 +48,6 @@ std::string CountsText(const Counts& c, int total) {
                             c.failed, c.interrupted, c.queued);
 }
 
-std::string_view ModeName(Mode mode) { return mode == Mode::kMax ? "max" : "min"; }
 
 // "val_acc=0.8712 (max) trial #3", or "-" when nothing is ranked.
 std::string BestText(const std::vector<TrialRecord>& trials, const MetricSpec& metric) {

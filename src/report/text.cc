@@ -9,6 +9,8 @@
 #include "gpusweep/report.h"
 
 namespace gpusweep::report {
+
+std::string_view ModeName(Mode mode) { return mode == Mode::kMax ? "max" : "min"; }
 namespace {
 
 constexpr std::string_view kEllipsis = "…";

@@ -180,7 +180,8 @@ void LiveExperiment::SummarizeLocked() {
     best = result ? Json{{"trial", result->trial->number},
                          {"value", *result->trial->objective},
                          {"stage", result->retrain ? "retrain" : "confirm"},
-                         {"block", result->block}}
+                         {"block", result->block},
+                         {"label", NasResultStage(*result)}}
                   : Json();
   }
   Json scheduler;

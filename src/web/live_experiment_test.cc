@@ -104,8 +104,9 @@ TEST(LiveExperimentTest, ANasExperimentsBestIsItsResult) {
   add(1, "confirm", 0.70);
   auto summary = MustOpen(nas.dir())->Summary();
   ASSERT_TRUE(summary) << summary.error().message;
-  EXPECT_EQ((*summary)["best"], (Json{{"trial", 1}, {"value", 0.70}, {"stage", "confirm"},
-                                      {"block", 1}}))
+  EXPECT_EQ((*summary)["best"],
+            (Json{{"trial", 1}, {"value", 0.70}, {"stage", "confirm"}, {"block", 1},
+                  {"label", "confirm of block 1, the retrain has not completed"}}))
       << summary->dump();
 }
 

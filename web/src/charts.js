@@ -291,10 +291,10 @@ function parallelSample(done, mode) {
   return { trials: [...sample, ...top], note: `${PARALLEL_MAX} of ${done.length} completed trials: the best ${top.length} and an even sample of the rest` };
 }
 
-export function parallelOption(trials, summary) {
+// `charted`: chartedParams' answer.
+export function parallelOption(trials, summary, charted) {
   const sample = parallelSample(trials.filter((t) => t.state === 'completed' && t.objective !== null), summary.mode);
   const done = sample.trials;
-  const charted = chartedParams(trials, summary);
   const names = charted.names;
   const axes = names.map((name) => ({ name, ...axisOf(done, name, summary) }));
   const parallelAxis = axes.map((a, i) => (a.numeric

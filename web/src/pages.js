@@ -26,7 +26,7 @@ function experimentRows(list) {
     el('td', {}, el('a', { href: `#/e/${encodeURIComponent(e.id)}` }, e.name || e.id)),
     el('td', {}, e.error ? el('span', { class: 'error' }, e.error) : experimentBadge(e)),
     el('td', {}, e.error ? '' : `${(e.counts.completed || 0) + (e.counts.pruned || 0) + (e.counts.failed || 0)} / ${e.total}`),
-    el('td', {}, e.best ? `${fmtNumber(e.best.value)} (trial ${e.best.trial}${e.best.stage ? `, ${nasStage(e.best)}` : ''})` : '-'),
+    el('td', {}, e.best ? `${fmtNumber(e.best.value)} (trial ${e.best.trial}${e.best.label ? `, ${e.best.label}` : ''})` : '-'),
     el('td', {}, e.metric ? `${e.metric} (${e.mode})` : ''),
     el('td', { class: 'path' }, e.dir || '')));
 }
@@ -70,18 +70,13 @@ export async function experimentsPage(app) {
   setTimeout(poll, POLL_MS);
 }
 
-// A NAS search's result is its retrain, or until that finishes its latest confirmed block.
-function nasStage(best) {
-  return best.stage === 'retrain' ? 'retrain' : `confirm of block ${best.block}; the retrain has not completed`;
-}
-
 function summaryLine(s) {
   const counts = Object.entries(s.counts).map(([state, n]) => `${n} ${state}`).join(', ');
   return el('div', { class: 'summary' },
     el('h2', {}, s.name), experimentBadge(s),
     el('p', {}, `${s.recorded} of ${s.total} trials recorded (${counts || 'none yet'}); objective ${s.metric} (${s.mode})`,
-      s.best ? `; ${s.best.stage ? 'result' : 'best'} ${fmtNumber(s.best.value)} by ` : '', s.best ? el('a', { href: `#/e/${encodeURIComponent(s.id)}/t/${s.best.trial}` }, `trial ${s.best.trial}`) : '',
-      s.best && s.best.stage ? ` (${nasStage(s.best)})` : '',
+      s.best ? `; ${s.best.label ? 'result' : 'best'} ${fmtNumber(s.best.value)} by ` : '', s.best ? el('a', { href: `#/e/${encodeURIComponent(s.id)}/t/${s.best.trial}` }, `trial ${s.best.trial}`) : '',
+      s.best && s.best.label ? ` (${s.best.label})` : '',
       s.scheduler ? `; scheduler ${s.scheduler.type} on ${s.scheduler.resource}` : ''),
     el('p', { class: 'path' }, s.dir));
 }
@@ -117,9 +112,9 @@ class ExperimentCharts {
   render(s, trials, points) {
     charts.draw(this.panel('Optimisation history'), charts.historyOption(trials, s));
     charts.draw(this.panel('Intermediate values'), charts.curvesOption(points, trials, s));
-    charts.draw(this.panel('Parallel coordinates', 'wide'), charts.parallelOption(trials, s));
-    this.panel('Parameter importance (fANOVA)');  // its place, drawn when it arrives
     const charted = charts.chartedParams(trials, s);
+    charts.draw(this.panel('Parallel coordinates', 'wide'), charts.parallelOption(trials, s, charted));
+    this.panel('Parameter importance (fANOVA)');  // its place, drawn when it arrives
     if (charted.names.length) {
       const slices = this.panel('Slices', 'wide');
       charts.draw(slices, charts.slicesOption(trials, s, slices.body.clientWidth, charted));
