@@ -22,6 +22,14 @@ inline std::string ParseError(std::string_view yaml) {
   return config.error().message;
 }
 
+// A config up to an empty `search_space:`, for cases that write one parameter after it.
+inline constexpr std::string_view kSearchSpaceHead =
+    "name: e\n"
+    "command: [a]\n"
+    "metric: {name: m, mode: max}\n"
+    "sampler: {type: random, trials: 2}\n"
+    "search_space:\n";
+
 // `head` (the keys every case of a test shares) followed by `rest`, parsed as exp.yaml;
 // and the error message that gives (as ParseError).
 inline Expected<ExperimentConfig> ParseAfter(std::string_view head, std::string_view rest) {

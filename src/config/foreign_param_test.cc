@@ -13,12 +13,8 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr std::string_view kHead =
-    "name: e\n"
-    "command: [a]\n"
-    "metric: {name: m, mode: max}\n"
-    "sampler: {type: random, trials: 2}\n"
-    "search_space:\n";
+// Every key a search-space case needs, up to `search_space:`.
+constexpr std::string_view kHead = config_test::kSearchSpaceHead;
 
 ParamSpec ParamOf(std::string_view space) {
   auto config = config_test::ParseAfter(kHead, space);
