@@ -35,10 +35,8 @@ struct FoldIndex {
   int fold = 0;
 };
 
-// How a fold that never ran is marked: once its configuration had failed, its folds not
-// started yet are recorded pruned with failure_reason kNotRun + why ("not run:
-// configuration 3 failed (...)").
-inline constexpr std::string_view kNotRun = "not run: ";
+// A fold that never ran (its configuration had failed) is recorded pruned with
+// failure_reason kNotRun + why ("not run: configuration 3 failed (...)"); trial.h.
 
 // Precondition: folds >= 1, trial >= 0. FoldOf(c * folds + f, folds) == {c, f}.
 FoldIndex FoldOf(int trial, int folds);

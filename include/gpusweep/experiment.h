@@ -16,16 +16,11 @@
 #include <vector>
 
 #include "gpusweep/config.h"
+#include "gpusweep/policy.h"  // FailedTrials
 #include "gpusweep/status.h"
 #include "gpusweep/trial.h"
 
 namespace gpusweep {
-
-// What a resumed run does with trials an earlier run recorded as failed.
-enum class FailedTrials {
-  kKeep,   // they stay failed (the default: a failure is a result too)
-  kRetry,  // they run again as a new attempt (e.g. after fixing the training script)
-};
 
 struct RunOptions {
   std::filesystem::path experiment_dir;        // absolute; created if missing

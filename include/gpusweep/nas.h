@@ -1,12 +1,12 @@
 // nas.h — neural-architecture search: the seed's block-wise tournament (topology pool,
 // RACOS per topology, tournament rounds with growing data, winner refinement, confirm,
-// blocks, retrain) as a sampler + scheduler pair the ordinary run loop drives.
+// blocks, retrain) as one search policy (gpusweep/policy.h) the ordinary run loop drives.
 //
-// Contract: every NAS evaluation is an ordinary trial. The sampler gives trial k its
+// Contract: every NAS evaluation is an ordinary trial. The policy gives trial k its
 // params (architecture JSON, stage, block, round, data size, epochs: docs/nas.md) as a
-// pure function of the config and the trial history; the scheduler releases trials
-// group by group (a round, the winner refinement, a confirm, the retrain) and is
-// replayed from the journal like any scheduler. The trial loop learns nothing about
+// pure function of the config and the trial history, and releases trials group by
+// group (a round, the winner refinement, a confirm, the retrain); its calls are
+// replayed from the journal like a scheduler's. The trial loop learns nothing about
 // rounds or blocks. All state (`NasProgress`) is recomputed from the trial records.
 #pragma once
 
@@ -17,24 +17,21 @@
 #include <vector>
 
 #include "gpusweep/config.h"
-#include "gpusweep/sampler.h"
-#include "gpusweep/scheduler.h"
+#include "gpusweep/policy.h"
 #include "gpusweep/status.h"
 #include "gpusweep/trial.h"
 
 namespace gpusweep {
-
-struct NasEngine {
-  std::unique_ptr<Sampler> sampler;      // total_trials(): every evaluation of the plan
-  std::unique_ptr<Scheduler> scheduler;  // style kBudgeted; budgets are 0 (none)
-};
 
 // Largest topology pool accepted (the seed's default is 15).
 inline constexpr long kMaxNasTopologies = 2000;
 
 // Error{kInvalidConfig} ("nas.width: ...; ...") when the pool would exceed
 // kMaxNasTopologies or be a single topology with nothing to compare.
-Expected<NasEngine> MakeNasEngine(const NasConfig& config, Mode mode);
+// The policy: total_trials() is every evaluation of the plan, style kBudgeted with no
+// budgets (0), journaled; --retry-failed is refused (failed evaluations scored
+// failed_score and the tournament decided with it).
+Expected<std::unique_ptr<SearchPolicy>> MakeNasPolicy(const NasConfig& config, Mode mode);
 
 // The inverse of NasConfigJson (config.h), for commands that read the config from the
 // journal's stored identity. Error{kJournal} when a key is missing or mistyped.

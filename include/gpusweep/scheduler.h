@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "gpusweep/config.h"
+#include "gpusweep/json.h"
 #include "gpusweep/status.h"
 
 namespace gpusweep {
@@ -48,6 +49,12 @@ struct Job {
   int bracket = 0;   // hyperband bracket (0 for other schedulers)
   int rung = 0;      // rung the job ends at (budgeted) or starts from (iterative: 0)
   double budget = 0; // resource to run to: the rung's resource (budgeted) or max_resource
+  // Set by policies whose jobs carry their own params (e.g. population-based training):
+  // the trial runs with these instead of its recorded or suggested params.
+  std::optional<Params> params = std::nullopt;
+  // The trial whose directory (its checkpoint) this job continues from, if any: the
+  // trial gets GPUSWEEP_PARENT_TRIAL and GPUSWEEP_PARENT_DIR (docs/protocol.md).
+  std::optional<int> parent = std::nullopt;
 };
 
 enum class Verdict {
@@ -74,15 +81,13 @@ struct Decision {
   std::string reason;
 };
 
-class Scheduler {
+// The calls a run makes about its jobs, in the order things happen: what the journal
+// records (run/scheduler_journal.h) and a resumed run replays. A Scheduler and a
+// SearchPolicy (policy.h) both take them.
+class JobCalls {
  public:
-  virtual ~Scheduler() = default;
+  virtual ~JobCalls() = default;
 
-  virtual TrialStyle style() const = 0;
-
-  // The next job for a free worker. Does not change state: the caller calls
-  // JobStarted(job) when it launches it (so asking twice gives the same answer).
-  virtual Job NextJob() const = 0;
   // A job returned by NextJob (kStart/kPromote) was launched.
   virtual void JobStarted(const Job& job) = 0;
 
@@ -103,6 +108,15 @@ class Scheduler {
   // The job's process ended without a result because gpusweep was interrupted: the
   // job counts as not started (NextJob will return it again, before anything else).
   virtual void OnJobInterrupted(const Job& job) = 0;
+};
+
+class Scheduler : public JobCalls {
+ public:
+  virtual TrialStyle style() const = 0;
+
+  // The next job for a free worker. Does not change state: the caller calls
+  // JobStarted(job) when it launches it (so asking twice gives the same answer).
+  virtual Job NextJob() const = 0;
 
   // Iterative style: the resource values at which OnReport may stop `trial` (ASHA,
   // Hyperband: the rungs of its bracket below max_resource, increasing). Empty means
@@ -117,7 +131,7 @@ class Scheduler {
   // were made: successive halving's trials outside the survivors of a finished round
   // (OnJobFinished returned kPause for them: the round was not over yet). Empty for the
   // other schedulers, whose paused trials may still be promoted. Under cv the fold
-  // scheduler (src/run/fold_scheduler.h) also lists running folds of a stopped
+  // policy (src/policy/fold_policy.h) also lists running folds of a stopped
   // configuration (kStop: stop them now) and paused folds of a configuration that
   // completed (kComplete). Reads state only; the
   // list only grows, so a caller can remember how much of it it has handled.

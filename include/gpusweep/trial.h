@@ -51,6 +51,10 @@ struct TrialRecord {
   std::string job_id;
 };
 
+// How a trial the search policy dropped before it ever started is recorded: pruned, with
+// failure_reason kNotRun + why (cv: "not run: configuration 3 failed (...)").
+inline constexpr std::string_view kNotRun = "not run: ";
+
 // One JSON line a trial reported (intermediate result).
 struct IntermediateResult {
   int trial = 0;

@@ -65,7 +65,7 @@ TEST_F(CvRunTest, AFailedConfigurationsOtherFoldsDoNotRunWithoutAScheduler) {
   ASSERT_TRUE(outcome) << outcome.error().message;
   ExpectConfigurationZeroAbandoned();
   EXPECT_THAT(Trials()[2].failure_reason,
-              HasSubstr("(fold 0: exit code 1: bad data in fold 0; cv.allow_failed_folds is 0)"));
+              HasSubstr("not run: configuration 0 failed (fold 0 failed; cv.allow_failed_folds is 0)"));
 }
 
 TEST_F(CvRunTest, AFailedConfigurationsOtherFoldsDoNotRunUnderAScheduler) {
@@ -151,7 +151,7 @@ cv: {folds: 3}
   const std::vector<TrialRecord> trials = Trials();
   EXPECT_EQ(trials[2].state, TrialState::kPruned);
   EXPECT_THAT(trials[2].failure_reason,
-              HasSubstr("not run: configuration 0 failed (fold 0: exit code 1; "));
+              HasSubstr("not run: configuration 0 failed (fold 0 failed; cv.allow_failed_folds is 0)"));
 }
 
 TEST_F(CvRunTest, RetryFailedRunsTheFailedConfigurationsFoldsAgain) {

@@ -8,9 +8,10 @@
 #include <fmt/ranges.h>
 
 #include "gpusweep/nas.h"
+#include "policy/fold_policy.h"
+#include "policy/scheduled_policy.h"
+#include "policy/sweep_policy.h"
 #include "process/spawn.h"
-#include "run/fold_sampler.h"
-#include "run/fold_scheduler.h"
 #include "run/trial_env.h"
 
 namespace gpusweep {
@@ -86,16 +87,14 @@ std::optional<double> ValidationBudget(const ExperimentConfig& config) {
 
 // Budgeted trials read {{budget}}: rendering trial 0 with two budgets tells whether the
 // command or a template depends on it (sections included), without parsing templates.
-Expected<TrialStyle> DetectStyle(const ExperimentConfig& config, const RunPlan& plan,
+// (Under cv trial 0 is fold 0 of configuration 0, which has configuration 0's params.)
+Expected<TrialStyle> DetectStyle(const ExperimentConfig& config, const Sampler& sampler,
                                  const std::filesystem::path& experiment_dir) {
   if (config.scheduler.kind == SchedulerKind::kNone) return TrialStyle::kIterative;
-  const std::vector<TrialRecord> no_history;
-  GS_ASSIGN_OR_RETURN(PreparedTrial one,
-                      PrepareTrial(config, plan, experiment_dir, 0, no_history, nullptr, 1.0));
-  GS_ASSIGN_OR_RETURN(PreparedTrial two,
-                      PrepareTrial(config, plan, experiment_dir, 0, no_history, nullptr, 2.0));
-  const bool reads_budget =
-      one.rendered.argv != two.rendered.argv || one.rendered.files != two.rendered.files;
+  const Suggestion first = sampler.Suggest(0, {});
+  GS_ASSIGN_OR_RETURN(RenderedTrial one, RenderTrial(config, first, experiment_dir, 1.0));
+  GS_ASSIGN_OR_RETURN(RenderedTrial two, RenderTrial(config, first, experiment_dir, 2.0));
+  const bool reads_budget = one.argv != two.argv || one.files != two.files;
   return reads_budget ? TrialStyle::kBudgeted : TrialStyle::kIterative;
 }
 
@@ -149,7 +148,7 @@ Status ValidateTrials(const ExperimentConfig& config, const RunPlan& plan,
 }
 
 Status PlanGpuDemand(const ExperimentConfig& config, RunPlan& plan) {
-  const int total = plan.sampler->total_trials();
+  const int total = plan.policy->total_trials();
   const int folds = config.cv.enabled() ? config.cv.folds : 1;
   const int configurations = total / folds;
   if (config.resources.gpus_per_trial.size() != 1 &&
@@ -208,41 +207,24 @@ Status PlanResources(const ExperimentConfig& config, GpuProbe& probe,
   return {};
 }
 
-// A NAS experiment (docs/nas.md): the NAS engine is the sampler and the scheduler; its
-// trials never read {{budget}} (the scheduler releases whole stages, not budgets).
-Expected<RunPlan> PlanNasRun(const ExperimentConfig& config,
-                             const std::filesystem::path& experiment_dir, GpuProbe& probe,
-                             const std::vector<std::string>& env,
-                             const std::optional<std::vector<int>>& cli_gpus, int usable_cores,
-                             const std::function<int()>& interrupted) {
-  RunPlan plan;
-  GS_ASSIGN_OR_RETURN(NasEngine engine,
-                      InConfig(MakeNasEngine(*config.nas, config.metric.mode), config));
-  plan.sampler = std::move(engine.sampler);
-  plan.scheduler = std::move(engine.scheduler);
-  plan.style = TrialStyle::kBudgeted;
-  GS_TRY(PlanGpuDemand(config, plan));
-  GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
-  plan.warnings.insert(plan.warnings.begin(), config.warnings.begin(), config.warnings.end());
-  GS_TRY(ValidateTrials(config, plan, experiment_dir, env, interrupted));
-  return plan;
-}
-
 }  // namespace
 
 Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPlan& plan,
                                      const std::filesystem::path& experiment_dir, int number,
                                      const std::vector<TrialRecord>& history,
-                                     const TrialRecord* previous, std::optional<double> budget) {
+                                     const TrialRecord* previous, std::optional<double> budget,
+                                     const std::optional<Params>& job_params) {
   PreparedTrial trial;
-  if (previous != nullptr && !previous->params.empty()) {
+  if (job_params) {
+    trial.suggestion = Suggestion{number, previous != nullptr ? previous->repeat : 0, *job_params};
+  } else if (previous != nullptr && !previous->params.empty()) {
     trial.suggestion = Suggestion{number, previous->repeat, previous->params};
   } else if (plan.warm_history.empty()) {
-    trial.suggestion = plan.sampler->Suggest(number, history);
+    trial.suggestion = plan.policy->Suggest(number, history);
   } else {
     std::vector<TrialRecord> seeded = plan.warm_history;
     seeded.insert(seeded.end(), history.begin(), history.end());
-    trial.suggestion = plan.sampler->Suggest(number, seeded);
+    trial.suggestion = plan.policy->Suggest(number, seeded);
   }
   // RenderTrial's errors name the YAML file:line:column themselves.
   GS_ASSIGN_OR_RETURN(trial.rendered,
@@ -250,32 +232,43 @@ Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPl
   return trial;
 }
 
+Expected<std::unique_ptr<SearchPolicy>> MakePolicy(const ExperimentConfig& config,
+                                                   const std::filesystem::path& experiment_dir,
+                                                   TrialStyle& style) {
+  if (config.nas) {  // the tournament releases whole stages, never budgets
+    style = TrialStyle::kBudgeted;
+    return InConfig(MakeNasPolicy(*config.nas, config.metric.mode), config);
+  }
+  GS_ASSIGN_OR_RETURN(std::unique_ptr<Sampler> sampler,
+                      MakeSampler(config.sampler, config.search_space, config.metric.mode));
+  GS_TRY(CheckBudgetName(config));
+  GS_ASSIGN_OR_RETURN(style, DetectStyle(config, *sampler, experiment_dir));
+  if (style == TrialStyle::kBudgeted && config.scheduler.max_resource <= 0)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("{}: scheduler.max_resource: the command reads {{{{budget}}}}, which "
+                            "the {} scheduler sets to max_resource; add e.g. max_resource: 10",
+                            config.config_path.string(), ToString(config.scheduler.kind)));
+  // Samplers and schedulers work on configurations; under cv each is several trials.
+  GS_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler,
+                      InConfig(MakeScheduler(config.scheduler, config.metric.mode,
+                                             sampler->total_trials(), style),
+                               config));
+  std::unique_ptr<SearchPolicy> policy;
+  if (scheduler) policy = std::make_unique<ScheduledPolicy>(std::move(sampler), std::move(scheduler));
+  else policy = std::make_unique<SweepPolicy>(std::move(sampler));
+  if (config.cv.enabled()) policy = std::make_unique<FoldPolicy>(std::move(policy), config.cv);
+  return policy;
+}
+
 Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem::path& experiment_dir,
                           GpuProbe& probe, const std::vector<std::string>& env,
                           const std::optional<std::vector<int>>& cli_gpus, int usable_cores,
                           const std::function<int()>& interrupted) {
   RunPlan plan;
-  if (config.nas) return PlanNasRun(config, experiment_dir, probe, env, cli_gpus, usable_cores, interrupted);
-  GS_ASSIGN_OR_RETURN(plan.sampler, MakeSampler(config.sampler, config.search_space, config.metric.mode));
-  if (config.cv.enabled()) plan.sampler = std::make_unique<FoldSampler>(std::move(plan.sampler), config.cv);
+  GS_ASSIGN_OR_RETURN(plan.policy, MakePolicy(config, experiment_dir, plan.style));
   GS_TRY(PlanGpuDemand(config, plan));
   GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
   plan.warnings.insert(plan.warnings.begin(), config.warnings.begin(), config.warnings.end());
-  GS_TRY(CheckBudgetName(config));
-  GS_ASSIGN_OR_RETURN(plan.style, DetectStyle(config, plan, experiment_dir));
-  if (plan.style == TrialStyle::kBudgeted && config.scheduler.max_resource <= 0)
-    return Fail(ErrorCode::kInvalidConfig,
-                fmt::format("{}: scheduler.max_resource: the command reads {{{{budget}}}}, which "
-                            "the {} scheduler sets to max_resource; add e.g. max_resource: 10",
-                            config.config_path.string(), ToString(config.scheduler.kind)));
-  const int configurations =
-      config.cv.enabled() ? plan.total_trials() / config.cv.folds : plan.total_trials();
-  GS_ASSIGN_OR_RETURN(plan.scheduler,
-                      InConfig(MakeScheduler(config.scheduler, config.metric.mode,
-                                             configurations, plan.style),
-                               config));
-  if (plan.scheduler && config.cv.enabled())  // it judges configurations, the loop runs folds
-    plan.scheduler = std::make_unique<FoldScheduler>(std::move(plan.scheduler), config.cv);
   GS_TRY(ValidateTrials(config, plan, experiment_dir, env, interrupted));  // slow: last
   return plan;
 }

@@ -1,7 +1,7 @@
 // run_plan.h — everything decided before the first trial starts.
 //
-// PlanRun validates the whole experiment up front: it asks the sampler for every
-// trial and renders each trial's command and templates (so a missing name fails before
+// PlanRun validates the whole experiment up front: it builds the search policy (the
+// one owner of what runs next: MakePolicy), asks it for every trial's params and renders each trial's command and templates (so a missing name fails before
 // any trial runs), checks that the command's program exists, resolves the allowed GPUs
 // and checks that no trial needs more GPUs than exist (akid's `tune` deadlocks there).
 // It keeps no rendered text: PrepareTrial renders one trial again when it launches,
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gpusweep/config.h"
+#include "gpusweep/policy.h"
 #include "gpusweep/resources.h"
 #include "gpusweep/sampler.h"
 #include "gpusweep/scheduler.h"
@@ -24,11 +25,10 @@
 namespace gpusweep {
 
 struct RunPlan {
-  std::unique_ptr<Sampler> sampler;
-  // nullptr without a scheduler. Stateful: the trial loop drives it (through this
-  // pointer) and the runner replays the journal into it before the loop starts.
-  std::unique_ptr<Scheduler> scheduler;
-  // kBudgeted when the command or a template reads {{budget}}.
+  // Never nullptr. Stateful: the runner replays the journal into it (and restores it
+  // from the trial records) before the trial loop drives it.
+  std::unique_ptr<SearchPolicy> policy;
+  // kBudgeted when the command or a template reads {{budget}} (and for NAS).
   TrialStyle style = TrialStyle::kIterative;
   std::vector<int> gpus_needed;               // per trial number; 0 = runs on a CPU slot
   std::vector<int> gpus;                      // allowed GPU indices; empty = CPU only
@@ -54,6 +54,7 @@ Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem:
 // recorded so far (for model-based samplers). `previous`: the trial's own record when
 // it ran before (interrupted, retried or promoted): its recorded params are reused, so
 // a model-based sampler's choice survives a resume. `budget`: the scheduler's budget.
+// `job_params`: params the policy's job carries (they win over both).
 struct PreparedTrial {
   Suggestion suggestion;
   RenderedTrial rendered;
@@ -62,6 +63,17 @@ Expected<PreparedTrial> PrepareTrial(const ExperimentConfig& config, const RunPl
                                      const std::filesystem::path& experiment_dir, int number,
                                      const std::vector<TrialRecord>& history,
                                      const TrialRecord* previous = nullptr,
-                                     std::optional<double> budget = std::nullopt);
+                                     std::optional<double> budget = std::nullopt,
+                                     const std::optional<Params>& job_params = std::nullopt);
+
+// The experiment's search policy (gpusweep/policy.h), by what the config asks for:
+// `nas:` the tournament; else the sampler alone (a sweep) or with its scheduler, and
+// under `cv:` the folds over either. `style` is set to the trials' style (budgeted when
+// trial 0's command or templates read {{budget}}). Error{kInvalidConfig} as MakeSampler,
+// MakeScheduler and MakeNasPolicy give it, and for {{budget}} without max_resource or
+// a parameter named budget under a scheduler.
+Expected<std::unique_ptr<SearchPolicy>> MakePolicy(const ExperimentConfig& config,
+                                                   const std::filesystem::path& experiment_dir,
+                                                   TrialStyle& style);
 
 }  // namespace gpusweep

@@ -25,23 +25,12 @@ std::filesystem::path DefaultExperimentDir(const ExperimentConfig& config,
 
 Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const RunOptions& options,
                                        RunServices& services, RunObserver& observer) {
-  if (config.nas && options.failed_trials == FailedTrials::kRetry)
-    return Fail(ErrorCode::kInvalidArgument,
-                "--retry-failed cannot be used with a NAS search (nas:): each failed evaluation "
-                "already scored failed_score, and the tournament's eliminations, later RACOS "
-                "samples and confirms were decided with that score, so running it again could "
-                "not change them; `gpusweep run` without it continues the search; to evaluate "
-                "everything again, start a new experiment (another name or output_dir)");
-  if (config.scheduler.kind != SchedulerKind::kNone &&
-      options.failed_trials == FailedTrials::kRetry)
-    return Fail(ErrorCode::kInvalidArgument,
-                "--retry-failed cannot be used with a scheduler: its decisions already counted "
-                "the failed trials as the worst results; start a new experiment instead");
   // Everything that can be wrong with the config is found before anything is written.
   GS_ASSIGN_OR_RETURN(RunPlan plan,
                       PlanRun(config, options.experiment_dir, *services.gpu_probe,
                               services.base_env, options.cli_gpus, services.usable_cores,
                               [&] { return services.processes->Wait(0).interrupt_signal; }));
+  if (options.failed_trials == FailedTrials::kRetry) GS_TRY(plan.policy->AcceptRetryFailed());
   GS_ASSIGN_OR_RETURN(OpenedExperiment experiment,
                       OpenExperimentForRun(config, options.experiment_dir,
                                            plan.total_trials(),
@@ -73,17 +62,18 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
                       RecoverAbandonedTrials(*experiment.journal, recorded,
                                              config.kill_grace_seconds, services.wall_clock(),
                                              services.kill_stale_group));
-  if (plan.scheduler != nullptr) {
-    // The scheduler's state is rebuilt from every call the earlier runs made to it;
-    // jobs a killed gpusweep left running are handed out again first, except those
-    // re-attached above: the scheduler keeps counting them as running.
+  {
+    // A journaled policy's state is rebuilt from every call the earlier runs made to it
+    // (a policy that is not journaled has none: the trial loop restores it from the
+    // trial records); jobs a killed gpusweep left running are handed out again first,
+    // except those re-attached above: the policy keeps counting them as running.
     GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
                         experiment.journal->LoadSchedulerEvents());
     std::set<int> followed;
     for (const AttachedJob& job : attached) followed.insert(job.record.number);
-    GS_ASSIGN_OR_RETURN(SchedulerReplay replay, ReplaySchedulerEvents(*plan.scheduler, events,
+    GS_ASSIGN_OR_RETURN(SchedulerReplay replay, ReplaySchedulerEvents(*plan.policy, events,
                                                                       services.wall_clock(), followed));
-    GS_TRY(experiment.journal->AppendResults({}, replay.recovered));
+    if (!replay.recovered.empty()) GS_TRY(experiment.journal->AppendResults({}, replay.recovered));
     for (AttachedJob& job : attached)
       if (auto in_flight = replay.in_flight.find(job.record.number); in_flight != replay.in_flight.end()) {
         job.job = in_flight->second.job;

@@ -98,7 +98,7 @@ SchedulerEventRecord TrialEndedEvent(int trial, const std::string& reason, doubl
                               Json{{"verdict", "stop"}, {"reason", reason}}};
 }
 
-Expected<SchedulerReplay> ReplaySchedulerEvents(Scheduler& scheduler,
+Expected<SchedulerReplay> ReplaySchedulerEvents(JobCalls& scheduler,
                                                 const std::vector<SchedulerEventRecord>& events,
                                                 double now, const std::set<int>& followed) {
   std::map<int, JobInFlight> unfinished;  // trial -> job started and not yet ended

@@ -50,7 +50,7 @@ struct SchedulerReplay {
 // and ends reach it as if gpusweep had never died. `recovered` records the
 // interruptions and must be journaled by the caller.
 // Error{kJournal} when an event's detail is malformed.
-Expected<SchedulerReplay> ReplaySchedulerEvents(Scheduler& scheduler,
+Expected<SchedulerReplay> ReplaySchedulerEvents(JobCalls& scheduler,
                                                 const std::vector<SchedulerEventRecord>& events,
                                                 double now, const std::set<int>& followed = {});
 

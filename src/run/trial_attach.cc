@@ -21,9 +21,12 @@ void TrialLoop::Attach(AttachedJob job) {
     ++cpu_slots_in_use_;  // what ReleaseResources({}) gives back
   }
   const std::filesystem::path dir = options_.experiment_dir / "trials" / TrialDirName(record.number);
+  // Its job, as the policy's replay left it running (a policy rebuilt from trial records
+  // sees a plain start of the trial).
+  Job running = job.job.value_or(Job{Job::Kind::kStart, record.number});
   Active active{job.id, record, MetricsReader(dir / "metrics.jsonl"), {}, {}, {},
-                false, {}, job.job, false, false, false, std::nullopt};
-  if (job.job && plan_.style == TrialStyle::kIterative) {
+                false, {}, running, false, false, false, std::nullopt};
+  if (policy_->judges_reports()) {
     // Its answers so far are in the file; the next ones follow them.
     Expected<VerdictFile> verdicts = VerdictFile::Reopen(dir / "verdicts.jsonl");
     if (verdicts) active.verdicts = std::move(*verdicts);

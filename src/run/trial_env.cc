@@ -58,12 +58,4 @@ EnvPairs ProtocolEnv(int number, const std::filesystem::path& trial_dir,
   };
 }
 
-EnvPairs FoldEnv(int number, int folds) {
-  if (folds <= 0) return {};
-  const FoldIndex index = FoldOf(number, folds);
-  return {{"GPUSWEEP_FOLD", std::to_string(index.fold)},
-          {"GPUSWEEP_FOLDS", std::to_string(folds)},
-          {"GPUSWEEP_CONFIGURATION", std::to_string(index.configuration)}};
-}
-
 }  // namespace gpusweep

@@ -32,9 +32,4 @@ EnvPairs ProtocolEnv(int number, const std::filesystem::path& trial_dir,
                      const std::filesystem::path& python_helper_dir,
                      const std::vector<std::string>& base);
 
-// Under cv (folds > 0): GPUSWEEP_FOLD (0-based fold of trial `number`),
-// GPUSWEEP_FOLDS and GPUSWEEP_CONFIGURATION (the configuration it belongs to); empty
-// without cv.
-EnvPairs FoldEnv(int number, int folds);
-
 }  // namespace gpusweep

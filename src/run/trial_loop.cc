@@ -1,13 +1,14 @@
 #include "run/trial_loop.h"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
+#include <climits>
 #include <csignal>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "gpusweep/nas.h"
 #include "gpusweep/render.h"
 #include "run/output_tail.h"
 #include "run/scheduler_journal.h"
@@ -28,43 +29,27 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
                      Journal& journal, std::vector<TrialRecord> recorded,
                      const ExperimentWatch* watch, std::vector<AttachedJob> attached)
     : watch_(watch), config_(config), options_(options), services_(services), observer_(observer), plan_(plan),
-      scheduler_(plan.scheduler.get()), journal_(journal), trials_(std::move(recorded)),
+      policy_(plan.policy.get()), journal_(journal), trials_(std::move(recorded)),
       gpu_slots_(plan.gpus, config.resources, services, observer, pending_),
-      poll_interval_(scheduler_ != nullptr && plan.style == TrialStyle::kIterative
-                         ? kVerdictPollInterval
-                         : kPollInterval),
-      failures_(config.max_failures, config.cv.enabled() ? "configuration" : "trial",
-                config.nas ? "failed evaluations keep failed_score: the tournament decided "
-                             "with it"
-                : scheduler_ != nullptr ? "failed trials stay failed: the scheduler counted them"
-                                        : "--retry-failed reruns the failed trials") {
+      poll_interval_(policy_->judges_reports() ? kVerdictPollInterval : kPollInterval),
+      failures_(config.max_failures, policy_->failure_words().unit, policy_->failure_words().rerun) {
+  assert(policy_ != nullptr);
   for (AttachedJob& job : attached) Attach(std::move(job));
-  if (scheduler_ != nullptr) return;  // the scheduler says what runs next
-  for (int number = 0; number < plan_.total_trials(); ++number) {
-    const TrialRecord* record = Find(number);
-    if (record != nullptr && RunsAgainOnRetry(*record)) retry_queued_.insert(number);
-    if (record == nullptr || record->state == TrialState::kInterrupted ||
-        retry_queued_.contains(number))
-      queue_.push_back(number);
-  }
-  if (config_.cv.enabled()) SkipFoldsOfFailedConfigurations();
+  // What an earlier run decided without recording it (e.g. trials that were never to
+  // run) is recorded quietly: that run counted it.
+  for (const Decision& dropped : policy_->Restore(trials_, options_.failed_trials))
+    RecordNotRun(dropped.trial, dropped.reason, Notice::kQuiet);
 }
 
 RunInfo TrialLoop::Info(bool resumed) const {
   RunInfo info;
   info.experiment_dir = options_.experiment_dir;
   info.total_trials = plan_.total_trials();
-  info.to_run = static_cast<int>(queue_.size() + active_.size());  // + re-attached jobs
-  if (scheduler_ != nullptr)
-    info.to_run = info.total_trials -
-                  static_cast<int>(std::count_if(trials_.begin(), trials_.end(), [](const TrialRecord& t) {
-                    return t.state == TrialState::kCompleted || t.state == TrialState::kFailed ||
-                           t.state == TrialState::kPruned;
-                  }));
+  info.to_run = policy_->ToRun(trials_);  // re-attached jobs included
   info.already_finished = info.total_trials - info.to_run;
-  // With a scheduler (or NAS) failed trials are part of its decided history, and
+  // Where failed trials are part of the policy's decided history (a scheduler, NAS),
   // --retry-failed is refused: no hint to use it.
-  if (options_.failed_trials == FailedTrials::kKeep && scheduler_ == nullptr)
+  if (options_.failed_trials == FailedTrials::kKeep && policy_->AcceptRetryFailed())
     info.failed_kept = static_cast<int>(std::count_if(
         trials_.begin(), trials_.end(),
         [](const TrialRecord& t) { return t.state == TrialState::kFailed; }));
@@ -77,8 +62,7 @@ RunInfo TrialLoop::Info(bool resumed) const {
 
 bool TrialLoop::HasWork() const {
   if (failures_.Exhausted()) return false;
-  if (scheduler_ == nullptr) return !queue_.empty();
-  const Job::Kind next = scheduler_->NextJob().kind;
+  const Job::Kind next = policy_->NextJob({}).kind;
   return next == Job::Kind::kStart || next == Job::Kind::kPromote;
 }
 
@@ -92,8 +76,9 @@ Status TrialLoop::Run() {
     if (interrupt_signal_ == 0) {
       GS_ASSIGN_OR_RETURN(launches, PrepareReady(failed_to_start));
       // The next trials' directories are made while these start and run.
-      if (scheduler_ == nullptr && !failures_.Exhausted())
-        stager_.StageNext(queue_, plan_.concurrency);
+      if (!failures_.Exhausted())
+        stager_.StageNext(policy_->Upcoming(static_cast<std::size_t>(plan_.concurrency)),
+                          plan_.concurrency);
     }
     // Group commit: what the last iteration saw (results, ends, pids) and the intent to
     // launch `launches`, in one transaction, written before any of them is spawned
@@ -109,8 +94,7 @@ Status TrialLoop::Run() {
       // PlanRun rules this out unless GPUs were quarantined; never spin
       return Fail(ErrorCode::kResource,
                   gpu_slots_.Stuck().value_or(fmt::format(
-                      "trial {} can never get its resources",
-                      scheduler_ != nullptr ? scheduler_->NextJob().trial : queue_.front())));
+                      "trial {} can never get its resources", policy_->NextJob({}).trial)));
     // Even when every launch failed at once, Wait (with no time to sleep) is where
     // pending interrupts are noticed.
     WaitOutcome outcome = services_.processes->Wait(
@@ -118,7 +102,7 @@ Status TrialLoop::Run() {
     GS_TRY(FinishSyncs(SyncWait::kDone));
     if (outcome.interrupt_signal != 0) BeginInterrupt(outcome.interrupt_signal, outcome.exited);
     PollMetrics();
-    SettleEliminated();  // a report may have stopped a configuration (cv)
+    SettleEliminated();  // a report may have settled other trials too
     for (const ProcessEvent& event : outcome.exited) Reap(event);
     EnforceDeadlines();
     observer_.OnTick(trials_);
@@ -212,48 +196,37 @@ void TrialLoop::Record(JournalWrite::Kind kind, const TrialRecord& record,
 }
 
 void TrialLoop::NotifyFinished(const TrialRecord& record) {
-  CountFinished(record);
+  if (std::optional<CountedEnd> counted = policy_->CountEnd(record, trials_))
+    failures_.Count(counted->record, counted->show);
   after_commit_.push_back([this, record] { observer_.OnTrialFinished(record); });
 }
 
+// The policy says which job comes next, told which trials could get their resources:
+// a policy that backfills (a plain sweep) passes one that cannot, one that runs in its
+// own order (a scheduler) waits for it. Which GPU a trial gets does not depend on the
+// trial, so once d GPUs were refused no trial needing d or more gets them this
+// iteration; a CPU trial needs a free CPU slot.
 Expected<std::vector<TrialLoop::PreparedLaunch>> TrialLoop::PrepareReady(int& failed_to_start) {
-  if (scheduler_ != nullptr) return PrepareScheduled(failed_to_start);
   std::vector<PreparedLaunch> launches;
-  // Backfill: a trial waiting for more GPUs than are free does not hold back later
-  // trials that fit, so GPUs are never idle while work that fits is queued.
-  for (auto it = queue_.begin(); it != queue_.end();) {
-    if (static_cast<int>(active_.size() + launches.size()) >= plan_.concurrency ||
-        failures_.Exhausted())
-      break;
-    // Nothing is free: scanning the rest of a long queue would find nothing either.
-    if (gpu_slots_.free_count() == 0 && cpu_slots_in_use_ >= plan_.cpu_slots) break;
-    const int number = *it;
-    std::optional<std::vector<int>> gpus = AcquireResources(number, plan_.gpus_needed[number]);
-    if (!gpus) {
-      ++it;
-      continue;
-    }
-    it = queue_.erase(it);
-    std::optional<PreparedLaunch> launch = Prepare(number, std::move(*gpus), std::nullopt);
-    if (launch) launches.push_back(std::move(*launch));
-    else ++failed_to_start;
-  }
-  AbandonFailedConfigurations();  // not while walking the queue
-  return launches;
-}
-
-// Jobs run in the scheduler's order (promotions first in ASHA), so a job that does not
-// fit waits for resources instead of being passed by later ones.
-Expected<std::vector<TrialLoop::PreparedLaunch>> TrialLoop::PrepareScheduled(int& failed_to_start) {
-  std::vector<PreparedLaunch> launches;
+  int gpus_short = INT_MAX;  // the fewest GPUs a job was refused this iteration
+  const CanStart can_start = [&](int number) {
+    const int needed = plan_.gpus_needed.at(number);
+    return needed == 0 ? cpu_slots_in_use_ < plan_.cpu_slots : needed < gpus_short;
+  };
   while (static_cast<int>(active_.size() + launches.size()) < plan_.concurrency &&
          !failures_.Exhausted()) {
-    const Job job = scheduler_->NextJob();
+    // Nothing is free: asking for more jobs would find none that fits.
+    if (gpu_slots_.free_count() == 0 && cpu_slots_in_use_ >= plan_.cpu_slots) break;
+    const Job job = policy_->NextJob(can_start);
     if (job.kind != Job::Kind::kStart && job.kind != Job::Kind::kPromote) break;
-    std::optional<std::vector<int>> gpus =
-        AcquireResources(job.trial, plan_.gpus_needed.at(job.trial));
-    if (!gpus) break;
-    scheduler_->JobStarted(job);
+    const int gpus_needed = plan_.gpus_needed.at(job.trial);
+    std::optional<std::vector<int>> gpus = AcquireResources(job.trial, gpus_needed);
+    if (!gpus) {
+      assert(gpus_needed > 0);  // can_start said a CPU slot was free
+      gpus_short = std::min(gpus_short, gpus_needed);
+      continue;
+    }
+    policy_->JobStarted(job);
     std::optional<PreparedLaunch> launch = Prepare(job.trial, std::move(*gpus), job);
     if (launch) launches.push_back(std::move(*launch));
     else ++failed_to_start;
@@ -276,7 +249,6 @@ void TrialLoop::ReleaseResources(const TrialRecord& record, GpuPool::TrialRan ra
 std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vector<int> gpus,
                                                            const std::optional<Job>& job) {
   const TrialRecord* previous = Find(number);
-  retry_queued_.erase(number);  // it runs again now
   TrialRecord record;
   record.number = number;
   record.attempt = previous ? previous->attempt + 1 : 1;
@@ -287,8 +259,9 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
     record.rung = job->rung;
     if (job->budget > 0) record.budget = job->budget;  // median without max_resource: none
   }
-  Expected<PreparedTrial> planned = PrepareTrial(config_, plan_, options_.experiment_dir, number,
-                                                 trials_, previous, record.budget);
+  Expected<PreparedTrial> planned =
+      PrepareTrial(config_, plan_, options_.experiment_dir, number, trials_, previous, record.budget,
+                   job ? job->params : std::nullopt);
   if (!planned) {  // PlanRun rendered each trial without history; a sampler using it may differ
     ReleaseResources(record);
     FailBeforeStart(std::move(record), planned.error().message, job, JobJournaled::kNo);
@@ -304,7 +277,7 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
     return std::nullopt;
   }
   std::optional<VerdictFile> verdicts;
-  if (scheduler_ != nullptr && plan_.style == TrialStyle::kIterative) {
+  if (policy_->judges_reports()) {
     Expected<VerdictFile> created = VerdictFile::Create(planned->rendered.dir / "verdicts.jsonl");
     if (!created) {
       ReleaseResources(record);
@@ -317,10 +290,13 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
                                    services_.base_env);
   overrides.emplace_back("GPUSWEEP_ATTEMPT", std::to_string(record.attempt));
   overrides.emplace_back("GPUSWEEP_METRIC", config_.metric.name);
-  for (auto& pair : FoldEnv(number, config_.cv.folds)) overrides.push_back(std::move(pair));
   for (auto& pair : SchedulerEnv(record, verdicts)) overrides.push_back(std::move(pair));
-  if (config_.nas)
-    for (auto& pair : NasTrialEnv(record.params)) overrides.push_back(std::move(pair));
+  for (auto& pair : policy_->TrialEnv(record)) overrides.push_back(std::move(pair));
+  if (job && job->parent) {  // the checkpoint it continues from (docs/protocol.md)
+    overrides.emplace_back("GPUSWEEP_PARENT_TRIAL", std::to_string(*job->parent));
+    overrides.emplace_back("GPUSWEEP_PARENT_DIR",
+                           (options_.experiment_dir / "trials" / TrialDirName(*job->parent)).string());
+  }
   auto parent_getenv = [this](const std::string& key) { return LookupEnv(services_.base_env, key); };
   for (auto& pair : TrialResourceEnv(gpus, services_.usable_cores, plan_.cpu_slots, parent_getenv))
     overrides.push_back(std::move(pair));
@@ -331,7 +307,7 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
   // so a gpusweep killed right after the spawn still knows this attempt exists.
   record.state = TrialState::kRunning;
   Events events;
-  if (job) events.push_back(JobStartedEvent(*job, record.start_time));
+  if (job && policy_->journaled()) events.push_back(JobStartedEvent(*job, record.start_time));
   Record(JournalWrite::Kind::kUpsertTrial, record, {}, std::move(events));
   Store(record);
   return PreparedLaunch{std::move(record), std::move(request), job, planned->rendered.dir,
@@ -372,7 +348,7 @@ EnvPairs TrialLoop::SchedulerEnv(const TrialRecord& record,
   }
   if (!verdicts) return env;
   std::vector<std::string> points;
-  for (double point : scheduler_->StopPoints(record.number)) points.push_back(BudgetJson(point).dump());
+  for (double point : policy_->StopPoints(record.number)) points.push_back(BudgetJson(point).dump());
   env.emplace_back("GPUSWEEP_VERDICTS", verdicts->path().string());
   env.emplace_back("GPUSWEEP_RESOURCE", config_.scheduler.resource);
   env.emplace_back("GPUSWEEP_STOP_POINTS", fmt::format("{}", fmt::join(points, ",")));
@@ -385,10 +361,12 @@ void TrialLoop::FailBeforeStart(TrialRecord record, const std::string& reason,
   record.end_time = services_.wall_clock();
   record.failure_reason = "could not start: " + reason;
   Events events;
-  if (job) {  // the scheduler counts it as a failed evaluation (worst value)
-    if (journaled == JobJournaled::kNo) events.push_back(JobStartedEvent(*job, record.end_time));
-    const Decision decision = scheduler_->OnJobFinished(*job, std::nullopt);
-    events.push_back(JobFinishedEvent(*job, std::nullopt, decision, record.end_time));
+  if (job) {  // the policy counts it as a failed evaluation (worst value)
+    const Decision decision = policy_->OnJobFinished(*job, std::nullopt);
+    if (policy_->journaled()) {
+      if (journaled == JobJournaled::kNo) events.push_back(JobStartedEvent(*job, record.end_time));
+      events.push_back(JobFinishedEvent(*job, std::nullopt, decision, record.end_time));
+    }
   }
   Record(JournalWrite::Kind::kUpsertTrial, record, {}, std::move(events));
   Store(record);
@@ -414,7 +392,7 @@ void TrialLoop::AbsorbMetrics(Active& active, MetricsBatch batch,
     for (const auto& [key, value] : line.values.items()) active.record.last_metrics[key] = value;
     out.push_back(IntermediateResult{active.record.number, active.record.attempt, line.step, now,
                                      line.values});
-    if (scheduler_ != nullptr) ConsultScheduler(active, line, process, events);
+    ConsultPolicy(active, line, process, events);
     active.lines.push_back(std::move(line));
   }
 }
@@ -428,8 +406,8 @@ void TrialLoop::StopUnreadable(Active& active, const std::string& reason, Proces
   active.kill_at = services_.monotonic_clock() + config_.kill_grace_seconds;
 }
 
-void TrialLoop::ConsultScheduler(Active& active, const MetricsLine& line, Process process,
-                                 Events& events) {
+void TrialLoop::ConsultPolicy(Active& active, const MetricsLine& line, Process process,
+                              Events& events) {
   // Only lines with both the resource and the metric are results at a step: a line
   // with just the training loss must not rank the trial as if it had no value.
   const auto resource = line.values.find(config_.scheduler.resource);
@@ -440,8 +418,9 @@ void TrialLoop::ConsultScheduler(Active& active, const MetricsLine& line, Proces
   active.judged = true;
   const double at = resource->get<double>();
   const double value = metric->get<double>();
-  const std::optional<Decision> decision = scheduler_->OnReport(active.record.number, at, value);
-  events.push_back(ReportEvent(active.record.number, at, value, decision, services_.wall_clock()));
+  const std::optional<Decision> decision = policy_->OnReport(active.record.number, at, value);
+  if (policy_->journaled())
+    events.push_back(ReportEvent(active.record.number, at, value, decision, services_.wall_clock()));
   if (process == Process::kRunning) AnswerReport(active, at, decision);
   if (!decision || decision->verdict != Verdict::kStop || active.pruned || active.kill_at ||
       process == Process::kExited)
@@ -484,20 +463,16 @@ void TrialLoop::Reap(const ProcessEvent& event) {
   AbsorbMetrics(active, active.metrics.Finish(), final_results, events, Process::kExited);
   WarnIfNeverJudged(active);
   Judge(active, event.exit);
-  if (active.job) ConcludeJob(active, events);
-  else if (active.pruned) PrunedWithoutScheduler(active);
+  ConcludeJob(active, events);
   TrialRecord record = active.record;
   ReleaseResources(record, GpuPool::TrialRan::kYes);
   active_.erase(it);
   Record(JournalWrite::Kind::kFinishTrial, record, std::move(final_results), std::move(events));
   Store(record);
   NotifyFinished(record);
+  // A job the cluster lost (node failure, preemption) runs again: OnJobInterrupted
+  // (ConcludeJob) handed it out again.
   SettleEliminated();
-  AbandonFailedConfigurations();
-  // A job the cluster lost (node failure, preemption) runs again now, as a new attempt
-  // (with a scheduler, OnJobInterrupted has handed the job out again).
-  if (record.state == TrialState::kInterrupted && interrupt_signal_ == 0 && scheduler_ == nullptr)
-    queue_.push_front(record.number);
 }
 
 void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
@@ -556,10 +531,11 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
 
 void TrialLoop::ConcludeJob(Active& active, Events& events) {
   TrialRecord& record = active.record;
+  assert(active.job.has_value());
   const Job& job = *active.job;
-  if (record.state == TrialState::kInterrupted) {  // runs again, first, on resume
-    scheduler_->OnJobInterrupted(job);
-    events.push_back(JobInterruptedEvent(job, record.end_time));
+  if (record.state == TrialState::kInterrupted) {  // runs again, first (now, or on resume)
+    policy_->OnJobInterrupted(job);
+    if (policy_->journaled()) events.push_back(JobInterruptedEvent(job, record.end_time));
     return;
   }
   const std::optional<double> last = LastMetricValue(active.lines, config_.metric.name);
@@ -567,8 +543,8 @@ void TrialLoop::ConcludeJob(Active& active, Events& events) {
   std::optional<double> value;
   if (active.pruned) value = last;
   else if (record.state == TrialState::kCompleted) value = record.objective;
-  const Decision decision = scheduler_->OnJobFinished(job, value);
-  events.push_back(JobFinishedEvent(job, value, decision, record.end_time));
+  const Decision decision = policy_->OnJobFinished(job, value);
+  if (policy_->journaled()) events.push_back(JobFinishedEvent(job, value, decision, record.end_time));
   if (active.pruned) {
     record.state = TrialState::kPruned;
     record.objective = last;
@@ -589,7 +565,7 @@ void TrialLoop::ConcludeJob(Active& active, Events& events) {
 
 void TrialLoop::WarnIfNeverJudged(const Active& active) {
   // Budgeted trials (and NAS evaluations) are judged by their final value only.
-  if (scheduler_ == nullptr || plan_.style != TrialStyle::kIterative || active.judged ||
+  if (!policy_->judges_reports() || active.judged ||
       warned_never_judged_ || active.lines.empty())
     return;
   warned_never_judged_ = true;
@@ -604,14 +580,13 @@ void TrialLoop::WarnIfNeverJudged(const Active& active) {
 }
 
 void TrialLoop::SettleEliminated() {
-  if (scheduler_ == nullptr) return;
   // Only the new part of the (growing) list: this runs after every finished job.
-  const std::vector<Decision>& eliminated = scheduler_->Eliminated();
+  const std::vector<Decision>& eliminated = policy_->Eliminated();
   for (; eliminations_settled_ < eliminated.size(); ++eliminations_settled_) {
     const Decision& decision = eliminated[eliminations_settled_];
     const TrialRecord* found = Find(decision.trial);
     if (SettledNotStarted(decision, found) || found == nullptr) continue;
-    if (found->state == TrialState::kRunning) {  // cv: a stopped configuration
+    if (found->state == TrialState::kRunning) {  // e.g. a sibling of a stopped trial
       for (auto& [pid, active] : active_)
         if (active.record.number == decision.trial && !active.pruned && !active.kill_at)
           Prune(active, decision.reason);
@@ -619,7 +594,7 @@ void TrialLoop::SettleEliminated() {
     }
     if (found->state != TrialState::kPaused) continue;
     TrialRecord record = *found;
-    const bool completed = decision.verdict == Verdict::kComplete;  // cv: its configuration did
+    const bool completed = decision.verdict == Verdict::kComplete;  // its group completed
     record.state = completed ? TrialState::kCompleted : TrialState::kPruned;
     record.failure_reason = completed ? "" : "pruned: " + decision.reason;
     Record(JournalWrite::Kind::kFinishTrial, record, {},
@@ -629,8 +604,36 @@ void TrialLoop::SettleEliminated() {
   }
 }
 
+bool TrialLoop::SettledNotStarted(const Decision& decision, const TrialRecord* found) {
+  if (found != nullptr && found->state != TrialState::kInterrupted) return false;
+  RecordNotRun(decision.trial, decision.reason, Notice::kNotify);
+  return true;
+}
+
+void TrialLoop::RecordNotRun(int number, const std::string& reason, Notice notice) {
+  const TrialRecord* previous = Find(number);
+  TrialRecord record = previous != nullptr ? *previous : TrialRecord{};
+  const double now = services_.wall_clock();
+  if (previous == nullptr) {
+    record.number = number;
+    record.start_time = now;
+    const Suggestion suggestion = policy_->Suggest(number, trials_);  // what it would have run
+    record.params = suggestion.params;
+    record.repeat = suggestion.repeat;
+  }
+  record.state = TrialState::kPruned;
+  record.failure_reason = std::string(kNotRun) + reason;
+  record.end_time = now;
+  record.objective.reset();
+  record.pid = 0;
+  record.job_id.clear();
+  record.gpus.clear();
+  Record(JournalWrite::Kind::kUpsertTrial, record);
+  Store(record);
+  if (notice == Notice::kNotify) NotifyFinished(record);
+}
+
 void TrialLoop::SettlePausedTrials() {
-  if (scheduler_ == nullptr) return;
   const double now = services_.wall_clock();
   for (TrialRecord& trial : trials_) {
     if (trial.state != TrialState::kPaused) continue;

@@ -1,4 +1,8 @@
-// trial_loop.h — the scheduling loop of one run (see runner.h for the contract).
+// trial_loop.h — the loop of one run: resources (GPU pool, CPU slots), processes (any
+// ProcessRunner: local or SLURM), the journal, deadlines and signals. What runs next,
+// with which params and budget, and what a report or an end means is the search
+// policy's (gpusweep/policy.h, plan.policy); the loop has no notion of the kind of
+// experiment. See runner.h for the contract of a run.
 #pragma once
 
 #include <deque>
@@ -54,7 +58,7 @@ class TrialLoop {
     std::optional<double> kill_at;       // monotonic seconds; SIGKILL after the grace period
     bool killed = false;                 // SIGKILL sent
     std::string stop_reason;             // why gpusweep stopped it ("timed out after 20m")
-    std::optional<Job> job;              // with a scheduler: the job this process runs
+    std::optional<Job> job;              // the policy's job this process runs (always set)
     bool pruned = false;                 // the scheduler stopped it
     bool interrupt_sent = false;         // got SIGTERM because gpusweep was interrupted
     bool judged = false;                 // a line with the resource and the metric came
@@ -78,12 +82,11 @@ class TrialLoop {
   // to save anything and the trial keeps the result it finished with.
   enum class Process { kRunning, kExited };
 
-  bool HasWork() const;          // something is queued (or the scheduler has a job)
-  // Takes ready trials off the queue (or from the scheduler) while resources allow,
-  // writes their files and journals their intent (pending_); a trial that cannot even
-  // be prepared is recorded failed and counted in `failed_to_start`.
+  bool HasWork() const;          // the policy has a job to start
+  // Takes the policy's jobs while resources allow, writes their files and journals
+  // their intent (pending_); a trial that cannot even be prepared is recorded failed
+  // and counted in `failed_to_start`.
   Expected<std::vector<PreparedLaunch>> PrepareReady(int& failed_to_start);
-  Expected<std::vector<PreparedLaunch>> PrepareScheduled(int& failed_to_start);
   std::optional<std::vector<int>> AcquireResources(int number, int gpus_needed);
   void ReleaseResources(const TrialRecord& record, GpuPool::TrialRan ran = GpuPool::TrialRan::kNo);
   std::optional<PreparedLaunch> Prepare(int number, std::vector<int> gpus,
@@ -114,14 +117,15 @@ class TrialLoop {
   void NotifyFinished(const TrialRecord& record);
   void Reap(const ProcessEvent& event);
   void Judge(Active& active, const ProcessExit& exit);
-  // With a scheduler: tells it how the job ended and sets the trial's state from its
-  // decision (after Judge decided completed/failed/interrupted).
+  // Tells the policy how the job ended and sets the trial's state from its decision
+  // (after Judge decided completed/failed/interrupted).
   void ConcludeJob(Active& active, Events& events);
   void PollMetrics();
   void AbsorbMetrics(Active& active, MetricsBatch batch, std::vector<IntermediateResult>& out,
                      Events& events, Process process = Process::kRunning);
-  void ConsultScheduler(Active& active, const MetricsLine& line, Process process, Events& events);
-  void Prune(Active& active, const std::string& reason);  // the scheduler stopped it
+  // A line with the policy's resource and the metric is a report it judges.
+  void ConsultPolicy(Active& active, const MetricsLine& line, Process process, Events& events);
+  void Prune(Active& active, const std::string& reason);  // the policy stopped it
   // Answers a judged report in verdicts.jsonl (a trial may be waiting for it).
   void AnswerReport(Active& active, double resource, const std::optional<Decision>& decision);
   // The scheduler's variables for a trial (budget, rung, verdict file, stop points).
@@ -134,41 +138,17 @@ class TrialLoop {
   // one line, so the scheduler could not judge it (a typo in `resource`, or metrics
   // split over several lines).
   void WarnIfNeverJudged(const Active& active);
-  // Paused trials the scheduler has eliminated for good (a finished round of successive
-  // halving) become pruned now, with the scheduler's reason; under cv, running folds of a
-  // stopped configuration are stopped, and paused folds of a completed one complete.
+  // Trials the policy settled (Eliminated()): paused ones become pruned (or completed)
+  // with its reason, running ones are stopped, ones not started are recorded not run.
   void SettleEliminated();
-  // The run ended normally: trials the scheduler left paused will never be promoted.
+  // The run ended normally: trials the policy left paused will never be promoted.
   void SettlePausedTrials();
-  // Cross-validation (trial_cv.cc). Why `configuration` has failed (more folds failed,
-  // and are not queued to run again, than cv.allow_failed_folds); nullopt if it has not.
-  std::optional<std::string> ConfigurationFailure(int configuration) const;
-  // Resuming: queued folds of configurations an earlier run failed are recorded as not
-  // run (quietly: that run counted them).
-  void SkipFoldsOfFailedConfigurations();
-  // Without a scheduler (the fold scheduler does this itself): once `configuration`
-  // has failed (more failed folds than cv.allow_failed_folds), its queued folds are
-  // recorded as not run and its running folds are stopped; their slots go to others.
-  void AbandonFailedConfiguration(int configuration);
-  // Runs it for each configuration in to_abandon_ (NotifyFinished fills it; the queue may
-  // be walked then).
-  void AbandonFailedConfigurations();
-  // A fold that will never run, recorded as pruned with `reason` (its configuration's
-  // params; an earlier attempt's record kept).
-  void RecordNotRun(int number, const std::string& reason, Notice notice);
-  // A process the loop stopped without a scheduler's job (cv: its configuration failed)
-  // is pruned, with the last value it reported, not failed.
-  void PrunedWithoutScheduler(Active& active);
-  // max_failures: counts trials, or under cv each configuration once it has finished;
-  // under cv without a scheduler a failed fold also puts its configuration in
-  // to_abandon_.
-  void CountFinished(const TrialRecord& record);
-  // Under --retry-failed, whether it runs again: failed, or (cv) not run or stopped
-  // because its configuration failed (without a scheduler only cv prunes).
-  bool RunsAgainOnRetry(const TrialRecord& record) const;
-  // cv: a fold the scheduler dropped before it started (found: its record, if any) is
+  // A trial the policy dropped before it started (found: its record, if any) is
   // recorded as not run; true if so.
   bool SettledNotStarted(const Decision& decision, const TrialRecord* found);
+  // A trial that will never run, recorded as pruned with `reason` (the params the
+  // policy gives it; an earlier attempt's record kept).
+  void RecordNotRun(int number, const std::string& reason, Notice notice);
   void EnforceDeadlines();
   // Stops every running trial (trial_interrupt.cc); those in `exited`, or that the
   // process runner already knows ended (TakeEnded), are reaped first with their outcome.
@@ -183,21 +163,20 @@ class TrialLoop {
   RunServices& services_;
   RunObserver& observer_;
   const RunPlan& plan_;
-  Scheduler* scheduler_;                // plan_.scheduler; nullptr without one
+  SearchPolicy* policy_;                // plan_.policy; never nullptr
   Journal& journal_;
 
   std::vector<TrialRecord> trials_;     // recorded trials, ordered by number
-  std::deque<int> queue_;               // trial numbers still to launch, in order
   std::map<ProcessId, Active> active_;
   GpuSlots gpu_slots_;                  // GPUs: sharing, memory checks, quarantine
   int cpu_slots_in_use_ = 0;
   int interrupt_signal_ = 0;            // first interrupt received, 0 if none
   bool warned_never_judged_ = false;
   bool warned_verdict_write_ = false;
-  // How often running trials' metrics are read, in seconds: shorter with an iterative
-  // scheduler, whose trials may be waiting for the verdict of a report.
+  // How often running trials' metrics are read, in seconds: shorter when the policy
+  // judges reports (trials may be waiting for the verdict of a report).
   double poll_interval_;
-  std::size_t eliminations_settled_ = 0;  // prefix of scheduler_->Eliminated() handled
+  std::size_t eliminations_settled_ = 0;  // prefix of policy_->Eliminated() handled
   std::vector<JournalWrite> pending_;   // this iteration's changes, committed together
   std::vector<std::function<void()>> after_commit_;
   struct InFlightSync {
@@ -208,9 +187,6 @@ class TrialLoop {
   SerialWorker sync_worker_;        // runs them; declared after syncs_, so joined first
   TrialStager stager_{options_.experiment_dir / "trials"};  // launches ahead: their directories
   FailureBudget failures_;              // max_failures: stops new launches once reached
-  std::set<int> configurations_counted_;  // cv: finished configurations failures_ has seen
-  std::vector<int> to_abandon_;  // cv without a scheduler: configurations a fold just failed
-  std::set<int> retry_queued_;  // --retry-failed: failed (cv: or not run) trials queued again
 };
 
 }  // namespace gpusweep

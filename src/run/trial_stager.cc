@@ -75,7 +75,7 @@ TrialStager::~TrialStager() {
   for (auto& [number, staging] : staged_) RemoveUntaken(number, staging);
 }
 
-void TrialStager::StageNext(const std::deque<int>& queue, int count) {
+void TrialStager::StageNext(const std::vector<int>& queue, int count) {
   count = std::min(count, kMostAhead);
   if (!spread_asked_) {
     spread_asked_ = true;

@@ -40,7 +40,7 @@ class TrialStager {
 
   // Stages the first `count` trials of `queue` that were not asked for before. A trial
   // whose directory exists already (an earlier attempt, a resume) is left alone.
-  void StageNext(const std::deque<int>& queue, int count);
+  void StageNext(const std::vector<int>& queue, int count);
   // The directory of trial `number` (O_PATH), holding the two empty files, if it was
   // staged and that worked; waits for its staging if still in flight. Each trial is
   // taken once; nullopt means: write the trial directory the usual way.

@@ -1,4 +1,4 @@
-// MakeNasEngine (gpusweep/nas.h): the tournament as a Sampler and a Scheduler.
+// MakeNasPolicy (gpusweep/nas.h): the tournament as one search policy.
 #include <algorithm>
 #include <climits>
 #include <memory>
@@ -14,32 +14,26 @@ namespace {
 using nas::Slot;
 using nas::Tournament;
 
-class NasSampler final : public Sampler {
+// The tournament as the experiment's search policy. Trial numbers are fixed up front
+// (the stage plan); each trial's params are the tournament's replay of the history
+// plus one draw of its own (Tournament::Suggest). Trials are released in number order,
+// a group (a round, the winner refinement, a confirm, the retrain) only once every
+// earlier group finished. State: which trials started and which finished (a function of
+// the calls; journaled and replayed like a scheduler's).
+class NasTournamentPolicy final : public SearchPolicy {
  public:
-  explicit NasSampler(std::shared_ptr<const Tournament> tournament)
-      : tournament_(std::move(tournament)) {}
-  int total_trials() const override { return static_cast<int>(tournament_->plan().slots.size()); }
-  Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override {
-    return Suggestion{number, 0, tournament_->Suggest(number, history)};
-  }
-
- private:
-  std::shared_ptr<const Tournament> tournament_;
-};
-
-// Releases trials in number order, a group only once every earlier group finished.
-// State: which trials started and which finished (a function of the calls, as every
-// scheduler's; replayed from the journal).
-class NasScheduler final : public Scheduler {
- public:
-  explicit NasScheduler(std::shared_ptr<const Tournament> tournament)
+  explicit NasTournamentPolicy(std::unique_ptr<const Tournament> tournament)
       : tournament_(std::move(tournament)),
         started_(tournament_->plan().slots.size(), false),
         finished_(tournament_->plan().slots.size(), false) {}
 
+  int total_trials() const override { return static_cast<int>(tournament_->plan().slots.size()); }
   TrialStyle style() const override { return TrialStyle::kBudgeted; }
+  bool journaled() const override { return true; }
 
-  Job NextJob() const override {
+  // A round's evaluations start in number order; one whose resources are not free
+  // waits for them.
+  Job NextJob(const CanStart& can_start) const override {
     const auto& slots = tournament_->plan().slots;
     const int n = static_cast<int>(slots.size());
     int first_unfinished = 0;
@@ -47,11 +41,18 @@ class NasScheduler final : public Scheduler {
     if (first_unfinished == n) return Job{Job::Kind::kDone};
     const int open_group = slots[first_unfinished].group;
     for (int k = first_unfinished; k < n && slots[k].group == open_group; ++k)
-      if (!started_[k]) return Job{Job::Kind::kStart, k, 0, 0, 0};
+      if (!started_[k]) {
+        if (!Startable(can_start, k)) return Job{Job::Kind::kWait};
+        return Job{Job::Kind::kStart, k, 0, 0, 0};
+      }
     return Job{Job::Kind::kWait};
   }
 
   void JobStarted(const Job& job) override { started_.at(job.trial) = true; }
+
+  Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override {
+    return Suggestion{number, 0, tournament_->Suggest(number, history)};
+  }
 
   std::optional<Decision> OnReport(int, double, std::optional<double>) override {
     return std::nullopt;
@@ -72,8 +73,25 @@ class NasScheduler final : public Scheduler {
 
   void OnJobInterrupted(const Job& job) override { started_.at(job.trial) = false; }
 
+  FailureWords failure_words() const override {
+    return FailureWords{"trial", "failed evaluations keep failed_score: the tournament decided with it"};
+  }
+
+  Status AcceptRetryFailed() const override {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--retry-failed cannot be used with a NAS search (nas:): each failed evaluation "
+                "already scored failed_score, and the tournament's eliminations, later RACOS "
+                "samples and confirms were decided with that score, so running it again could "
+                "not change them; `gpusweep run` without it continues the search; to evaluate "
+                "everything again, start a new experiment (another name or output_dir)");
+  }
+
+  std::vector<std::pair<std::string, std::string>> TrialEnv(const TrialRecord& trial) const override {
+    return NasTrialEnv(trial.params);
+  }
+
  private:
-  std::shared_ptr<const Tournament> tournament_;
+  std::unique_ptr<const Tournament> tournament_;
   std::vector<bool> started_;
   std::vector<bool> finished_;
 };
@@ -103,7 +121,7 @@ long CountNasTopologies(int depth, int width, int max_depth) {
   return total;
 }
 
-Expected<NasEngine> MakeNasEngine(const NasConfig& config, Mode mode) {
+Expected<std::unique_ptr<SearchPolicy>> MakeNasPolicy(const NasConfig& config, Mode mode) {
   const long topologies = CountNasTopologies(config.depth, config.width, config.max_depth);
   if (topologies > kMaxNasTopologies)
     return Fail(ErrorCode::kInvalidConfig,
@@ -113,9 +131,8 @@ Expected<NasEngine> MakeNasEngine(const NasConfig& config, Mode mode) {
                             topologies == LONG_MAX ? std::string("too many")
                                                    : std::to_string(topologies),
                             kMaxNasTopologies));
-  auto tournament = std::make_shared<const Tournament>(config, mode);
-  return NasEngine{std::make_unique<NasSampler>(tournament),
-                   std::make_unique<NasScheduler>(tournament)};
+  return std::unique_ptr<SearchPolicy>(
+      std::make_unique<NasTournamentPolicy>(std::make_unique<const Tournament>(config, mode)));
 }
 
 std::vector<std::pair<std::string, std::string>> NasTrialEnv(const Params& params) {

@@ -1,37 +1,58 @@
-// The fold scheduler: ASHA (and any scheduler) over cross-validated configurations.
-#include "run/fold_scheduler.h"
+// The fold policy: ASHA (and any scheduler) over cross-validated configurations.
+#include "policy/fold_policy.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "policy/scheduled_policy.h"
 #include "schedule/test_util.h"
+#include "search/param_specs_for_tests.h"
 
 namespace gpusweep {
 namespace {
 
 using schedule_detail::Describe;
-using schedule_detail::Launch;
 using schedule_detail::Make;
 using schedule_detail::RungConfig;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-FoldScheduler Asha(TrialStyle style, int folds, int allowed_failures, double max = 9,
-                   int configurations = 10) {
-  return FoldScheduler(Make(RungConfig(SchedulerKind::kAsha, 1, max, 3), Mode::kMax,
-                            configurations, style),
-                       CvConfig{folds, allowed_failures, 1});
+// A random sampler over one parameter: these tests are about jobs, not params.
+std::unique_ptr<Sampler> Random(int configurations) {
+  SamplerConfig config;
+  config.kind = SamplerKind::kRandom;
+  config.trials = configurations;
+  auto sampler = MakeSampler(config, SearchSpace{{test_support::Real("x", ParamKind::kUniform, 0, 1)}},
+                             Mode::kMax);
+  EXPECT_TRUE(sampler.has_value());
+  return std::move(*sampler);
 }
 
-std::string Settled(const Scheduler& scheduler) {
+FoldPolicy Asha(TrialStyle style, int folds, int allowed_failures, double max = 9,
+                int configurations = 10) {
+  return FoldPolicy(std::make_unique<ScheduledPolicy>(
+                        Random(configurations),
+                        Make(RungConfig(SchedulerKind::kAsha, 1, max, 3), Mode::kMax,
+                             configurations, style)),
+                    CvConfig{folds, allowed_failures, 1});
+}
+
+// Asks for the next job and, if it is one to run, launches it.
+Job Launch(SearchPolicy& policy) {
+  Job job = policy.NextJob({});
+  if (job.kind == Job::Kind::kStart || job.kind == Job::Kind::kPromote) policy.JobStarted(job);
+  return job;
+}
+
+std::string Settled(const SearchPolicy& scheduler) {
   std::string text;
   for (const Decision& d : scheduler.Eliminated())
     text += fmt::format("{} {}; ", d.trial, ToString(d.verdict));
   return text;
 }
 
-TEST(FoldSchedulerTest, EachConfigurationJobRunsAsOneJobPerFold) {
-  FoldScheduler folds = Asha(TrialStyle::kIterative, 3, 0);
+TEST(FoldPolicyTest, EachConfigurationJobRunsAsOneJobPerFold) {
+  FoldPolicy folds = Asha(TrialStyle::kIterative, 3, 0);
   EXPECT_EQ(Describe(Launch(folds)), "start 0 b0 r0 @9");
   EXPECT_EQ(Describe(Launch(folds)), "start 1 b0 r0 @9");
   EXPECT_EQ(Describe(Launch(folds)), "start 2 b0 r0 @9");
@@ -39,8 +60,8 @@ TEST(FoldSchedulerTest, EachConfigurationJobRunsAsOneJobPerFold) {
   EXPECT_EQ(folds.StopPoints(4), folds.StopPoints(0));
 }
 
-TEST(FoldSchedulerTest, AshaComparesConfigurationsByTheirFoldsMean) {
-  FoldScheduler folds = Asha(TrialStyle::kIterative, 3, 0);
+TEST(FoldPolicyTest, AshaComparesConfigurationsByTheirFoldsMean) {
+  FoldPolicy folds = Asha(TrialStyle::kIterative, 3, 0);
   std::vector<Job> jobs;
   for (int i = 0; i < 6; ++i) jobs.push_back(Launch(folds));
   // Configuration 1 (trials 3-5): 0.7 on every fold.
@@ -71,8 +92,8 @@ TEST(FoldSchedulerTest, AshaComparesConfigurationsByTheirFoldsMean) {
   EXPECT_EQ(folds.OnJobFinished(jobs[1], 0.5).verdict, Verdict::kStop);
 }
 
-TEST(FoldSchedulerTest, AllowedFailedFoldsLeaveTheOthersToDecide) {
-  FoldScheduler folds = Asha(TrialStyle::kIterative, 3, 1);
+TEST(FoldPolicyTest, AllowedFailedFoldsLeaveTheOthersToDecide) {
+  FoldPolicy folds = Asha(TrialStyle::kIterative, 3, 1);
   std::vector<Job> jobs;
   for (int i = 0; i < 3; ++i) jobs.push_back(Launch(folds));
   folds.OnJobFinished(jobs[0], std::nullopt);  // fold 0 crashed before any report
@@ -83,8 +104,8 @@ TEST(FoldSchedulerTest, AllowedFailedFoldsLeaveTheOthersToDecide) {
   EXPECT_THAT(judged->reason, HasSubstr("(mean over 2 folds)"));
 }
 
-TEST(FoldSchedulerTest, TooManyFailedFoldsFailTheConfiguration) {
-  FoldScheduler folds = Asha(TrialStyle::kBudgeted, 2, 0);
+TEST(FoldPolicyTest, TooManyFailedFoldsFailTheConfiguration) {
+  FoldPolicy folds = Asha(TrialStyle::kBudgeted, 2, 0);
   const Job fold0 = Launch(folds);
   const Job fold1 = Launch(folds);
   EXPECT_EQ(Describe(fold1), "start 1 b0 r0 @1");
@@ -95,9 +116,9 @@ TEST(FoldSchedulerTest, TooManyFailedFoldsFailTheConfiguration) {
   EXPECT_FALSE(decided.value);  // the configuration failed: it ranks worst
 }
 
-TEST(FoldSchedulerTest, BudgetedConfigurationsArePromotedFoldByFoldAndSettleTogether) {
+TEST(FoldPolicyTest, BudgetedConfigurationsArePromotedFoldByFoldAndSettleTogether) {
   // One configuration, rungs at 1 and 3: once it is evaluated at 1, ASHA promotes it.
-  FoldScheduler folds = Asha(TrialStyle::kBudgeted, 2, 0, 3, 1);
+  FoldPolicy folds = Asha(TrialStyle::kBudgeted, 2, 0, 3, 1);
   const Job fold0 = Launch(folds);
   const Job fold1 = Launch(folds);
   EXPECT_EQ(folds.OnJobFinished(fold0, 0.5).verdict, Verdict::kPause);
@@ -113,8 +134,8 @@ TEST(FoldSchedulerTest, BudgetedConfigurationsArePromotedFoldByFoldAndSettleToge
   EXPECT_EQ(Settled(folds), "1 complete; ");  // the fold that waited completes too
 }
 
-TEST(FoldSchedulerTest, AFailedConfigurationsOtherFoldsAreDroppedOrStopped) {
-  FoldScheduler folds = Asha(TrialStyle::kIterative, 4, 0);
+TEST(FoldPolicyTest, AFailedConfigurationsOtherFoldsAreDroppedOrStopped) {
+  FoldPolicy folds = Asha(TrialStyle::kIterative, 4, 0);
   const Job fold0 = Launch(folds);
   const Job fold1 = Launch(folds);  // folds 2 and 3 are not started yet
   EXPECT_EQ(folds.OnJobFinished(fold0, std::nullopt).verdict, Verdict::kComplete);
@@ -122,7 +143,7 @@ TEST(FoldSchedulerTest, AFailedConfigurationsOtherFoldsAreDroppedOrStopped) {
   EXPECT_EQ(Settled(folds), "2 stop; 3 stop; 1 stop; ");
   EXPECT_THAT(folds.Eliminated()[0].reason,
               HasSubstr("configuration 0 failed (fold 0 failed; cv.allow_failed_folds is 0)"));
-  EXPECT_EQ(Describe(folds.NextJob()), "start 4 b0 r0 @9");  // configuration 1
+  EXPECT_EQ(Describe(folds.NextJob({})), "start 4 b0 r0 @9");  // configuration 1
   auto late = folds.OnReport(1, 1, 0.9);
   ASSERT_TRUE(late);
   EXPECT_EQ(late->verdict, Verdict::kStop);
@@ -132,28 +153,28 @@ TEST(FoldSchedulerTest, AFailedConfigurationsOtherFoldsAreDroppedOrStopped) {
   EXPECT_THAT(decided.reason, HasSubstr("(mean over 4 folds)"));
 }
 
-TEST(FoldSchedulerTest, ABudgetedFailedConfigurationEndsWithoutItsUnstartedFolds) {
-  FoldScheduler folds = Asha(TrialStyle::kBudgeted, 3, 0, 3);
+TEST(FoldPolicyTest, ABudgetedFailedConfigurationEndsWithoutItsUnstartedFolds) {
+  FoldPolicy folds = Asha(TrialStyle::kBudgeted, 3, 0, 3);
   const Job fold0 = Launch(folds);
   const Job fold1 = Launch(folds);  // fold 2 not started
   EXPECT_EQ(folds.OnJobFinished(fold0, std::nullopt).verdict, Verdict::kPause);
   EXPECT_EQ(Settled(folds), "2 stop; 1 stop; ");
-  EXPECT_EQ(Describe(folds.NextJob()), "start 3 b0 r0 @1");  // configuration 1
+  EXPECT_EQ(Describe(folds.NextJob({})), "start 3 b0 r0 @1");  // configuration 1
   // Fold 1, stopped, ends: the configuration's job ends as a failure, nothing waits.
   const Decision decided = folds.OnJobFinished(fold1, 0.5);
   EXPECT_FALSE(decided.value);
   EXPECT_THAT(decided.reason, HasSubstr("(mean over 3 folds)"));
-  EXPECT_EQ(Describe(folds.NextJob()), "start 3 b0 r0 @1");
+  EXPECT_EQ(Describe(folds.NextJob({})), "start 3 b0 r0 @1");
 }
 
-TEST(FoldSchedulerTest, AnInterruptedFoldRunsAgainFirstAndItsSiblingsKeepTheirResults) {
-  FoldScheduler folds = Asha(TrialStyle::kBudgeted, 3, 0, 3);
+TEST(FoldPolicyTest, AnInterruptedFoldRunsAgainFirstAndItsSiblingsKeepTheirResults) {
+  FoldPolicy folds = Asha(TrialStyle::kBudgeted, 3, 0, 3);
   const Job fold0 = Launch(folds);
   const Job fold1 = Launch(folds);
   const Job fold2 = Launch(folds);
   folds.OnJobFinished(fold0, 0.5);
   folds.OnJobInterrupted(fold1);
-  EXPECT_EQ(Describe(folds.NextJob()), "start 1 b0 r0 @1");
+  EXPECT_EQ(Describe(folds.NextJob({})), "start 1 b0 r0 @1");
   const Job again = Launch(folds);
   folds.OnJobFinished(fold2, 0.7);
   const Decision decided = folds.OnJobFinished(again, 0.6);
@@ -161,9 +182,9 @@ TEST(FoldSchedulerTest, AnInterruptedFoldRunsAgainFirstAndItsSiblingsKeepTheirRe
   EXPECT_THAT(decided.reason, HasSubstr("(mean over 3 folds)"));
 }
 
-TEST(FoldSchedulerTest, SameCallsSameDecisions) {
+TEST(FoldPolicyTest, SameCallsSameDecisions) {
   auto run = [] {
-    FoldScheduler folds = Asha(TrialStyle::kIterative, 2, 0);
+    FoldPolicy folds = Asha(TrialStyle::kIterative, 2, 0);
     std::string log;
     for (int i = 0; i < 6; ++i) log += Describe(Launch(folds)) + "; ";
     const double values[] = {0.1, 0.3, 0.9, 0.2, 0.4, 0.4};

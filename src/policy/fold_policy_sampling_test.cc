@@ -1,6 +1,7 @@
-// The fold sampler: every fold of a configuration gets its params, and TPE learns from
+// The fold policy's params: every fold of a configuration gets its params, and TPE learns from
 // the configurations' cross-validated means, never from single folds.
-#include "run/fold_sampler.h"
+#include "policy/fold_policy.h"
+#include "policy/sweep_policy.h"
 
 #include <gtest/gtest.h>
 
@@ -40,9 +41,9 @@ double FoldValue(const Params& p, int fold) {
   return x * x + p["y"].get<double>() + (fold == 0 ? -3.0 : 1.5);
 }
 
-TEST(FoldSamplerTest, CountsFoldTrialsAndGivesEveryFoldItsConfigurationsParams) {
+TEST(FoldPolicySamplingTest, CountsFoldTrialsAndGivesEveryFoldItsConfigurationsParams) {
   const CvConfig cv{3, 0, 1};
-  FoldSampler folds(Tpe(8), cv);
+  FoldPolicy folds(std::make_unique<SweepPolicy>(Tpe(8)), cv);
   EXPECT_EQ(folds.total_trials(), 24);
   EXPECT_EQ(folds.configurations(), 8);
   const Suggestion first = folds.Suggest(3, {});  // configuration 1, fold 0
@@ -56,9 +57,9 @@ TEST(FoldSamplerTest, CountsFoldTrialsAndGivesEveryFoldItsConfigurationsParams) 
   EXPECT_EQ(folds.Suggest(5, history).params, first.params);
 }
 
-TEST(FoldSamplerTest, TpeLearnsFromConfigurationMeans) {
+TEST(FoldPolicySamplingTest, TpeLearnsFromConfigurationMeans) {
   const CvConfig cv{3, 0, 1};
-  FoldSampler folds(Tpe(12), cv);
+  FoldPolicy folds(std::make_unique<SweepPolicy>(Tpe(12)), cv);
   auto plain = Tpe(12);
   std::vector<TrialRecord> history;        // what the run records: fold trials
   std::vector<TrialRecord> configurations; // what TPE must have seen: means
@@ -80,9 +81,9 @@ TEST(FoldSamplerTest, TpeLearnsFromConfigurationMeans) {
   EXPECT_EQ(next.params, plain->Suggest(6, configurations).params);
 }
 
-TEST(FoldSamplerTest, FailedConfigurationsAreLeftOutAndWarmStartsPassThrough) {
+TEST(FoldPolicySamplingTest, FailedConfigurationsAreLeftOutAndWarmStartsPassThrough) {
   const CvConfig cv{2, 0, 1};
-  FoldSampler folds(Tpe(12), cv);
+  FoldPolicy folds(std::make_unique<SweepPolicy>(Tpe(12)), cv);
   auto plain = Tpe(12);
   const Params a{{"x", 1.0}, {"y", 1.0}}, b{{"x", -2.0}, {"y", 0.5}}, w{{"x", 0.0}, {"y", 0.0}};
   TrialRecord failed = Fold(3, b, 0);
