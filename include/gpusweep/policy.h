@@ -24,6 +24,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -145,5 +146,16 @@ class SearchPolicy : public JobCalls {
 
 // The number of recorded trials that have finished (completed, failed, pruned).
 int FinishedTrials(const std::vector<TrialRecord>& recorded);
+
+// The policies of src/policy (each header there states its contract):
+// a plain sweep over `sampler` (sweep_policy.h);
+std::unique_ptr<SearchPolicy> MakeSweepPolicy(std::unique_ptr<Sampler> sampler);
+// `sampler`'s params in the order and with the budgets `scheduler` decides
+// (scheduled_policy.h; the scheduler built for sampler->total_trials() configurations);
+std::unique_ptr<SearchPolicy> MakeScheduledPolicy(std::unique_ptr<Sampler> sampler,
+                                                  std::unique_ptr<Scheduler> scheduler);
+// cross-validation: `inner` over configurations, every fold a trial (fold_policy.h;
+// precondition cv.enabled()).
+std::unique_ptr<SearchPolicy> MakeFoldPolicy(std::unique_ptr<SearchPolicy> inner, const CvConfig& cv);
 
 }  // namespace gpusweep

@@ -3,6 +3,10 @@
 
 #include <algorithm>
 
+#include "policy/fold_policy.h"
+#include "policy/scheduled_policy.h"
+#include "policy/sweep_policy.h"
+
 namespace gpusweep {
 
 int FinishedTrials(const std::vector<TrialRecord>& recorded) {
@@ -14,6 +18,19 @@ int FinishedTrials(const std::vector<TrialRecord>& recorded) {
 
 int SearchPolicy::ToRun(const std::vector<TrialRecord>& recorded) const {
   return total_trials() - FinishedTrials(recorded);
+}
+
+std::unique_ptr<SearchPolicy> MakeSweepPolicy(std::unique_ptr<Sampler> sampler) {
+  return std::make_unique<SweepPolicy>(std::move(sampler));
+}
+
+std::unique_ptr<SearchPolicy> MakeScheduledPolicy(std::unique_ptr<Sampler> sampler,
+                                                  std::unique_ptr<Scheduler> scheduler) {
+  return std::make_unique<ScheduledPolicy>(std::move(sampler), std::move(scheduler));
+}
+
+std::unique_ptr<SearchPolicy> MakeFoldPolicy(std::unique_ptr<SearchPolicy> inner, const CvConfig& cv) {
+  return std::make_unique<FoldPolicy>(std::move(inner), cv);
 }
 
 }  // namespace gpusweep

@@ -65,7 +65,9 @@ name: t
 metric: {name: score, mode: max}
 resources: {gpus: none, cpu_slots: 2}
 shell: true
-command: 'printf "{\"score\": {{lr}}, \"parent\": \"%s\"}\n" "$GPUSWEEP_PARENT_DIR" >> "$GPUSWEEP_METRICS"'
+command: |
+  printf '{"score": %s, "parent": "%s"}\n' {{lr}} "$GPUSWEEP_PARENT_DIR" >> "$GPUSWEEP_METRICS"
+sampler: {type: random, trials: 2}
 search_space:
   lr: {type: uniform, low: 0.01, high: 1}
 )");
@@ -85,15 +87,14 @@ search_space:
 
   const std::vector<TrialRecord>& trials = loop.trials();
   ASSERT_EQ(trials.size(), 2u);
-  EXPECT_EQ(trials[0].state, TrialState::kCompleted);
+  EXPECT_EQ(trials[0].state, TrialState::kCompleted) << trials[0].failure_reason;
   EXPECT_EQ(trials[0].params, (Params{{"lr", 0.1}}));
   EXPECT_EQ(trials[0].last_metrics["parent"], "");
   EXPECT_EQ(trials[1].state, TrialState::kCompleted) << trials[1].failure_reason;
   EXPECT_EQ(trials[1].params, (Params{{"lr", 0.5}}));  // the job's, not the suggestion
   EXPECT_EQ(trials[1].objective, 0.5);
   EXPECT_THAT(trials[1].last_metrics["parent"].get<std::string>(), EndsWith("/trials/0000"));
-  EXPECT_EQ(ReadFile(experiment_dir() / "trials" / "0001" / "params.json").find("0.5") != std::string::npos,
-            true);
+  EXPECT_NE(ReadFile(experiment_dir() / "trials" / "0001" / "params.json").find("0.5"), std::string::npos);
 }
 
 }  // namespace

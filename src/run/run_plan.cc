@@ -8,9 +8,6 @@
 #include <fmt/ranges.h>
 
 #include "gpusweep/nas.h"
-#include "policy/fold_policy.h"
-#include "policy/scheduled_policy.h"
-#include "policy/sweep_policy.h"
 #include "process/spawn.h"
 #include "run/trial_env.h"
 
@@ -253,10 +250,10 @@ Expected<std::unique_ptr<SearchPolicy>> MakePolicy(const ExperimentConfig& confi
                       InConfig(MakeScheduler(config.scheduler, config.metric.mode,
                                              sampler->total_trials(), style),
                                config));
-  std::unique_ptr<SearchPolicy> policy;
-  if (scheduler) policy = std::make_unique<ScheduledPolicy>(std::move(sampler), std::move(scheduler));
-  else policy = std::make_unique<SweepPolicy>(std::move(sampler));
-  if (config.cv.enabled()) policy = std::make_unique<FoldPolicy>(std::move(policy), config.cv);
+  std::unique_ptr<SearchPolicy> policy =
+      scheduler ? MakeScheduledPolicy(std::move(sampler), std::move(scheduler))
+                : MakeSweepPolicy(std::move(sampler));
+  if (config.cv.enabled()) policy = MakeFoldPolicy(std::move(policy), config.cv);
   return policy;
 }
 
