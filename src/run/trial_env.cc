@@ -1,6 +1,7 @@
 #include "run/trial_env.h"
 
 #include "gpusweep/cv.h"
+#include "process/spawn.h"
 
 #include <optional>
 #include <unordered_map>
@@ -64,6 +65,11 @@ EnvPairs FoldEnv(int number, int folds) {
   return {{"GPUSWEEP_FOLD", std::to_string(index.fold)},
           {"GPUSWEEP_FOLDS", std::to_string(folds)},
           {"GPUSWEEP_CONFIGURATION", std::to_string(index.configuration)}};
+}
+
+Expected<std::filesystem::path> ResolveTrialProgram(const std::string& program,
+                                                    const std::vector<std::string>& env) {
+  return ResolveExecutable(program, env, "/");
 }
 
 }  // namespace gpusweep

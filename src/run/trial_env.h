@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpusweep/status.h"
+
 namespace gpusweep {
 
 using EnvPairs = std::vector<std::pair<std::string, std::string>>;
@@ -36,5 +38,12 @@ EnvPairs ProtocolEnv(int number, const std::filesystem::path& trial_dir,
 // GPUSWEEP_FOLDS and GPUSWEEP_CONFIGURATION (the configuration it belongs to); empty
 // without cv.
 EnvPairs FoldEnv(int number, int folds);
+
+// The executable `program` names for a trial started with `env` (looked up on its PATH
+// when the name has no '/'), as the trial's spawn resolves it; Error{kProcess} ("command
+// not found: foo (PATH=...)") otherwise. For front ends that explain a trial's failure
+// (which python3 it ran).
+Expected<std::filesystem::path> ResolveTrialProgram(const std::string& program,
+                                                    const std::vector<std::string>& env);
 
 }  // namespace gpusweep
