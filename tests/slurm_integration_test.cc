@@ -591,6 +591,58 @@ TEST_F(SlurmTest, APreemptedJobRunsAgainAsANewAttempt) {
   EXPECT_NE(reason.find("preempted by SLURM"), std::string::npos) << reason;
 }
 
+// A NAS search on SLURM (docs/nas.md, dry run: the built-in one-liner reports each
+// evaluation's drawn score): every evaluation of the stage plan is a SLURM job of its
+// own, on a GPU SLURM chose. 5 topologies: rounds 5 -> 3 -> 2 -> 1, one winner sample, a
+// confirm and a retrain, 13 evaluations. (A NAS config's backend: was once never parsed,
+// so the whole search ran on the login node.)
+TEST_F(SlurmTest, NasDryRunRunsEveryEvaluationAsASlurmJob) {
+  Write(std::string(R"(
+name: e2e
+command: [python3, train.py]
+metric: {name: acc, mode: max}
+resources: {gpus_per_trial: 1, max_concurrent: 4}
+nas:
+  depth: 4
+  width: 1
+  operations:
+    conv: {filters: [8, 16], kernel: [1, 3]}
+    pooling: {pool: [avg, max]}
+  samples_per_round: 1
+  winner_samples: 1
+  data_size: {init: 100, step: 100}
+  confirm: {data_size: 1000}
+  seed: 3
+  dry_run: true
+)") + kBackend);
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NE(run.out.find("13 to run on SLURM (the default partition, gres gpu:1 per trial, at "
+                         "most 4 jobs at once)"),
+            std::string::npos)
+      << run.out;
+  const std::filesystem::path dry = dir_.path() / "runs" / "e2e-dry-run";
+  auto journal = OpenJournal(dry / "gpusweep.db", JournalAccess::kReadOnly);
+  ASSERT_TRUE(journal);
+  auto trials = (*journal)->LoadTrials();
+  ASSERT_TRUE(trials);
+  ASSERT_EQ(trials->size(), 13u);
+  std::set<std::string> job_ids;
+  for (const TrialRecord& t : *trials) {
+    EXPECT_EQ(t.state, TrialState::kCompleted) << t.number << ": " << t.failure_reason;
+    EXPECT_FALSE(t.job_id.empty()) << "evaluation " << t.number << " ran outside SLURM";
+    job_ids.insert(t.job_id);
+    EXPECT_EQ(t.objective, t.params["nas_dry_score"].get<double>()) << t.number;
+    EXPECT_TRUE(std::filesystem::exists(dry / "trials" / TrialDirName(t.number) / "gpusweep-job.sh"))
+        << t.number;
+  }
+  EXPECT_EQ(job_ids.size(), 13u) << "one job per evaluation";
+  EXPECT_TRUE(LiveJobs(std::vector<std::string>(job_ids.begin(), job_ids.end())).empty());
+  auto status = RunGpusweep({"status", dry.string()}, dir_.path());
+  ASSERT_EQ(status.exit_code, 0) << status.out;
+  EXPECT_NE(status.out.find("block 1 retrain   1/1 done"), std::string::npos) << status.out;
+}
+
 TEST_F(SlurmTest, SubmissionsSlurmRefusesAndMissingClientsAreClearErrors) {
   Write(R"(
 name: e2e

@@ -14,7 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusweep/cv.h"
 #include "gpusweep/json.h"
+#include "gpusweep/metric.h"
 #include "gpusweep/nas_config.h"
 #include "gpusweep/status.h"
 
@@ -40,13 +42,6 @@ struct ParamSpec {
 // Parameters in declaration order (the order of keys under `search_space:`).
 struct SearchSpace {
   std::vector<ParamSpec> params;
-};
-
-enum class Mode { kMin, kMax };
-
-struct MetricSpec {
-  std::string name;  // key in the trial's reported JSON lines, e.g. "val_acc"
-  Mode mode = Mode::kMax;
 };
 
 enum class SamplerKind { kGrid, kRandom, kSobol, kTpe };
@@ -144,17 +139,6 @@ struct WarmStartConfig {
   // the search space since), each one the parameter allows; an object, empty for none.
   Params defaults = Json::object();
 };
-
-// `cv: {folds: k, allow_failed_folds: n}` — k-fold cross-validation (docs/config.md,
-// "Cross-validation"): every configuration the sampler suggests runs as k fold trials,
-// each its own process; the configuration's objective is the mean over its folds.
-struct CvConfig {
-  int folds = 0;               // 0: no cross-validation; else 2..kMaxFolds
-  int allow_failed_folds = 0;  // 0..folds-1: failed folds a configuration may have
-  int line = 0;                // 1-based line of `cv:` in the YAML, for later errors
-  bool enabled() const { return folds > 0; }
-};
-inline constexpr int kMaxFolds = 100;
 
 // Where a string is in the experiment YAML (1-based; 0 = unknown, e.g. a config built in
 // code), kept for errors found only when the string is rendered for a trial.

@@ -25,10 +25,22 @@
 #include <string_view>
 #include <vector>
 
-#include "gpusweep/config.h"
+#include "gpusweep/metric.h"
 #include "gpusweep/trial.h"
 
 namespace gpusweep {
+
+// `cv: {folds: k, allow_failed_folds: n}` (docs/config.md, "Cross-validation"): every
+// configuration runs as k fold trials; its objective is the mean over its folds. Parsed
+// by config (cv_parser.cc), defined here, below config, because common's fold
+// arithmetic reads it.
+struct CvConfig {
+  int folds = 0;               // 0: no cross-validation; else 2..kMaxFolds
+  int allow_failed_folds = 0;  // 0..folds-1: failed folds a configuration may have
+  int line = 0;                // 1-based line of `cv:` in the YAML, for later errors
+  bool enabled() const { return folds > 0; }
+};
+inline constexpr int kMaxFolds = 100;
 
 struct FoldIndex {
   int configuration = 0;

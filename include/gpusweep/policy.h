@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpusweep/cv.h"
 #include "gpusweep/sampler.h"
 #include "gpusweep/scheduler.h"
 #include "gpusweep/status.h"

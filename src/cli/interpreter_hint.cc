@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "process/spawn.h"
+#include "run/trial_env.h"
 
 namespace gpusweep {
 namespace {
@@ -46,7 +46,7 @@ std::optional<std::string> InterpreterHint(const ExperimentConfig& config,
   if (!SaysModuleMissing(failure_text)) return std::nullopt;
   const std::string program = ProgramName(config);
   if (!IsBarePythonName(program)) return std::nullopt;
-  const Expected<std::filesystem::path> resolved = ResolveExecutable(program, env, "/");
+  const Expected<std::filesystem::path> resolved = ResolveTrialProgram(program, env);
   const std::string where =
       resolved ? fmt::format("{}, which PATH resolves to {}", program, resolved->string())
                : fmt::format("{}, looked up on PATH", program);

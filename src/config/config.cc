@@ -230,9 +230,11 @@ void WarnAboutNasWithoutTimeout(const Value& nas, std::vector<std::string>& warn
           .message);
 }
 
-// The rest of a `nas:` experiment: no sampler, search space or scheduler (the NAS
-// engine plans every evaluation), one GPU count for every evaluation.
-Status ParseNasExperiment(const Mapping& top, const Value& nas, ExperimentConfig& config) {
+// The trial source of a `nas:` experiment: no sampler, search space or scheduler (the
+// NAS engine plans every evaluation), one GPU count for every evaluation. The keys it
+// replaces are refused here, before the shared sections, so those sections' parsers see
+// them absent and give their defaults.
+Status ParseNasSection(const Mapping& top, const Value& nas, ExperimentConfig& config) {
   for (std::string_view key : kNotWithNas)
     if (const Value* found = top.Find(key))
       return found->Invalid(fmt::format("'{}' has no meaning in a NAS experiment (nas:): the "
@@ -248,19 +250,8 @@ Status ParseNasExperiment(const Mapping& top, const Value& nas, ExperimentConfig
   return {};
 }
 
-Status ParseNasTop(const Mapping& top, const Value& nas, const fs::path& config_dir,
-                   ExperimentConfig& config);
-
-Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig& config) {
-  if (root.IsNull())
-    return root.Invalid("the config is empty", "start with name:, command:, metric: and sampler:");
-  GS_ASSIGN_OR_RETURN(Mapping top, root.ToMapping());
-  GS_TRY(CheckForeignTopKeys(top));
-  GS_TRY(top.CheckKeys(kTopKeys));
-  GS_TRY(ParseName(top, config));
-  GS_TRY(ParseCommand(top, config));
-  GS_TRY(ParseMetric(top, config));
-  if (const Value* nas = top.Find("nas")) return ParseNasTop(top, *nas, config_dir, config);
+// The trial source of a sweep: a sampler over a search space, enqueued settings first.
+Status ParseSamplerSection(const Mapping& top, ExperimentConfig& config) {
   GS_ASSIGN_OR_RETURN(
       Value sampler, top.Require("sampler", "add e.g. sampler: {type: random, trials: 16}"));
   GS_ASSIGN_OR_RETURN(config.sampler, config_detail::ParseSampler(sampler));
@@ -268,9 +259,24 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_ASSIGN_OR_RETURN(config.sampler.enqueue,
                       config_detail::ParseEnqueue(top.Find("enqueue"), config.search_space,
                                                   config.sampler));
-  const std::uint64_t total = config_detail::TotalTrials(config.sampler, config.search_space);
+  return {};
+}
+
+// How many trials a gpus_per_trial list must cover. A NAS experiment's count comes from
+// its stage plan (src/nas), which config does not see; it needs none, since a list is
+// refused for NAS (ParseNasSection).
+std::uint64_t ListedTrials(const ExperimentConfig& config) {
+  if (config.nas) return 1;
+  return config_detail::TotalTrials(config.sampler, config.search_space);
+}
+
+// Every key outside the trial source, parsed by the same calls for every kind of
+// experiment, so e.g. backend: or max_failures: cannot mean something else under nas:
+// (they once did: a NAS config's backend was never read, and it ran locally).
+Status ParseSharedSections(const Mapping& top, const fs::path& config_dir,
+                           ExperimentConfig& config) {
   GS_ASSIGN_OR_RETURN(config.resources,
-                      config_detail::ParseResources(top.Find("resources"), total));
+                      config_detail::ParseResources(top.Find("resources"), ListedTrials(config)));
   GS_TRY(ParseTimeouts(top, config));
   GS_ASSIGN_OR_RETURN(config.templates,
                       config_detail::ParseTemplates(top.Find("templates"), config_dir));
@@ -285,21 +291,25 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   return ParseOutputDir(top, config_dir, config);
 }
 
-// ParseTop's sequel for a NAS experiment: the sections it shares with a sweep.
-Status ParseNasTop(const Mapping& top, const Value& nas, const fs::path& config_dir,
-                   ExperimentConfig& config) {
-  GS_TRY(ParseNasExperiment(top, nas, config));
-  GS_ASSIGN_OR_RETURN(config.resources, config_detail::ParseResources(top.Find("resources"), 1));
-  GS_TRY(ParseTimeouts(top, config));
-  GS_ASSIGN_OR_RETURN(config.templates,
-                      config_detail::ParseTemplates(top.Find("templates"), config_dir));
-  GS_ASSIGN_OR_RETURN(config.max_failures,
-                      config_detail::ParseMaxFailures(top.Find("max_failures")));
-  GS_TRY(ParseOutputDir(top, config_dir, config));
+// One path for every kind of experiment: only the trial source differs (a sampler over
+// a search space, or the NAS engine's `nas:` section).
+Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig& config) {
+  if (root.IsNull())
+    return root.Invalid("the config is empty", "start with name:, command:, metric: and sampler:");
+  GS_ASSIGN_OR_RETURN(Mapping top, root.ToMapping());
+  GS_TRY(CheckForeignTopKeys(top));
+  GS_TRY(top.CheckKeys(kTopKeys));
+  GS_TRY(ParseName(top, config));
+  GS_TRY(ParseCommand(top, config));
+  GS_TRY(ParseMetric(top, config));
+  const Value* nas = top.Find("nas");
+  GS_TRY(nas ? ParseNasSection(top, *nas, config) : ParseSamplerSection(top, config));
+  GS_TRY(ParseSharedSections(top, config_dir, config));
+  if (nas == nullptr) return {};
   if (config.nas->dry_run) {
     ApplyNasDryRun(config);
   } else if (!config.timeout_seconds) {
-    WarnAboutNasWithoutTimeout(nas, config.warnings);
+    WarnAboutNasWithoutTimeout(*nas, config.warnings);
   }
   return {};
 }

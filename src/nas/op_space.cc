@@ -1,17 +1,20 @@
 #include "nas/op_space.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace gpusweep::nas {
 namespace {
 
 bool HasEdge(const Adjacency& adjacency, int from, int to) {
+  assert(from >= 0 && static_cast<std::size_t>(from) < adjacency.size());
   const auto& out = adjacency[from];
   return std::find(out.begin(), out.end(), to) != out.end();
 }
 
 template <class T>
 const T& Pick(const std::vector<T>& list, int index) {
+  assert(!list.empty() && index >= 0);  // the parser refuses empty choice lists
   return list[static_cast<std::size_t>(index) % list.size()];
 }
 
@@ -96,6 +99,7 @@ Json OperationSpace::Cell(const Code& code) const {
       continue;
     }
     const NasConvSpace& space = type == "conv" ? ops.conv : ops.sep_conv;
+    assert(!space.filters.empty());  // size() - 1 would wrap
     const auto& filters = space.filters[std::min<std::size_t>(block_, space.filters.size() - 1)];
     cell_nodes.push_back(Json{{"type", type},
                               {"filters", Pick(filters, dims[kFilters])},

@@ -1,6 +1,7 @@
 #include "nas/racos.h"
 
 #include <algorithm>
+#include <cassert>
 #include <numeric>
 
 namespace gpusweep::nas {
@@ -25,6 +26,7 @@ std::uint64_t RandomStream::Next() {
 double RandomStream::Unit() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
 
 int RandomStream::Below(int n) {
+  assert(n >= 1 && "an index drawn from an empty range");
   return static_cast<int>((static_cast<unsigned __int128>(Next()) * static_cast<unsigned>(n)) >> 64);
 }
 

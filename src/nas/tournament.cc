@@ -1,6 +1,7 @@
 #include "nas/tournament.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -177,9 +178,11 @@ Tournament::Choice Tournament::Best(const std::vector<int>& trials,
 // winner's evaluations without one; of the whole block for the random baseline).
 Tournament::Choice Tournament::Confirmed(int block, const std::vector<Eval>& evals) const {
   const int confirm = FirstTrial(block, Stage::kConfirm, 0);
+  assert(confirm >= 0 && "every block's plan has a confirm slot");
   if (evals[confirm].done) return Choice{evals[confirm].topology, evals[confirm].code};
   std::vector<int> winner_trials, topology_trials, block_trials;
   const std::vector<int> alive = Alive(block, plan_.rounds, evals);
+  assert(!alive.empty() && "a round never eliminates every topology");
   for (std::size_t k = 0; k < plan_.slots.size(); ++k) {
     const Slot& slot = plan_.slots[k];
     if (slot.block != block || slot.stage == Stage::kConfirm || slot.stage == Stage::kRetrain)
@@ -197,6 +200,7 @@ Tournament::Choice Tournament::Confirmed(int block, const std::vector<Eval>& eva
   if (choice.topology >= 0) return choice;
   // Nothing finished yet (only while planning): a placeholder.
   const int winner = alive.front();
+  assert(winner >= 0 && static_cast<std::size_t>(winner) < pool_.size());
   const OperationSpace space(config_, pool_[winner], block - 1);
   return Choice{winner, Code(space.sizes().size(), 0)};
 }
@@ -212,7 +216,10 @@ Tournament::Choice Tournament::Candidate(int number, const std::vector<Eval>& ev
     topology = Alive(slot.block, plan_.rounds, evals).front();
   } else {
     const std::vector<int> alive = Alive(slot.block, slot.round - 1, evals);
-    topology = slot.round == 1 ? alive[slot.index] : alive[slot.index / config_.samples_per_round];
+    const std::size_t at = static_cast<std::size_t>(
+        slot.round == 1 ? slot.index : slot.index / config_.samples_per_round);
+    assert(slot.index >= 0 && at < alive.size() && "the stage plan sized this round to its survivors");
+    topology = alive[at];
   }
   return Choice{topology, Sample(number, topology, slot.block, evals, slot.stage == Stage::kWinner)};
 }
@@ -262,6 +269,7 @@ TournamentState Tournament::Replay(const std::vector<TrialRecord>& history) cons
   for (int block = 1; block <= config_.blocks; ++block) {
     const int first = FirstTrial(block, plan_.rounds > 0 ? Stage::kRound : Stage::kConfirm,
                                  plan_.rounds > 0 ? 1 : 0);
+    assert(first >= 0 && "every block has a first slot");
     bool started = false;
     for (std::size_t k = first; k < evals.size() && plan_.slots[k].block == block; ++k)
       started = started || evals[k].done;
@@ -287,6 +295,7 @@ TournamentState Tournament::Replay(const std::vector<TrialRecord>& history) cons
     }
     state.blocks.push_back(std::move(outcome));
   }
+  assert(!evals.empty() && "every plan ends with a retrain slot");
   const Eval& retrain = evals.back();
   if (retrain.done) {
     state.retrain_failed = retrain.failed;

@@ -1,6 +1,7 @@
 #include "run/trial_env.h"
 
 #include "gpusweep/cv.h"
+#include "process/spawn.h"
 
 #include <optional>
 #include <unordered_map>
@@ -56,6 +57,11 @@ EnvPairs ProtocolEnv(int number, const std::filesystem::path& trial_dir,
       {"PYTHONUNBUFFERED", "1"},
       {"PYTHONPATH", python_path},
   };
+}
+
+Expected<std::filesystem::path> ResolveTrialProgram(const std::string& program,
+                                                    const std::vector<std::string>& env) {
+  return ResolveExecutable(program, env, "/");
 }
 
 }  // namespace gpusweep

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpusweep/status.h"
+
 namespace gpusweep {
 
 using EnvPairs = std::vector<std::pair<std::string, std::string>>;
@@ -31,5 +33,12 @@ std::optional<std::string> LookupEnv(const std::vector<std::string>& env, const 
 EnvPairs ProtocolEnv(int number, const std::filesystem::path& trial_dir,
                      const std::filesystem::path& python_helper_dir,
                      const std::vector<std::string>& base);
+
+// The executable `program` names for a trial started with `env` (looked up on its PATH
+// when the name has no '/'), as the trial's spawn resolves it; Error{kProcess} ("command
+// not found: foo (PATH=...)") otherwise. For front ends that explain a trial's failure
+// (which python3 it ran).
+Expected<std::filesystem::path> ResolveTrialProgram(const std::string& program,
+                                                    const std::vector<std::string>& env);
 
 }  // namespace gpusweep

@@ -12,6 +12,7 @@
 
 #include "common/unique_fd.h"
 #include "gpusweep/report.h"
+#include "run/recorded_config.h"
 #include "web/experiment_catalog.h"
 
 namespace gpusweep::web {
@@ -101,8 +102,7 @@ Expected<std::unique_ptr<LiveExperiment>> LiveExperiment::Open(const std::filesy
   // (templates moved) just leaves them to the values seen.
   SearchSpace space;
   GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> record, journal->LoadExperiment());
-  if (record)
-    if (auto config = ParseConfig(record->config_yaml, record->config_path)) space = config->search_space;
+  if (record) space = RecordedSearchSpace(*record);
   // A NAS experiment's tournament is replayed from its trials with the config it ran
   // with (as `status` does); one whose stored config no longer reads has no such view.
   std::optional<NasConfig> nas;

@@ -1,0 +1,10 @@
+#include "run/recorded_config.h"
+
+namespace gpusweep {
+
+SearchSpace RecordedSearchSpace(const ExperimentRecord& record) {
+  if (auto config = ParseConfig(record.config_yaml, record.config_path)) return config->search_space;
+  return {};
+}
+
+}  // namespace gpusweep

@@ -1,0 +1,16 @@
+// recorded_config.h — what the read side may know of the config an experiment ran with,
+// read from its journal's experiment row (the YAML text as run), so front ends (web, cli)
+// never parse a config themselves.
+#pragma once
+
+#include "gpusweep/config.h"
+#include "gpusweep/journal.h"
+
+namespace gpusweep {
+
+// The declared search space of the recorded config; empty when its YAML no longer
+// parses where it was run from (templates moved or deleted since), which the callers
+// treat as "no declared bounds", never as an error.
+SearchSpace RecordedSearchSpace(const ExperimentRecord& record);
+
+}  // namespace gpusweep
