@@ -6,7 +6,7 @@
 
 #include "policy/scheduled_policy.h"
 #include "schedule/test_util.h"
-#include "search/param_specs_for_tests.h"
+#include "policy/test_util.h"
 
 namespace gpusweep {
 namespace {
@@ -17,16 +17,7 @@ using schedule_detail::RungConfig;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// A random sampler over one parameter: these tests are about jobs, not params.
-std::unique_ptr<Sampler> Random(int configurations) {
-  SamplerConfig config;
-  config.kind = SamplerKind::kRandom;
-  config.trials = configurations;
-  auto sampler = MakeSampler(config, SearchSpace{{test_support::Real("x", ParamKind::kUniform, 0, 1)}},
-                             Mode::kMax);
-  EXPECT_TRUE(sampler.has_value());
-  return std::move(*sampler);
-}
+using policy_test::Random;
 
 FoldPolicy Asha(TrialStyle style, int folds, int allowed_failures, double max = 9,
                 int configurations = 10) {

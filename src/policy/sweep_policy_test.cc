@@ -6,20 +6,12 @@
 
 #include <gtest/gtest.h>
 
-#include "search/param_specs_for_tests.h"
+#include "policy/test_util.h"
 
 namespace gpusweep {
 namespace {
 
-std::unique_ptr<Sampler> Random(int trials) {
-  SamplerConfig config;
-  config.kind = SamplerKind::kRandom;
-  config.trials = trials;
-  auto sampler = MakeSampler(config, SearchSpace{{test_support::Real("x", ParamKind::kUniform, 0, 1)}},
-                             Mode::kMax);
-  EXPECT_TRUE(sampler.has_value());
-  return std::move(*sampler);
-}
+using policy_test::Random;
 
 TrialRecord Recorded(int number, TrialState state) {
   TrialRecord record;
