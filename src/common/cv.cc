@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/objective.h"
+
 namespace gpusweep {
 namespace {
 
@@ -127,7 +129,7 @@ std::vector<const CvConfiguration*> RankConfigurations(
   for (const CvConfiguration& c : configurations)
     if (c.state == TrialState::kCompleted && c.mean) ranked.push_back(&c);
   std::stable_sort(ranked.begin(), ranked.end(), [&](const CvConfiguration* a, const CvConfiguration* b) {
-    return metric.mode == Mode::kMax ? *a->mean > *b->mean : *a->mean < *b->mean;
+    return RanksBefore(metric.mode, a->mean, b->mean);
   });
   return ranked;
 }

@@ -6,6 +6,7 @@
 
 #include "config/template_parser.h"
 #include "gpusweep/config.h"
+#include "gpusweep/objective.h"
 
 namespace gpusweep {
 namespace {
@@ -140,7 +141,7 @@ Json ConfigIdentity(const ExperimentConfig& config) {
   identity["command"] = config.shell ? Json(config.shell_command) : Json(config.command);
   identity["shell"] = config.shell;
   identity["metric"] = Json{{"name", config.metric.name},
-                            {"mode", config.metric.mode == Mode::kMin ? "min" : "max"}};
+                            {"mode", ModeName(config.metric.mode)}};
   identity["sampler"] = SamplerIdentity(config.sampler);
   // Absent without a scheduler, so experiments created before schedulers existed
   // keep their identity.

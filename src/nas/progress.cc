@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "gpusweep/nas.h"
+#include "gpusweep/objective.h"
 #include "nas/tournament.h"
 
 namespace gpusweep {
@@ -41,7 +42,7 @@ std::vector<NasStageRecord> StageRecords(const nas::StagePlan& plan,
       continue;
     }
     const double value = *trial.objective;
-    if (!record.best || (mode == Mode::kMax ? value > *record.best : value < *record.best))
+    if (!record.best || Better(mode, value, *record.best))
       record.best = value;
   }
   for (NasStageRecord& record : records)

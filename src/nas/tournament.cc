@@ -6,6 +6,8 @@
 #include <limits>
 #include <numeric>
 
+#include "gpusweep/objective.h"
+
 namespace gpusweep::nas {
 namespace {
 
@@ -34,13 +36,20 @@ std::string Tournament::PolicyName() const {
   return "history_best";
 }
 
-double Tournament::Better(double value) const { return mode_ == Mode::kMax ? value : -value; }
-double Tournament::FromBetter(double score) const { return mode_ == Mode::kMax ? score : -score; }
+// Scores are the negated loss, higher is better in either mode, so rounds rank by one rule;
+// a NaN value scores -inf (the worst), as the objective's ordering ranks it.
+double Tournament::Score(double value) const { return -AsLoss(mode_, value); }
+double Tournament::FromScore(double score) const { return FromLoss(mode_, -score); }
+// A failed evaluation scores failed_score where the config sets it, else 0 for max (the
+// source engine's rule) and the worst possible score for min.
+double Tournament::FailedScore() const {
+  if (config_.failed_score) return Score(*config_.failed_score);
+  return mode_ == Mode::kMax ? 0.0 : -INFINITY;
+}
 
 std::vector<Tournament::Eval> Tournament::Collect(const std::vector<TrialRecord>& history) const {
   std::vector<Eval> evals(plan_.slots.size());
-  const double failed =
-      config_.failed_score ? Better(*config_.failed_score) : (mode_ == Mode::kMax ? 0.0 : -INFINITY);
+  const double failed = FailedScore();
   for (const TrialRecord& record : history) {
     if (record.number < 0 || record.number >= static_cast<int>(evals.size()) || !Finished(record))
       continue;
@@ -49,7 +58,7 @@ std::vector<Tournament::Eval> Tournament::Collect(const std::vector<TrialRecord>
     if (plan_.slots[record.number].stage == Stage::kRetrain) {
       eval.done = true;
       eval.failed = record.state != TrialState::kCompleted || !record.objective;
-      eval.score = eval.failed ? failed : Better(*record.objective);
+      eval.score = eval.failed ? failed : Score(*record.objective);
       continue;
     }
     const auto topology = params.find("nas_topology");
@@ -62,7 +71,7 @@ std::vector<Tournament::Eval> Tournament::Collect(const std::vector<TrialRecord>
     for (const Json& d : *code) eval.code.push_back(d.is_number_integer() ? d.get<int>() : 0);
     eval.done = true;
     eval.failed = record.state != TrialState::kCompleted || !record.objective;
-    eval.score = eval.failed ? failed : Better(*record.objective);
+    eval.score = eval.failed ? failed : Score(*record.objective);
   }
   return evals;
 }
@@ -82,8 +91,7 @@ std::vector<RoundOutcome> Tournament::Rounds(int block, const std::vector<Eval>&
   std::vector<RoundOutcome> rounds;
   std::vector<int> alive(pool_.size());
   std::iota(alive.begin(), alive.end(), 0);
-  const double failed = config_.failed_score ? Better(*config_.failed_score)
-                                             : (mode_ == Mode::kMax ? 0.0 : -INFINITY);
+  const double failed = FailedScore();
   std::vector<std::vector<double>> history(pool_.size());
   for (int round = 1; round <= plan_.rounds; ++round) {
     const int first = FirstTrial(block, Stage::kRound, round);
@@ -121,7 +129,7 @@ std::vector<RoundOutcome> Tournament::Rounds(int block, const std::vector<Eval>&
     for (std::size_t i = 0; i < ranked.size(); ++i) {
       const auto [value, topology] = ranked[i];
       RoundEntry entry{topology, std::nullopt, finished[topology], i >= keep};
-      if (std::isfinite(value)) entry.value = FromBetter(value);
+      if (std::isfinite(value)) entry.value = FromScore(value);
       outcome.entries.push_back(entry);
       if (i < keep) next.push_back(topology);
     }
@@ -291,7 +299,7 @@ TournamentState Tournament::Replay(const std::vector<TrialRecord>& history) cons
     if (evals[confirm].done) {
       outcome.confirm_trial = confirm;
       outcome.confirm_failed = evals[confirm].failed;
-      if (!evals[confirm].failed) outcome.confirm_score = FromBetter(evals[confirm].score);
+      if (!evals[confirm].failed) outcome.confirm_score = FromScore(evals[confirm].score);
     }
     state.blocks.push_back(std::move(outcome));
   }
@@ -299,7 +307,7 @@ TournamentState Tournament::Replay(const std::vector<TrialRecord>& history) cons
   const Eval& retrain = evals.back();
   if (retrain.done) {
     state.retrain_failed = retrain.failed;
-    if (!retrain.failed) state.retrain_score = FromBetter(retrain.score);
+    if (!retrain.failed) state.retrain_score = FromScore(retrain.score);
   }
   return state;
 }

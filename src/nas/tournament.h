@@ -85,8 +85,9 @@ class Tournament {
     Code code;
   };
   std::vector<Eval> Collect(const std::vector<TrialRecord>& history) const;
-  double Better(double metric_value) const;
-  double FromBetter(double score) const;
+  double Score(double metric_value) const;
+  double FromScore(double score) const;
+  double FailedScore() const;
   std::vector<RoundOutcome> Rounds(int block, const std::vector<Eval>& evals) const;
   std::vector<int> Alive(int block, int after_round, const std::vector<Eval>& evals) const;
   int FirstTrial(int block, Stage stage, int round) const;

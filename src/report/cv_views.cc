@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "gpusweep/cv.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "report/cv_views.h"
 #include "report/status_header.h"
@@ -28,8 +29,7 @@ std::vector<const CvConfiguration*> SelectConfigurations(const std::vector<CvCon
     if (!options.state || c.state == *options.state) rows.push_back(&c);
   if (options.sort == StatusSort::kObjective)
     std::stable_sort(rows.begin(), rows.end(), [&](const CvConfiguration* a, const CvConfiguration* b) {
-      if (!a->mean || !b->mean) return a->mean.has_value() && !b->mean.has_value();
-      return ctx.metric.mode == Mode::kMax ? *a->mean > *b->mean : *a->mean < *b->mean;
+      return RanksBefore(ctx.metric.mode, a->mean, b->mean);
     });
   if (options.top > 0 && rows.size() > static_cast<std::size_t>(options.top))
     rows.resize(static_cast<std::size_t>(options.top));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gpusweep/cv.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "report/export_rows.h"
 #include "report/text.h"
@@ -216,7 +217,7 @@ std::string ExportOptuna(const std::vector<TrialRecord>& trials,
         rows.push_back(std::move(*row));
   }
   Json study{{"study_name", ctx.experiment_name},
-             {"direction", ctx.metric.mode == Mode::kMax ? "maximize" : "minimize"},
+             {"direction", DirectionName(ctx.metric.mode)},
              {"metric", ctx.metric.name},
              {"distributions", space.distributions},
              {"constants", space.constants},

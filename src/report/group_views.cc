@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include "gpusweep/report.h"
+#include "gpusweep/objective.h"
 #include "report/groups.h"
 #include "report/status_header.h"
 #include "report/table.h"
@@ -72,7 +73,7 @@ void AppendGroupTable(std::string& out, const std::vector<ParamGroup>& groups,
 std::string BestGroupText(const std::vector<ParamGroup>& groups, const MetricSpec& metric) {
   const ParamGroup& best = groups.front();
   return fmt::format("{}={} ({}), mean of trials {} with the same params", metric.name,
-                     MeanText(best), report::ModeName(metric.mode),
+                     MeanText(best), ModeName(metric.mode),
                      TrialList(best.trials));
 }
 
@@ -82,18 +83,17 @@ std::optional<std::string> FormatBestGroup(const std::vector<TrialRecord>& trial
   const std::vector<ParamGroup> groups = GroupTrials(trials, ctx.metric, grouping.ignored);
   if (groups.empty() || !RanksByGroup(groups, ctx)) return std::nullopt;
   const ParamGroup& best = groups.front();
-  const TrialRecord* best_run = *std::max_element(
+  const TrialRecord* best_run = *std::min_element(  // the first of the best
       best.completed.begin(), best.completed.end(),
       [&](const TrialRecord* a, const TrialRecord* b) {
-        return ctx.metric.mode == Mode::kMax ? *a->objective < *b->objective
-                                             : *a->objective > *b->objective;
+        return RanksBefore(ctx.metric.mode, a->objective, b->objective);
       });
   std::string out = fmt::format(
       "Best params of {} ({} group{} of trials with the same params, ignoring {})\n",
       ctx.experiment_name, groups.size(), groups.size() == 1 ? "" : "s",
       IgnoredText(grouping, trials));
   out += fmt::format("Objective  {} = {} ({}), mean ± std over completed runs\n", ctx.metric.name,
-                     MeanText(best), report::ModeName(ctx.metric.mode));
+                     MeanText(best), ModeName(ctx.metric.mode));
   std::vector<std::string> runs;
   for (const TrialRecord* t : best.trials)
     runs.push_back(fmt::format("#{} {}", t->number,

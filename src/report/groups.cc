@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/objective.h"
 #include "report/text.h"
 
 namespace gpusweep::report {
@@ -66,8 +67,7 @@ std::vector<ParamGroup> GroupTrials(const std::vector<TrialRecord>& trials,
     if (!a.mean) return false;
     const bool a_full = a.completed.size() == most, b_full = b.completed.size() == most;
     if (a_full != b_full) return a_full;
-    if (*a.mean != *b.mean) return metric.mode == Mode::kMax ? *a.mean > *b.mean : *a.mean < *b.mean;
-    return false;  // stable: the earlier first trial stays first
+    return RanksBefore(metric.mode, a.mean, b.mean);  // stable: on a tie the earlier first trial stays first
   });
   return groups;
 }

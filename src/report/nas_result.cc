@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "report/text.h"
 
@@ -58,7 +59,7 @@ std::string NasBestText(const std::vector<TrialRecord>& trials, const ReportCont
   if (!result) return "- (no block confirmed yet)";
   return fmt::format("{}={} ({}) trial #{}, {}", ctx.metric.name,
                      FormatNumber(*result->trial->objective),
-                     report::ModeName(ctx.metric.mode), result->trial->number,
+                     ModeName(ctx.metric.mode), result->trial->number,
                      NasResultStage(*result));
 }
 
@@ -75,7 +76,7 @@ std::optional<std::string> FormatNasBest(const std::vector<TrialRecord>& trials,
                         "confirmed block; the retrain has not completed)\n",
                         ctx.experiment_name, trial.number, result->block);
   out += fmt::format("Objective  {} = {} ({})\n", ctx.metric.name, FormatNumber(*trial.objective),
-                     report::ModeName(ctx.metric.mode));
+                     ModeName(ctx.metric.mode));
   out += "Params\n";
   for (const auto& [name, value] : trial.params.items())
     out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpusweep/cv.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "report/text.h"
 
@@ -14,8 +15,7 @@ namespace gpusweep {
 namespace {
 
 bool Better(const TrialRecord* a, const TrialRecord* b, Mode mode) {
-  if (*a->objective != *b->objective)
-    return mode == Mode::kMax ? *a->objective > *b->objective : *a->objective < *b->objective;
+  if (const auto order = Order(mode, a->objective, b->objective); order != 0) return order < 0;
   return a->number < b->number;
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpusweep/report.h"
+#include "gpusweep/objective.h"
 #include "report/param_text.h"
 #include "report/cv_views.h"
 #include "report/nas_result.h"
@@ -18,7 +19,6 @@ namespace gpusweep {
 namespace {
 
 using report::Align;
-using report::ModeName;
 
 struct Counts {
   int completed = 0, running = 0, failed = 0, interrupted = 0, queued = 0, pruned = 0, paused = 0;
@@ -134,15 +134,11 @@ std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trial
     if (!options.state || t.state == *options.state) rows.push_back(&t);
   std::stable_sort(rows.begin(), rows.end(),
                    [](const auto* a, const auto* b) { return a->number < b->number; });
-  auto has_value = [](const TrialRecord* t) { return t->objective && !std::isnan(*t->objective); };
   switch (options.sort) {
     case StatusSort::kNumber: break;
     case StatusSort::kObjective:
       std::stable_sort(rows.begin(), rows.end(), [&](const auto* a, const auto* b) {
-        if (has_value(a) != has_value(b)) return has_value(a);
-        if (!has_value(a)) return false;
-        return metric.mode == Mode::kMax ? *a->objective > *b->objective
-                                         : *a->objective < *b->objective;
+        return RanksBefore(metric.mode, a->objective, b->objective);
       });
       break;
     case StatusSort::kDuration:

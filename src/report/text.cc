@@ -10,7 +10,6 @@
 
 namespace gpusweep::report {
 
-std::string_view ModeName(Mode mode) { return mode == Mode::kMax ? "max" : "min"; }
 namespace {
 
 constexpr std::string_view kEllipsis = "…";

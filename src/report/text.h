@@ -18,9 +18,6 @@ namespace gpusweep::report {
 
 enum class Color { kNone, kGreen, kRed, kYellow };
 
-// "max" or "min", as configs and every report line write a metric's mode.
-std::string_view ModeName(Mode mode);
-
 // Number of UTF-8 code points (continuation bytes are not counted).
 int DisplayWidth(std::string_view text);
 

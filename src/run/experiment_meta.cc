@@ -7,6 +7,7 @@
 
 #include "common/json_limits.h"
 #include "gpusweep/json.h"
+#include "gpusweep/objective.h"
 #include "run/trial_setup.h"
 
 namespace gpusweep {
@@ -23,7 +24,7 @@ std::optional<SchedulerSummary> SummarizeScheduler(const SchedulerConfig& schedu
 Status WriteExperimentMeta(const std::filesystem::path& experiment_dir, const ExperimentMeta& meta) {
   Json json{{"name", meta.name},
             {"metric", {{"name", meta.metric.name},
-                        {"mode", meta.metric.mode == Mode::kMax ? "max" : "min"}}},
+                        {"mode", ModeName(meta.metric.mode)}}},
             {"total_trials", meta.total_trials},
             {"config_path", meta.config_path}};
   if (meta.scheduler)

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpusweep/cv.h"
+#include "gpusweep/objective.h"
 #include "report/param_text.h"
 #include "report/table.h"
 
@@ -24,7 +25,7 @@ Status CheckSameMetric(const ExperimentConfig& config, const ExperimentRecord& s
   const Json metric = source.identity.value("metric", Json::object());
   const std::string name = metric.value("name", "");
   const std::string mode = metric.value("mode", "");
-  const std::string ours = config.metric.mode == Mode::kMin ? "min" : "max";
+  const std::string ours(ModeName(config.metric.mode));
   if (name == config.metric.name && mode == ours) return {};
   return tl::unexpected(AtConfig(
       config,
@@ -293,9 +294,7 @@ std::string WarmStartListing(const WarmStartHistory& history, const MetricSpec& 
   // Completed first, then by value (best first), as TPE ranks them.
   const auto rank = [&](std::size_t i) {
     const TrialRecord& t = history.trials[i];
-    const double value = t.objective.value_or(NAN);
-    const double loss = std::isnan(value) ? INFINITY : metric.mode == Mode::kMin ? value : -value;
-    return std::pair{t.state == TrialState::kCompleted ? 0 : 1, loss};
+    return std::pair{t.state == TrialState::kCompleted ? 0 : 1, AsLoss(metric.mode, t.objective)};
   };
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });

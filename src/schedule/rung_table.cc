@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/objective.h"
+
 namespace gpusweep::schedule_detail {
 
 std::optional<double> Normalized(std::optional<double> value) {
@@ -14,17 +16,12 @@ std::optional<double> Normalized(std::optional<double> value) {
 
 bool RanksBefore(Mode mode, std::optional<double> a, int trial_a, std::optional<double> b,
                  int trial_b) {
-  a = Normalized(a);
-  b = Normalized(b);
-  if (a.has_value() != b.has_value()) return a.has_value();  // a number beats a missing value
-  if (a && *a != *b) return mode == Mode::kMin ? *a < *b : *a > *b;
+  if (const auto order = Order(mode, a, b); order != 0) return order < 0;
   return trial_a < trial_b;
 }
 
 bool WorseThan(Mode mode, std::optional<double> a, double b) {
-  a = Normalized(a);
-  if (!a) return true;
-  return mode == Mode::kMin ? *a > b : *a < b;
+  return RanksBefore(mode, b, a);  // a missing a is worse than any b
 }
 
 std::string FormatValue(std::optional<double> value) {

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <optional>
 
+#include "gpusweep/objective.h"
+
 namespace gpusweep::search {
 namespace {
 
@@ -29,10 +31,7 @@ bool Better(const Ranked& a, const Ranked& b) {
 
 std::optional<std::pair<double, double>> Score(const TrialRecord& t, Mode mode,
                                                RunningTrials running) {
-  const auto loss_of = [&](double value) {
-    if (std::isnan(value)) return kInf;
-    return mode == Mode::kMin ? value : -value;
-  };
+  const auto loss_of = [&](double value) { return AsLoss(mode, value); };
   switch (t.state) {
     case TrialState::kCompleted:
       if (!t.objective) return std::nullopt;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/unique_fd.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "run/recorded_config.h"
 #include "web/experiment_catalog.h"
@@ -192,7 +193,7 @@ void LiveExperiment::SummarizeLocked() {
   summary_ = Json{{"name", meta_.name},
                   {"dir", dir_.string()},
                   {"metric", meta_.metric.name},
-                  {"mode", meta_.metric.mode == Mode::kMax ? "max" : "min"},
+                  {"mode", ModeName(meta_.metric.mode)},
                   {"total", meta_.total_trials},
                   {"recorded", records_.size()},
                   {"unfinished", unfinished},

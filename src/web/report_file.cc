@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "web/page.h"
 
@@ -13,13 +14,15 @@ Expected<std::vector<int>> TrialsWithPages(LiveExperiment& experiment, const Jso
   std::vector<int> numbers;
   for (const Json& t : trials) numbers.push_back(t["number"].get<int>());
   if (numbers.size() <= static_cast<std::size_t>(kReportTrialPages)) return numbers;
-  const bool maximize = experiment.meta().metric.mode == Mode::kMax;
-  std::vector<std::pair<double, int>> ranked;
+  const Mode mode = experiment.meta().metric.mode;
+  std::vector<std::pair<double, int>> ranked;  // (objective, trial number)
   for (const Json& t : trials)
     if (t["state"] == "completed" && t["objective"].is_number())
-      ranked.emplace_back(maximize ? -t["objective"].get<double>() : t["objective"].get<double>(),
-                          t["number"].get<int>());
-  std::sort(ranked.begin(), ranked.end());
+      ranked.emplace_back(t["objective"].get<double>(), t["number"].get<int>());
+  std::sort(ranked.begin(), ranked.end(), [mode](const auto& a, const auto& b) {
+    if (const auto order = Order(mode, a.first, b.first); order != 0) return order < 0;
+    return a.second < b.second;
+  });
   ranked.resize(std::min<std::size_t>(ranked.size(), kReportTrialPages));
   numbers.clear();
   for (auto& [value, number] : ranked) numbers.push_back(number);

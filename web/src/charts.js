@@ -8,6 +8,7 @@ import {
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import { el, escapeHtml, fmtNumber, fmtValue } from './dom.js';
+import { better, order } from './objective.js';
 
 echarts.use([BarChart, LineChart, LinesChart, ParallelChart, ScatterChart, GridComponent,
   LegendPlainComponent, MarkLineComponent, ParallelComponent, TooltipComponent,
@@ -108,11 +109,8 @@ function packed(items, dims, row) {
 // Notes shown under a chart, joined; empty ones left out.
 const joinNotes = (...notes) => notes.filter(Boolean).join('; ');
 
-const better = (mode) => (mode === 'max' ? Math.max : Math.min);
-
 // Objective of each finished trial against its number, and the best so far.
 export function historyOption(trials, summary) {
-  const pick = better(summary.mode);
   const done = trials.filter((t) => t.objective !== null && (t.state === 'completed' || t.state === 'pruned'));
   const bestLine = [];
   let best = null;
@@ -120,7 +118,7 @@ export function historyOption(trials, summary) {
   for (const t of [...done].sort((a, b) => a.number - b.number)) {
     if (t.state !== 'completed') continue;
     last = t.number;
-    const next = best === null ? t.objective : pick(best, t.objective);
+    const next = best === null || better(summary.mode, t.objective, best) ? t.objective : best;
     if (next !== best) bestLine.push([t.number, next]);  // a step line: its changes draw it
     best = next;
   }
@@ -152,9 +150,7 @@ const CURVES_MAX = 1000;
 function curveSample(lines, trials, mode) {
   if (lines.length <= CURVES_MAX) return { lines, note: '' };
   const objective = new Map(trials.filter((t) => t.objective !== null).map((t) => [t.number, t.objective]));
-  const sign = mode === 'max' ? -1 : 1;
-  const key = (line) => (objective.has(line[0]) ? sign * objective.get(line[0]) : Infinity);
-  const ranked = [...lines].sort((a, b) => key(a) - key(b));
+  const ranked = [...lines].sort((a, b) => order(mode, objective.get(a[0]), objective.get(b[0])));
   const top = ranked.slice(0, CURVES_MAX / 5);
   const chosen = new Set(top);
   const rest = lines.filter((line) => !chosen.has(line));
@@ -282,7 +278,7 @@ const PARALLEL_MAX = 1000;
 // evenly spaced sample (by trial number) of the others. {trials, note}.
 function parallelSample(done, mode) {
   if (done.length <= PARALLEL_MAX) return { trials: done, note: '' };
-  const ranked = [...done].sort((a, b) => (mode === 'max' ? b.objective - a.objective : a.objective - b.objective));
+  const ranked = [...done].sort((a, b) => order(mode, a.objective, b.objective));
   const top = ranked.slice(0, PARALLEL_MAX / 5);
   const rest = ranked.slice(top.length).sort((a, b) => a.number - b.number);
   const every = rest.length / (PARALLEL_MAX - top.length);
