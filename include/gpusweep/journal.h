@@ -65,9 +65,18 @@ enum class JournalAccess { kReadWrite, kReadOnly };
 enum class Durability { kNow, kAtSync };
 
 // One state change of a group commit (Journal::Apply); the fields each kind uses are
-// those of the method of the same name.
+// those of the method of the same name, which is this write as a one-entry batch.
 struct JournalWrite {
   enum class Kind { kUpsertTrial, kFinishTrial, kAppendResults, kAppendEvent };
+  static JournalWrite Upsert(const TrialRecord& record,
+                             const std::vector<SchedulerEventRecord>& events = {});
+  static JournalWrite Finish(const TrialRecord& record,
+                             const std::vector<IntermediateResult>& results,
+                             const std::vector<SchedulerEventRecord>& events = {});
+  static JournalWrite Results(const std::vector<IntermediateResult>& results,
+                              const std::vector<SchedulerEventRecord>& events = {});
+  static JournalWrite Event(double time, std::string_view kind, const Json& detail);
+
   Kind kind = Kind::kAppendResults;
   TrialRecord record;                        // kUpsertTrial, kFinishTrial
   std::vector<IntermediateResult> results;   // kFinishTrial, kAppendResults
@@ -86,23 +95,33 @@ class Journal {
   // nullopt when CreateExperiment was never called on this journal.
   virtual Expected<std::optional<ExperimentRecord>> LoadExperiment() = 0;
 
+  // The single-change writes below are one-entry batches of Apply, durable before they
+  // return (as LevelDB's Put is a one-entry WriteBatch): the journal has one write path,
+  // and a decorator or a fake overrides Apply alone.
+  //
   // Inserts trial `record.number`, or replaces every field of it (a re-run after an
   // interruption or a promotion, with attempt + 1), and appends `events`, in ONE
   // transaction. Intermediate results of older attempts are kept; each carries its
   // attempt.
-  virtual Status UpsertTrial(const TrialRecord& record,
-                             const std::vector<SchedulerEventRecord>& events = {}) = 0;
+  Status UpsertTrial(const TrialRecord& record,
+                     const std::vector<SchedulerEventRecord>& events = {}) {
+    return Apply({JournalWrite::Upsert(record, events)});
+  }
   // Records the end state of trial `record.number` (state, end_time, exit_code,
   // term_signal, failure_reason, objective, last_metrics; other fields are left as
   // upserted) and appends `results` and `events`, in ONE transaction. Error{kNotFound}
   // if the trial was never upserted (nothing is written then).
-  virtual Status FinishTrial(const TrialRecord& record,
-                             const std::vector<IntermediateResult>& results,
-                             const std::vector<SchedulerEventRecord>& events = {}) = 0;
+  Status FinishTrial(const TrialRecord& record, const std::vector<IntermediateResult>& results,
+                     const std::vector<SchedulerEventRecord>& events = {}) {
+    return Apply({JournalWrite::Finish(record, results, events)});
+  }
   // Appends intermediate results and scheduler events, all in one transaction. Both
   // empty: does nothing.
-  virtual Status AppendResults(const std::vector<IntermediateResult>& results,
-                               const std::vector<SchedulerEventRecord>& events = {}) = 0;
+  Status AppendResults(const std::vector<IntermediateResult>& results,
+                       const std::vector<SchedulerEventRecord>& events = {}) {
+    if (results.empty() && events.empty()) return {};
+    return Apply({JournalWrite::Results(results, events)});
+  }
   // Scheduler events in the order they were appended (seq); only trial `trial`'s when
   // given. A version 1 journal has none.
   virtual Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(
@@ -148,8 +167,10 @@ class Journal {
   virtual Expected<std::function<Status()>> SyncLater() = 0;
 
   // Appends a free-form event (kind e.g. "resumed", "interrupted"; time in Unix
-  // seconds; detail any JSON) to the experiment's log.
-  virtual Status AppendEvent(double time, std::string_view kind, const Json& detail) = 0;
+  // seconds; detail any JSON) to the experiment's log (a one-entry Apply).
+  Status AppendEvent(double time, std::string_view kind, const Json& detail) {
+    return Apply({JournalWrite::Event(time, kind, detail)});
+  }
   // The details of the events of `kind`, in the order they were appended.
   virtual Expected<std::vector<Json>> LoadEvents(std::string_view kind) = 0;
 };

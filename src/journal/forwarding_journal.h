@@ -17,17 +17,6 @@ class ForwardingJournal : public Journal {
   Expected<std::optional<ExperimentRecord>> LoadExperiment() override {
     return inner_->LoadExperiment();
   }
-  Status UpsertTrial(const TrialRecord& r, const std::vector<SchedulerEventRecord>& e) override {
-    return inner_->UpsertTrial(r, e);
-  }
-  Status FinishTrial(const TrialRecord& r, const std::vector<IntermediateResult>& res,
-                     const std::vector<SchedulerEventRecord>& e) override {
-    return inner_->FinishTrial(r, res, e);
-  }
-  Status AppendResults(const std::vector<IntermediateResult>& r,
-                       const std::vector<SchedulerEventRecord>& e) override {
-    return inner_->AppendResults(r, e);
-  }
   Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(std::optional<int> t) override {
     return inner_->LoadSchedulerEvents(t);
   }
@@ -49,9 +38,6 @@ class ForwardingJournal : public Journal {
   }
   Status Sync() override { return inner_->Sync(); }
   Expected<std::function<Status()>> SyncLater() override { return inner_->SyncLater(); }
-  Status AppendEvent(double t, std::string_view k, const Json& d) override {
-    return inner_->AppendEvent(t, k, d);
-  }
   Expected<std::vector<Json>> LoadEvents(std::string_view k) override {
     return inner_->LoadEvents(k);
   }

@@ -21,10 +21,61 @@
 #include "journal/sqlite.h"
 
 namespace gpusweep {
+
+JournalWrite JournalWrite::Upsert(const TrialRecord& record,
+                                  const std::vector<SchedulerEventRecord>& events) {
+  JournalWrite write;
+  write.kind = Kind::kUpsertTrial;
+  write.record = record;
+  write.events = events;
+  return write;
+}
+
+JournalWrite JournalWrite::Finish(const TrialRecord& record,
+                                  const std::vector<IntermediateResult>& results,
+                                  const std::vector<SchedulerEventRecord>& events) {
+  JournalWrite write = Upsert(record, events);
+  write.kind = Kind::kFinishTrial;
+  write.results = results;
+  return write;
+}
+
+JournalWrite JournalWrite::Results(const std::vector<IntermediateResult>& results,
+                                   const std::vector<SchedulerEventRecord>& events) {
+  JournalWrite write;
+  write.kind = Kind::kAppendResults;
+  write.results = results;
+  write.events = events;
+  return write;
+}
+
+JournalWrite JournalWrite::Event(double time, std::string_view kind, const Json& detail) {
+  JournalWrite write;
+  write.kind = Kind::kAppendEvent;
+  write.time = time;
+  write.event_kind = std::string(kind);
+  write.detail = detail;
+  return write;
+}
+
 namespace {
 
 using journal::DumpJson;
 using journal::ParseJson;
+
+// What a write does, in the words its errors start with ("record trial 3: ...").
+std::string WhatOf(const JournalWrite& write) {
+  switch (write.kind) {
+    case JournalWrite::Kind::kUpsertTrial: return fmt::format("record trial {}", write.record.number);
+    case JournalWrite::Kind::kFinishTrial: return fmt::format("finish trial {}", write.record.number);
+    case JournalWrite::Kind::kAppendResults:
+      return fmt::format("append results of trial {}", write.results.empty()
+                                                           ? (write.events.empty() ? -1 : write.events.front().trial)
+                                                           : write.results.front().trial);
+    case JournalWrite::Kind::kAppendEvent: return fmt::format("append event '{}'", write.event_kind);
+  }
+  return "write";
+}
 
 class SqliteJournal final : public Journal {
  public:
@@ -33,12 +84,6 @@ class SqliteJournal final : public Journal {
 
   Status CreateExperiment(const ExperimentRecord& experiment) override;
   Expected<std::optional<ExperimentRecord>> LoadExperiment() override;
-  Status UpsertTrial(const TrialRecord& record,
-                     const std::vector<SchedulerEventRecord>& events) override;
-  Status FinishTrial(const TrialRecord& record, const std::vector<IntermediateResult>& results,
-                     const std::vector<SchedulerEventRecord>& events) override;
-  Status AppendResults(const std::vector<IntermediateResult>& results,
-                       const std::vector<SchedulerEventRecord>& events) override;
   Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(
       std::optional<int> trial) override;
   Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEventsAfter(
@@ -49,7 +94,6 @@ class SqliteJournal final : public Journal {
   Expected<std::vector<MetricPoint>> LoadMetricPoints(std::string_view key,
                                                       std::int64_t after_cursor) override;
   Expected<std::int64_t> DataVersion() override;
-  Status AppendEvent(double time, std::string_view kind, const Json& detail) override;
   Status Apply(const std::vector<JournalWrite>& writes, Durability durability) override;
   Status Sync() override;
   Expected<std::function<Status()>> SyncLater() override;
@@ -129,15 +173,6 @@ Expected<std::optional<ExperimentRecord>> SqliteJournal::LoadExperiment() {
   return std::optional<ExperimentRecord>(std::move(experiment));
 }
 
-Status SqliteJournal::UpsertTrial(const TrialRecord& record,
-                                  const std::vector<SchedulerEventRecord>& events) {
-  const std::string what = fmt::format("record trial {}", record.number);
-  GS_TRY(RequireWritable(what));
-  GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
-  GS_TRY(WriteUpsert(record, events, what));
-  return txn.Commit();
-}
-
 Status SqliteJournal::WriteUpsert(const TrialRecord& record,
                                   const std::vector<SchedulerEventRecord>& events,
                                   std::string_view what) {
@@ -154,16 +189,6 @@ Status SqliteJournal::WriteUpsert(const TrialRecord& record,
     GS_TRY(stmt.Run());
   }
   return InsertEvents(events, what);
-}
-
-Status SqliteJournal::FinishTrial(const TrialRecord& record,
-                                  const std::vector<IntermediateResult>& results,
-                                  const std::vector<SchedulerEventRecord>& events) {
-  const std::string what = fmt::format("finish trial {}", record.number);
-  GS_TRY(RequireWritable(what));
-  GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
-  GS_TRY(WriteFinish(record, results, events, what));
-  return txn.Commit();
 }
 
 Status SqliteJournal::WriteFinish(const TrialRecord& record,
@@ -194,18 +219,6 @@ Status SqliteJournal::WriteFinish(const TrialRecord& record,
   GS_TRY(InsertResults(results, what));
   GS_TRY(InsertEvents(events, what));
   return {};
-}
-
-Status SqliteJournal::AppendResults(const std::vector<IntermediateResult>& results,
-                                    const std::vector<SchedulerEventRecord>& events) {
-  if (results.empty() && events.empty()) return {};
-  const std::string what = fmt::format(
-      "append results of trial {}", results.empty() ? events.front().trial : results.front().trial);
-  GS_TRY(RequireWritable(what));
-  GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db_, what));
-  GS_TRY(InsertResults(results, what));
-  GS_TRY(InsertEvents(events, what));
-  return txn.Commit();
 }
 
 Status SqliteJournal::InsertEvents(const std::vector<SchedulerEventRecord>& events,
@@ -359,12 +372,6 @@ Expected<std::int64_t> SqliteJournal::DataVersion() {
   return has_row ? row.Int64(0) : 0;
 }
 
-Status SqliteJournal::AppendEvent(double time, std::string_view kind, const Json& detail) {
-  const std::string what = fmt::format("append event '{}'", kind);
-  GS_TRY(RequireWritable(what));
-  return WriteEvent(time, kind, detail, what);
-}
-
 Status SqliteJournal::WriteEvent(double time, std::string_view kind, const Json& detail,
                                  std::string_view what) {
   GS_ASSIGN_OR_RETURN(auto insert,
@@ -376,8 +383,9 @@ Status SqliteJournal::WriteEvent(double time, std::string_view kind, const Json&
 
 Status SqliteJournal::Apply(const std::vector<JournalWrite>& writes, Durability durability) {
   if (writes.empty()) return {};
-  const std::string what = fmt::format("commit {} change{}", writes.size(),
-                                       writes.size() == 1 ? "" : "s");
+  // A one-entry batch is a single call (UpsertTrial, ...) and its errors say so.
+  const std::string what = writes.size() == 1 ? WhatOf(writes.front())
+                                              : fmt::format("commit {} changes", writes.size());
   GS_TRY(RequireWritable(what));
   if (durability == Durability::kAtSync) {
     // In WAL mode, synchronous=NORMAL writes the commit to the WAL without fsync; Sync
@@ -422,12 +430,10 @@ Status SqliteJournal::ApplyInTransaction(const std::vector<JournalWrite>& writes
   for (const JournalWrite& write : writes) {
     switch (write.kind) {
       case JournalWrite::Kind::kUpsertTrial:
-        GS_TRY(WriteUpsert(write.record, write.events,
-                           fmt::format("record trial {}", write.record.number)));
+        GS_TRY(WriteUpsert(write.record, write.events, WhatOf(write)));
         break;
       case JournalWrite::Kind::kFinishTrial:
-        GS_TRY(WriteFinish(write.record, write.results, write.events,
-                           fmt::format("finish trial {}", write.record.number)));
+        GS_TRY(WriteFinish(write.record, write.results, write.events, WhatOf(write)));
         break;
       case JournalWrite::Kind::kAppendResults:
         GS_TRY(InsertResults(write.results, what));

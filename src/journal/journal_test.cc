@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "journal/forwarding_journal.h"
 #include "journal/sqlite.h"
 #include "journal/test_util.h"
 
@@ -200,7 +201,42 @@ TEST_F(JournalTest, FinishTrialOfUnknownTrialIsNotFoundAndWritesNoResults) {
   const Status status = journal_->FinishTrial(RunningTrial(8), {Result(8, 1, 0, {{"x", 1}})});
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().code, ErrorCode::kNotFound);
+  // A one-entry batch speaks as the single call it is.
+  EXPECT_NE(status.error().message.find("finish trial 8: trial 8 is not in the journal"),
+            std::string::npos)
+      << status.error().message;
   EXPECT_TRUE(MustLoadResults(*journal_, 8).empty());
+}
+
+// Counts the batches that reach the journal beneath it: every write goes through Apply.
+class ApplyCounter final : public ForwardingJournal {
+ public:
+  using ForwardingJournal::ForwardingJournal;
+  Status Apply(const std::vector<JournalWrite>& writes, Durability durability) override {
+    batches.push_back(writes.size());
+    return ForwardingJournal::Apply(writes, durability);
+  }
+  std::vector<std::size_t> batches;
+};
+
+TEST_F(JournalTest, SingleWritesAreOneEntryBatchesOfApply) {
+  ApplyCounter counter(Open(JournalAccess::kReadWrite));
+  ASSERT_TRUE(counter.UpsertTrial(RunningTrial(3)));
+  TrialRecord done = RunningTrial(3);
+  done.state = TrialState::kCompleted;
+  done.objective = 0.5;
+  ASSERT_TRUE(counter.FinishTrial(done, {Result(3, 1, 0, {{"x", 1}})}));
+  ASSERT_TRUE(counter.AppendResults({Result(3, 1, 1, {{"x", 2}})}));
+  ASSERT_TRUE(counter.AppendResults({}, {}));  // nothing to write: no batch at all
+  ASSERT_TRUE(counter.AppendEvent(1700000000, "resumed", Json{{"by", "test"}}));
+  EXPECT_EQ(counter.batches, (std::vector<std::size_t>{1, 1, 1, 1}));
+  // And what they wrote is there, as the single calls always wrote it.
+  EXPECT_EQ(MustLoadTrial(*journal_, 3).objective, 0.5);
+  EXPECT_EQ(MustLoadResults(*journal_, 3).size(), 2u);
+  auto events = journal_->LoadEvents("resumed");
+  ASSERT_TRUE(events) << events.error().message;
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ((*events)[0]["by"], "test");
 }
 
 TEST_F(JournalTest, ResultsAreOrderedByAttemptStepThenAppendOrder) {

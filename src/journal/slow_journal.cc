@@ -14,15 +14,6 @@ class SlowJournal final : public ForwardingJournal {
         delay_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
             std::chrono::duration<double>(seconds))) {}
 
-  Status UpsertTrial(const TrialRecord& r, const std::vector<SchedulerEventRecord>& e) override {
-    std::this_thread::sleep_for(delay_);
-    return ForwardingJournal::UpsertTrial(r, e);
-  }
-  Status FinishTrial(const TrialRecord& r, const std::vector<IntermediateResult>& res,
-                     const std::vector<SchedulerEventRecord>& e) override {
-    std::this_thread::sleep_for(delay_);
-    return ForwardingJournal::FinishTrial(r, res, e);
-  }
   Status Apply(const std::vector<JournalWrite>& w, Durability d) override {
     std::this_thread::sleep_for(delay_);
     return ForwardingJournal::Apply(w, d);
