@@ -61,6 +61,12 @@ std::vector<int> FoldPolicy::FoldsToRun(int configuration) const {
   return std::vector<int>(restored->second.begin(), restored->second.end());
 }
 
+int FoldPolicy::FirstFoldToRun(int configuration) const {
+  const std::vector<int> folds = FoldsToRun(configuration);
+  assert(!folds.empty() && "a configuration the inner policy hands out has a fold left to run");
+  return folds.front();
+}
+
 std::vector<Decision> FoldPolicy::Restore(const std::vector<TrialRecord>& recorded,
                                           FailedTrials failed) {
   // A journaled wrapped policy was rebuilt by replaying its calls into this one.
@@ -113,7 +119,7 @@ Job FoldPolicy::NextJob(const CanStart& can_start) const {
     if (Startable(can_start, job.trial)) return job;
   // A new configuration starts with its first fold to run.
   const CanStart configuration_can_start = [&](int configuration) {
-    return Startable(can_start, FoldTrialNumber(configuration, FoldsToRun(configuration).front(), cv_.folds));
+    return Startable(can_start, FoldTrialNumber(configuration, FirstFoldToRun(configuration), cv_.folds));
   };
   const Job job = inner_->NextJob(configuration_can_start);
   if (!Runs(job)) {
@@ -121,7 +127,7 @@ Job FoldPolicy::NextJob(const CanStart& can_start) const {
     if (job.kind == Job::Kind::kDone && !pending_.empty()) return Job{Job::Kind::kWait};
     return job;
   }
-  return FoldJob(job, FoldsToRun(job.trial).front());
+  return FoldJob(job, FirstFoldToRun(job.trial));
 }
 
 void FoldPolicy::JobStarted(const Job& job) {

@@ -89,6 +89,7 @@ class FoldPolicy final : public SearchPolicy {
   std::vector<int> LiveFolds(int configuration) const;
   // The folds a new job of `configuration` runs: after Restore, those still to run.
   std::vector<int> FoldsToRun(int configuration) const;
+  int FirstFoldToRun(int configuration) const;
   // Passes every resource at which all live folds of `configuration` reported to the
   // wrapped policy (in increasing order). The last decision made, if any.
   std::optional<Decision> JudgeReports(int configuration);

@@ -1,6 +1,7 @@
 #include "schedule/asha_bracket.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include <fmt/format.h>
 
@@ -32,12 +33,14 @@ Job AshaBracket::StartJob(int trial, TrialStyle style) const {
   job.trial = trial;
   job.bracket = id_;
   job.rung = 0;
+  assert(!rungs_.empty() && "a bracket has at least its first rung");
   job.budget = style == TrialStyle::kBudgeted ? rungs_.front() : rungs_.back();
   return job;
 }
 
 Decision AshaBracket::RungDecision(int trial, int rung, double resource,
                                    std::optional<double> value) {
+  assert(rung >= 0 && static_cast<std::size_t>(rung) < tables_.size());
   RungTable& table = tables_[rung];
   table.Record(trial, value);
   const int rank = table.RankOf(trial);

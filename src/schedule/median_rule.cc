@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <cassert>
 #include <fmt/format.h>
 
 #include "schedule/rung_table.h"
@@ -36,6 +37,7 @@ std::optional<double> Curve::RunningAverage(double t) const {
 }
 
 double Median(std::vector<double> values) {
+  assert(!values.empty() && "min_trials >= 1 (the parser's bound) keeps the list non-empty");
   std::sort(values.begin(), values.end());
   const size_t mid = values.size() / 2;
   return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
