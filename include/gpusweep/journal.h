@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusweep/experiment_files.h"  // kJournalFileName, the lock's path
 #include "gpusweep/json.h"
 #include "gpusweep/status.h"
 #include "gpusweep/trial.h"
@@ -223,9 +224,5 @@ class ExperimentLock {
   int fd_ = -1;
   std::filesystem::path path_;
 };
-
-// File names inside an experiment directory.
-inline constexpr std::string_view kJournalFileName = "gpusweep.db";
-inline constexpr std::string_view kLockFileName = "gpusweep.lock";
 
 }  // namespace gpusweep

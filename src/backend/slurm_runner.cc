@@ -16,6 +16,8 @@
 #include "process/signal_catcher.h"
 #include "process/spawn.h"
 
+#include "gpusweep/experiment_files.h"
+
 namespace gpusweep {
 namespace {
 
@@ -62,7 +64,7 @@ class SlurmProcessRunner final : public ProcessRunner {
 
   Expected<ProcessId> Spawn(const SpawnRequest& request) override {
     const std::filesystem::path dir = std::filesystem::absolute(request.cwd);
-    const std::filesystem::path script = dir / "gpusweep-job.sh";
+    const std::filesystem::path script = TrialFiles{dir}.job_script();
     {
       std::ofstream out(script, std::ios::trunc);
       out << JobScript(request.argv, dir);
@@ -169,7 +171,7 @@ class SlurmProcessRunner final : public ProcessRunner {
   }
 
   std::optional<Reattached> Reattach(const TrialRecord& record) override {
-    const std::filesystem::path dir = options_.experiment_dir / "trials" / TrialDirName(record.number);
+    const std::filesystem::path dir = ExperimentFiles{options_.experiment_dir}.trial_dir(record.number);
     int id = 0;
     std::string state;
     bool ended = false;

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/experiment_files.h"
+
 namespace gpusweep {
 namespace {
 
@@ -132,13 +134,13 @@ std::vector<std::string> SbatchArguments(const SlurmConfig& slurm,
 }
 
 std::filesystem::path ExitRecordPath(const std::filesystem::path& dir, std::string_view job_id) {
-  return dir / fmt::format("gpusweep-exit.{}", job_id);
+  return TrialFiles{dir}.exit_record(job_id);
 }
 
 std::string JobScript(const std::vector<std::string>& argv, const std::filesystem::path& dir) {
   std::string command;
   for (const std::string& arg : argv) command += (command.empty() ? "" : " ") + ShellQuote(arg);
-  const std::string record = ShellQuote((dir / "gpusweep-exit.").string());
+  const std::string record = ShellQuote((dir / TrialFiles::kExitRecordPrefix).string());
   return fmt::format(
       "#!/bin/bash\n"
       "# Written by gpusweep: one trial's SLURM job (docs/slurm.md). Runs the trial's\n"

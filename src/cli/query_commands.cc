@@ -1,5 +1,6 @@
-// status, best, export, show: read-only views of an experiment's journal. They open
-// the journal read-only, so they work while a run is writing it.
+// status, best, export, show: read-only views of an experiment, read through its one
+// read model (view/experiment_view.h), which opens the journal read-only, so they work
+// while a run is writing it.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -18,13 +19,12 @@
 #include "cli/gpu_lines.h"
 #include "cli/terminal.h"
 #include "common/did_you_mean.h"
-#include "gpusweep/cv.h"
 #include "gpusweep/journal.h"
 #include "gpusweep/nas.h"
 #include "gpusweep/report.h"
-#include "run/experiment_meta.h"
-#include "run/trial_setup.h"
+#include "run/trial_setup.h"  // WriteFileAtomically
 #include "run/warm_start.h"
+#include "view/experiment_view.h"
 
 namespace gpusweep {
 namespace {
@@ -32,29 +32,20 @@ namespace {
 // How many lines of a trial's output `show` prints.
 constexpr std::size_t kLogTailLines = 20;
 
+// The experiment as read (ExperimentView) and what this terminal adds to its reports.
 struct OpenedForReading {
-  std::filesystem::path dir;
-  ExperimentMeta meta;
-  std::unique_ptr<Journal> journal;
+  ExperimentView view;
   ReportContext context;
   bool tty = false;  // stdout is a terminal: `show` writes a trial's output ControlsVisible
 };
 
 Expected<OpenedForReading> OpenForReading(const std::optional<std::string>& dir) {
-  OpenedForReading opened;
-  GS_ASSIGN_OR_RETURN(opened.dir, LocateExperiment(dir, std::filesystem::current_path()));
-  GS_ASSIGN_OR_RETURN(opened.meta, ReadExperimentMeta(opened.dir));
-  GS_ASSIGN_OR_RETURN(opened.journal,
-                      OpenJournal(opened.dir / "gpusweep.db", JournalAccess::kReadOnly));
-  TerminalInfo terminal = InspectTerminal(stdout);
-  opened.context.experiment_name = opened.meta.name;
-  opened.context.experiment_dir = opened.dir;
-  opened.context.metric = opened.meta.metric;
-  opened.context.total_trials = opened.meta.total_trials;
-  opened.context.scheduler = opened.meta.scheduler;
-  opened.context.cv = opened.meta.cv;
-  GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> experiment, opened.journal->LoadExperiment());
-  opened.context.nas = experiment && experiment->identity.contains("nas");
+  GS_ASSIGN_OR_RETURN(std::filesystem::path located,
+                      LocateExperiment(dir, std::filesystem::current_path()));
+  GS_ASSIGN_OR_RETURN(ExperimentView view, ExperimentView::Open(located));
+  OpenedForReading opened{std::move(view), {}, false};
+  const TerminalInfo terminal = InspectTerminal(stdout);
+  opened.context = opened.view.report_context();
   opened.context.now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   opened.context.color = terminal.color;
@@ -116,28 +107,6 @@ Status WriteOutput(const std::string& text, const std::optional<std::string>& ou
   if (!output_path) return Emit(stdout, text);
   // Atomic, so a failed export never leaves a half-written file behind.
   return WriteFileAtomically(std::filesystem::absolute(*output_path), NulsVisible(text));
-}
-
-// A running trial's objective is only recorded when it ends; show the value it last
-// reported so far, so `status` during a sweep tells how each trial is doing. The rest
-// of that report line (the step, the scheduler's resource) comes with it, so a row
-// never pairs a value with another report's step.
-Status FillRunningObjectives(Journal& journal, const std::string& metric,
-                             std::vector<TrialRecord>& trials, StatusOptions& options) {
-  for (TrialRecord& trial : trials) {
-    if (trial.state != TrialState::kRunning) continue;
-    GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, journal.LoadResults(trial.number));
-    for (auto it = results.rbegin(); it != results.rend(); ++it) {
-      auto value = it->values.find(metric);
-      if (it->attempt == trial.attempt && value != it->values.end() && value->is_number()) {
-        trial.objective = value->get<double>();
-        trial.last_metrics = it->values;
-        options.running_steps[trial.number] = it->step;
-        break;
-      }
-    }
-  }
-  return {};
 }
 
 // --sort, --top and --state as StatusOptions; the names a trial's params may be sorted
@@ -206,26 +175,17 @@ Status CheckIgnoredNames(const std::vector<std::string>& ignored,
   return {};
 }
 
-
-// A NAS experiment's progress (docs/nas.md), replayed from its trial records with the
-// config stored in the journal; nullopt for other experiments.
-Expected<std::optional<NasProgress>> LoadNasProgress(OpenedForReading& opened,
-                                                     const std::vector<TrialRecord>& trials) {
-  GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> experiment, opened.journal->LoadExperiment());
-  if (!experiment || !experiment->identity.contains("nas")) return std::nullopt;
-  GS_ASSIGN_OR_RETURN(NasConfig config, NasConfigFromJson(experiment->identity["nas"]));
-  return ReplayNas(config, opened.meta.metric.mode, trials);
-}
-
 }  // namespace
 
 Expected<int> StatusCommand(const StatusCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
-  GS_ASSIGN_OR_RETURN(StatusOptions options,
-                      ParseStatusOptions(args, trials, opened.meta.metric));
+  ExperimentView& view = opened.view;
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view.Trials());
+  GS_ASSIGN_OR_RETURN(StatusOptions options, ParseStatusOptions(args, trials, view.meta().metric));
   GS_TRY(CheckIgnoredNames(args.ignore, trials));
-  GS_TRY(FillRunningObjectives(*opened.journal, opened.meta.metric.name, trials, options));
+  // A running trial shows the value it last reported, so `status` during a sweep tells
+  // how each trial is doing.
+  GS_ASSIGN_OR_RETURN(options.running_steps, view.FillRunningObjectives(trials));
   if (args.group) {
     if (args.sort || args.top > 0 || args.state)
       return Fail(ErrorCode::kInvalidArgument,
@@ -235,15 +195,15 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   } else {
     GS_TRY(Emit(stdout, FormatStatus(trials, opened.context, options)));
   }
-  GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, LoadNasProgress(opened, trials));
+  GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, view.Nas(trials));
   if (nas)
     for (const std::string& line : NasProgressLines(*nas)) GS_TRY(Emit(stdout, line + "\n"));
-  GS_ASSIGN_OR_RETURN(std::string quarantined, QuarantineLines(*opened.journal));
+  GS_ASSIGN_OR_RETURN(std::string quarantined, QuarantineLines(view.journal()));
   GS_TRY(Emit(stdout, quarantined));
-  GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm_start, LoadWarmStart(*opened.journal));
+  GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm_start, LoadWarmStart(view.journal()));
   constexpr std::size_t kWarmStartListed = 10;
   if (warm_start)
-    std::fputs(WarmStartListing(*warm_start, opened.meta.metric, kWarmStartListed).c_str(),
+    std::fputs(WarmStartListing(*warm_start, view.meta().metric, kWarmStartListed).c_str(),
                stdout);
   const auto running = std::count_if(trials.begin(), trials.end(), [](const TrialRecord& t) {
     return t.state == TrialState::kRunning;
@@ -253,7 +213,7 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   const bool cluster_jobs = std::any_of(trials.begin(), trials.end(), [](const TrialRecord& t) {
     return t.state == TrialState::kRunning && !t.job_id.empty();
   });
-  if (running > 0 && !ExperimentLock::IsHeld(opened.dir))
+  if (running > 0 && !view.run_alive())
     std::fprintf(stderr,
                  "warning: no gpusweep is running this experiment, yet %ld trial%s marked "
                  "running: the run that started them died. `gpusweep run` on its config "
@@ -267,7 +227,7 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
 
 Expected<int> BestCommand(const BestCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.view.Trials());
   GS_TRY(CheckIgnoredNames(args.ignore, trials));
   std::optional<std::string> best =
       FormatBest(trials, opened.context, GroupingOptions{args.ignore, args.single});
@@ -282,31 +242,25 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
 Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat format,
                             ExportRows rows, const std::optional<std::string>& output_path) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.journal->LoadTrials());
+  ExperimentView& view = opened.view;
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view.Trials());
   if (format == ExportFormat::kOptuna && rows == ExportRows::kSteps)
     return Fail(ErrorCode::kInvalidArgument,
                 "--steps goes with --format csv or json; --format optuna already holds each "
                 "trial's intermediate values");
   std::vector<IntermediateResult> results;
-  if (rows == ExportRows::kSteps || format == ExportFormat::kOptuna)
-    for (const TrialRecord& t : trials) {
-      GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> lines, opened.journal->LoadResults(t.number));
-      results.insert(results.end(), std::make_move_iterator(lines.begin()),
-                     std::make_move_iterator(lines.end()));
-    }
+  if (rows == ExportRows::kSteps || format == ExportFormat::kOptuna) {
+    GS_ASSIGN_OR_RETURN(results, view.Results(trials));
+  }
   std::string text;
   if (format == ExportFormat::kOptuna) {
-    GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> experiment,
-                        opened.journal->LoadExperiment());
-    const Json space = experiment ? experiment->identity.value("search_space", Json::object())
-                                  : Json::object();
-    text = ExportOptuna(trials, results, space, opened.context);
+    text = ExportOptuna(trials, results, view.search_space_json(), opened.context);
   } else if (rows == ExportRows::kSteps) {
     text = format == ExportFormat::kCsv ? ExportStepsCsv(results) : ExportStepsJson(results);
   } else {
-    text = format == ExportFormat::kCsv ? ExportCsv(trials, opened.meta.cv)
-                                        : ExportJson(trials, opened.meta.cv);
-    GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, LoadNasProgress(opened, trials));
+    text = format == ExportFormat::kCsv ? ExportCsv(trials, view.meta().cv)
+                                        : ExportJson(trials, view.meta().cv);
+    GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, view.Nas(trials));
     if (nas && format == ExportFormat::kJson)  // the trials, and the NAS state beside them
       text = Json{{"trials", Json::parse(text)}, {"nas", NasProgressJson(*nas)}}.dump(2) + "\n";
   }
@@ -317,35 +271,27 @@ Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat 
 Expected<int> ShowCommand(const std::string& trial_id, const std::optional<std::string>& dir) {
   GS_ASSIGN_OR_RETURN(int number, ParseTrialId(trial_id));
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
-  GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> trial, opened.journal->LoadTrial(number));
-  if (!trial && number >= opened.meta.total_trials)
+  ExperimentView& view = opened.view;
+  GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> trial, view.Trial(number));
+  if (!trial && number >= view.meta().total_trials)
     return Fail(ErrorCode::kNotFound,
                 fmt::format("there is no trial {} in {}: it plans trials 0 to {}", number,
-                            opened.dir.string(), opened.meta.total_trials - 1));
+                            view.dir().string(), view.meta().total_trials - 1));
   if (!trial)
     return Fail(ErrorCode::kNotFound,
                 fmt::format("trial {} of {} is still queued: it has not started yet", number,
-                            opened.dir.string()));
-  GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, opened.journal->LoadResults(number));
-  std::string tail =
-      LogTail(opened.dir / "trials" / TrialDirName(number) / "output.log", kLogTailLines);
+                            view.dir().string()));
+  GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, view.Results(number));
+  std::string tail = LogTail(view.files().trial(number).output_log(), kLogTailLines);
   // What the trial wrote, shown rather than obeyed on a terminal (failure reasons are
   // sanitized when recorded); piped, as written (docs/config.md).
   if (opened.tty) tail = ControlsVisible(tail);
-  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
-                      opened.journal->LoadSchedulerEvents(number));
-  const std::string resource = opened.meta.scheduler ? opened.meta.scheduler->resource : "budget";
-  const std::vector<std::string> decisions = TrialDecisionLines(events, resource, *trial);
-  std::vector<TrialRecord> siblings;  // cv: the configuration's folds
-  if (const int folds = opened.context.cv.folds; folds > 0)
-    for (int n = FoldTrialNumber(FoldOf(number, folds).configuration, 0, folds), end = n + folds;
-         n < end; ++n) {
-      GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> fold, opened.journal->LoadTrial(n));
-      if (fold) siblings.push_back(std::move(*fold));
-    }
+  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events, view.SchedulerEvents(number));
+  const std::vector<std::string> decisions = TrialDecisionLines(events, view.resource(), *trial);
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> siblings, view.FoldSiblings(number));  // cv
   GS_TRY(Emit(stdout, FormatTrial(*trial, results, tail, opened.context,
                                   decisions, siblings)));
-  GS_ASSIGN_OR_RETURN(std::string memory, TrialGpuMemoryLine(*opened.journal, number));
+  GS_ASSIGN_OR_RETURN(std::string memory, TrialGpuMemoryLine(view.journal(), number));
   GS_TRY(Emit(stdout, memory));
   return 0;
 }

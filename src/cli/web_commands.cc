@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/decision_lines.h"
 #include "cli/experiment_locator.h"
+#include "gpusweep/experiment_files.h"
 #include "run/trial_setup.h"
 #include "web/report_file.h"
 #include "web/server.h"
@@ -30,9 +31,9 @@ Expected<std::string> RandomToken() {
 std::vector<std::filesystem::path> DefaultRoots() {
   const std::filesystem::path cwd = std::filesystem::current_path();
   std::error_code ec;
-  if (!std::filesystem::exists(cwd / "gpusweep.db", ec) &&
-      std::filesystem::is_directory(cwd / "runs", ec))
-    return {cwd / "runs"};
+  if (!std::filesystem::exists(ExperimentFiles{cwd}.journal(), ec) &&
+      std::filesystem::is_directory(cwd / kRunsDirName, ec))
+    return {cwd / kRunsDirName};
   return {cwd};
 }
 

@@ -17,6 +17,8 @@
 #include <kainjow/mustache.hpp>
 #include <system_error>
 
+#include "gpusweep/experiment_files.h"
+
 namespace gpusweep::config_detail {
 namespace {
 
@@ -25,8 +27,8 @@ namespace fs = std::filesystem;
 constexpr std::array<std::string_view, 2> kKeys{"src", "dst"};
 // What the runner itself writes into every trial directory (ARCHITECTURE.md); a
 // template rendered there would be overwritten or would corrupt the trial's record.
-constexpr std::array<std::string_view, 3> kRunnerFiles{"params.json", "output.log",
-                                                       "metrics.jsonl"};
+constexpr std::array<std::string_view, 3> kRunnerFiles{TrialFiles::kParams, TrialFiles::kOutputLog,
+                                                       TrialFiles::kMetrics};
 constexpr std::string_view kDstHint =
     "use a path relative to the trial directory, e.g. setup.py or conf/train.yaml";
 

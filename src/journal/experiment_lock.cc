@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/unique_fd.h"
+#include "gpusweep/experiment_files.h"
 #include "gpusweep/journal.h"
 
 namespace gpusweep {
@@ -54,7 +55,7 @@ int WritePid(int fd) {
 }  // namespace
 
 bool ExperimentLock::IsHeld(const std::filesystem::path& experiment_dir) {
-  const std::filesystem::path path = experiment_dir / kLockFileName;
+  const std::filesystem::path path = ExperimentFiles{experiment_dir}.lock();
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return false;
   int rc;
@@ -67,7 +68,7 @@ bool ExperimentLock::IsHeld(const std::filesystem::path& experiment_dir) {
 }
 
 Expected<ExperimentLock> ExperimentLock::Acquire(const std::filesystem::path& experiment_dir) {
-  std::filesystem::path path = experiment_dir / kLockFileName;
+  std::filesystem::path path = ExperimentFiles{experiment_dir}.lock();
   // No O_TRUNC: the file may belong to a running holder whose pid we want to report.
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (fd.get() < 0) return tl::unexpected(IoError("cannot open lock file", path, errno));

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "gpusweep/cv.h"
+#include "gpusweep/experiment_files.h"
 #include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "report/cv_views.h"
@@ -141,7 +142,7 @@ std::optional<std::string> FormatCvBest(const std::vector<TrialRecord>& trials,
     out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));
   const int first = FoldTrialNumber(best.configuration, 0, ctx.cv.folds);
   out += fmt::format("Trial dirs {} .. {} (trials {}..{}, one per fold)\n",
-                     (ctx.experiment_dir / "trials" / TrialDirName(first)).string(),
+                     ExperimentFiles{ctx.experiment_dir}.trial_dir(first).string(),
                      TrialDirName(first + ctx.cv.folds - 1), first, first + ctx.cv.folds - 1);
   return out;
 }

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpusweep/experiment_files.h"
 #include "gpusweep/report.h"
 #include "gpusweep/objective.h"
 #include "report/groups.h"
@@ -106,7 +107,7 @@ std::optional<std::string> FormatBestGroup(const std::vector<TrialRecord>& trial
     out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));
   out += fmt::format("Trial dir  {} (its best run, #{}; `gpusweep best --single` ranks "
                      "single runs)\n",
-                     (ctx.experiment_dir / "trials" / TrialDirName(best_run->number)).string(),
+                     ExperimentFiles{ctx.experiment_dir}.trial_dir(best_run->number).string(),
                      best_run->number);
   return out;
 }

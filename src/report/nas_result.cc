@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/experiment_files.h"
 #include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "report/text.h"
@@ -81,7 +82,7 @@ std::optional<std::string> FormatNasBest(const std::vector<TrialRecord>& trials,
   for (const auto& [name, value] : trial.params.items())
     out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));
   out += fmt::format("Trial dir  {}\n",
-                     (ctx.experiment_dir / "trials" / TrialDirName(trial.number)).string());
+                     ExperimentFiles{ctx.experiment_dir}.trial_dir(trial.number).string());
   return out;
 }
 

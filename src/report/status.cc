@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/experiment_files.h"
 #include "gpusweep/report.h"
 #include "gpusweep/objective.h"
 #include "report/param_text.h"
@@ -159,7 +160,7 @@ std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trial
 }
 
 std::filesystem::path TrialDir(const ReportContext& ctx, int number) {
-  return ctx.experiment_dir / "trials" / TrialDirName(number);
+  return ExperimentFiles{ctx.experiment_dir}.trial_dir(number);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpusweep/cv.h"
+#include "gpusweep/experiment_files.h"
 #include "gpusweep/report.h"
 #include "report/cv_views.h"
 #include "report/table.h"
@@ -154,7 +155,7 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
     if (!trial.failure_reason.empty()) field("Reason", trial.failure_reason);
   }
   field("Objective", fmt::format("{} = {}", ctx.metric.name, report::ObjectiveText(trial.objective)));
-  field("Directory", (ctx.experiment_dir / "trials" / TrialDirName(trial.number)).string());
+  field("Directory", ExperimentFiles{ctx.experiment_dir}.trial_dir(trial.number).string());
   out += "Params:\n";
   for (const auto& [name, value] : trial.params.items())
     out += fmt::format("  {} = {}\n", name, report::FormatValue(value, report::Precision::kFull));

@@ -6,13 +6,13 @@
 #include <fmt/format.h>
 
 #include "common/json_limits.h"
+#include "gpusweep/experiment_files.h"
 #include "gpusweep/json.h"
 #include "gpusweep/objective.h"
 #include "run/trial_setup.h"
 
 namespace gpusweep {
 namespace {
-constexpr const char* kMetaFile = "experiment.json";
 }  // namespace
 
 std::optional<SchedulerSummary> SummarizeScheduler(const SchedulerConfig& scheduler) {
@@ -33,11 +33,11 @@ Status WriteExperimentMeta(const std::filesystem::path& experiment_dir, const Ex
                              {"max_resource", meta.scheduler->max_resource}};
   if (meta.cv.enabled())
     json["cv"] = Json{{"folds", meta.cv.folds}, {"allow_failed_folds", meta.cv.allow_failed_folds}};
-  return WriteFileAtomically(experiment_dir / kMetaFile, json.dump(2) + "\n");
+  return WriteFileAtomically(ExperimentFiles{experiment_dir}.meta(), json.dump(2) + "\n");
 }
 
 Expected<ExperimentMeta> ReadExperimentMeta(const std::filesystem::path& experiment_dir) {
-  const auto path = experiment_dir / kMetaFile;
+  const auto path = ExperimentFiles{experiment_dir}.meta();
   std::ifstream in(path);
   if (!in)
     return Fail(ErrorCode::kNotFound,

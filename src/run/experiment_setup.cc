@@ -9,6 +9,8 @@
 
 #include "run/experiment_meta.h"
 
+#include "gpusweep/experiment_files.h"
+
 namespace gpusweep {
 namespace {
 
@@ -94,14 +96,14 @@ Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
   std::error_code ec;
   // A bad warm_start source is a config error: found before anything is written.
   std::optional<WarmStartHistory> warm_start;
-  if (config.warm_start && !std::filesystem::exists(dir / kJournalFileName, ec)) {
+  if (config.warm_start && !std::filesystem::exists(ExperimentFiles{dir}.journal(), ec)) {
     GS_ASSIGN_OR_RETURN(warm_start, ReadWarmStartSource(config));
   }
   std::filesystem::create_directories(dir, ec);
   if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: cannot create experiment directory: {}",
                                                   dir.string(), ec.message()));
   GS_ASSIGN_OR_RETURN(ExperimentLock lock, ExperimentLock::Acquire(dir));
-  GS_ASSIGN_OR_RETURN(auto journal, OpenJournal(dir / "gpusweep.db", JournalAccess::kReadWrite));
+  GS_ASSIGN_OR_RETURN(auto journal, OpenJournal(ExperimentFiles{dir}.journal(), JournalAccess::kReadWrite));
   journal = WithSlowDisk(std::move(journal), slow_disk_seconds);
   GS_ASSIGN_OR_RETURN(auto existing, journal->LoadExperiment());
   const Json identity = ConfigIdentity(config);

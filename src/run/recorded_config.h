@@ -1,6 +1,6 @@
 // recorded_config.h — what the read side may know of the config an experiment ran with,
-// read from its journal's experiment row (the YAML text as run), so front ends (web, cli)
-// never parse a config themselves.
+// read from its journal's experiment row (the YAML text as run), so the read side never
+// parses a config itself. Its one caller is the read model, view/experiment_view.h.
 #pragma once
 
 #include "gpusweep/config.h"

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/experiment_files.h"
 #include "gpusweep/journal.h"
 #include "run/experiment_setup.h"
 #include "run/experiment_watch.h"
@@ -20,7 +21,7 @@ namespace gpusweep {
 std::filesystem::path DefaultExperimentDir(const ExperimentConfig& config,
                                            const std::filesystem::path& cwd) {
   if (config.output_dir) return *config.output_dir;
-  return cwd / "runs" / config.name;
+  return ExperimentFiles::Default(cwd, config.name).dir;
 }
 
 Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const RunOptions& options,

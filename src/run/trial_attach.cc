@@ -6,6 +6,8 @@
 
 #include "run/trial_loop.h"
 
+#include "gpusweep/experiment_files.h"
+
 namespace gpusweep {
 
 void TrialLoop::Attach(AttachedJob job) {
@@ -20,15 +22,15 @@ void TrialLoop::Attach(AttachedJob job) {
     record.gpus.clear();
     ++cpu_slots_in_use_;  // what ReleaseResources({}) gives back
   }
-  const std::filesystem::path dir = options_.experiment_dir / "trials" / TrialDirName(record.number);
+  const TrialFiles files = ExperimentFiles{options_.experiment_dir}.trial(record.number);
   // Its job, as the policy's replay left it running (a policy rebuilt from trial records
   // sees a plain start of the trial).
   Job running = job.job.value_or(Job{Job::Kind::kStart, record.number});
-  Active active{job.id, record, MetricsReader(dir / "metrics.jsonl"), {}, {}, {},
+  Active active{job.id, record, MetricsReader(files.metrics()), {}, {}, {},
                 false, {}, running, false, false, false, std::nullopt};
   if (policy_->judges_reports()) {
     // Its answers so far are in the file; the next ones follow them.
-    Expected<VerdictFile> verdicts = VerdictFile::Reopen(dir / "verdicts.jsonl");
+    Expected<VerdictFile> verdicts = VerdictFile::Reopen(files.verdicts());
     if (verdicts) active.verdicts = std::move(*verdicts);
     else observer_.OnWarning(fmt::format("trial {}: {}", record.number, verdicts.error().message));
   }

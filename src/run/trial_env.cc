@@ -1,6 +1,7 @@
 #include "run/trial_env.h"
 
 #include "gpusweep/cv.h"
+#include "gpusweep/experiment_files.h"
 #include "process/spawn.h"
 
 #include <optional>
@@ -52,8 +53,8 @@ EnvPairs ProtocolEnv(int number, const std::filesystem::path& trial_dir,
   return {
       {"GPUSWEEP_TRIAL_ID", std::to_string(number)},
       {"GPUSWEEP_TRIAL_DIR", trial_dir.string()},
-      {"GPUSWEEP_PARAMS", (trial_dir / "params.json").string()},
-      {"GPUSWEEP_METRICS", (trial_dir / "metrics.jsonl").string()},
+      {"GPUSWEEP_PARAMS", TrialFiles{trial_dir}.params().string()},
+      {"GPUSWEEP_METRICS", TrialFiles{trial_dir}.metrics().string()},
       {"PYTHONUNBUFFERED", "1"},
       {"PYTHONPATH", python_path},
   };

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "gpusweep/cv.h"
+#include "gpusweep/experiment_files.h"
 #include "gpusweep/render.h"
 #include "gpusweep/trial.h"
 #include "run/beneath.h"
@@ -38,7 +39,7 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Sugges
                                     const std::filesystem::path& experiment_dir,
                                     std::optional<double> budget) {
   RenderedTrial trial;
-  trial.dir = experiment_dir / "trials" / TrialDirName(suggestion.number);
+  trial.dir = ExperimentFiles{experiment_dir}.trial_dir(suggestion.number);
   TrialContextInfo info{suggestion.number, suggestion.repeat, trial.dir.string(),
                         config.config_path.parent_path().string(), experiment_dir.string(),
                         budget};
@@ -137,8 +138,9 @@ Status WriteTemplates(const RenderedTrial& trial, const UniqueFd& dir) {
 Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int attempt,
                        std::optional<UniqueFd> staged) {
   const std::string params_text = params.dump(2) + "\n";
+  const TrialFiles files{trial.dir};
   if (staged) {
-    GS_TRY(WriteStagedFileAt(staged->get(), "params.json", params_text, trial.dir / "params.json"));
+    GS_TRY(WriteStagedFileAt(staged->get(), TrialFiles::kParams, params_text, files.params()));
     return WriteTemplates(trial, *staged);
   }
   std::error_code ec;
@@ -150,17 +152,17 @@ Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int att
   if (origin == DirectoryOrigin::kCreated) {
     // Nothing to move aside and nobody to see a half-written file: the usual case, with
     // no rename and no lookups of files that cannot be there.
-    GS_TRY(WriteNewFileAt(dir.get(), "params.json", params_text, trial.dir / "params.json"));
+    GS_TRY(WriteNewFileAt(dir.get(), TrialFiles::kParams, params_text, files.params()));
   } else {
     // Each attempt starts with its own, empty metrics.jsonl: no line of an earlier copy
     // can become a result of this one. Files without a journaled attempt (written by a
     // gpusweep older than the launch intent) are kept as *.unrecorded.*.
     const std::string kept = attempt > 1 ? fmt::format("attempt{}", attempt - 1) : "unrecorded";
-    if (attempt > 1 || !IsEmptyFileAt(dir.get(), "output.log"))
-      GS_TRY(MoveAsideAt(dir.get(), "output.log", fmt::format("output.{}.log", kept), trial.dir));
-    GS_TRY(MoveAsideAt(dir.get(), "metrics.jsonl", fmt::format("metrics.{}.jsonl", kept),
+    if (attempt > 1 || !IsEmptyFileAt(dir.get(), TrialFiles::kOutputLog))
+      GS_TRY(MoveAsideAt(dir.get(), TrialFiles::kOutputLog, TrialFiles::KeptOutputLog(kept), trial.dir));
+    GS_TRY(MoveAsideAt(dir.get(), TrialFiles::kMetrics, TrialFiles::KeptMetrics(kept),
                        trial.dir));
-    GS_TRY(WriteFileAt(dir.get(), "params.json", params_text, trial.dir / "params.json"));
+    GS_TRY(WriteFileAt(dir.get(), TrialFiles::kParams, params_text, files.params()));
   }
   return WriteTemplates(trial, dir);
 }

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "gpusweep/experiment_files.h"
 #include "gpusweep/trial.h"
 
 namespace gpusweep {
@@ -20,7 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kStagedFiles[] = {"params.json", "output.log"};
+constexpr const char* kStagedFiles[] = {TrialFiles::kParams, TrialFiles::kOutputLog};
 // More than a few launches ahead buys nothing: staging runs while each launch's
 // trial runs, and what is staged but never taken is removed again at the end.
 constexpr int kMostAhead = 16;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpusweep/cv.h"
+#include "gpusweep/experiment_files.h"
 #include "gpusweep/objective.h"
 #include "report/param_text.h"
 #include "report/table.h"
@@ -194,7 +195,7 @@ std::string ListingTable(const WarmStartHistory& history, const MetricSpec& metr
 Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config) {
   const std::filesystem::path& from = config.warm_start->from;
   Expected<std::unique_ptr<Journal>> journal =
-      OpenJournal(from / kJournalFileName, JournalAccess::kReadOnly);
+      OpenJournal(ExperimentFiles{from}.journal(), JournalAccess::kReadOnly);
   if (!journal)
     return tl::unexpected(AtConfig(config, journal.error().message,
                                    "give the directory of an earlier experiment (the one "

@@ -5,15 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "gpusweep/journal.h"
+#include "view/experiment_view.h"
 
 namespace gpusweep::web {
 namespace {
-
-bool HoldsJournal(const std::filesystem::path& dir) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(dir / kJournalFileName, ec);
-}
 
 // Ids appear in URLs: keep them to characters that need no encoding.
 std::string UrlSafe(const std::string& name) {
@@ -27,12 +22,12 @@ std::string UrlSafe(const std::string& name) {
 
 // The experiment directories directly under (or at) `root`, canonical and confined.
 std::vector<std::filesystem::path> ExperimentsUnder(const std::filesystem::path& root) {
-  if (HoldsJournal(root)) return {root};
+  if (HoldsExperiment(root)) return {root};
   std::vector<std::filesystem::path> found;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
     std::filesystem::path dir = std::filesystem::canonical(entry.path(), ec);
-    if (ec || !IsWithin(dir, root) || !HoldsJournal(dir)) continue;
+    if (ec || !IsWithin(dir, root) || !HoldsExperiment(dir)) continue;
     found.push_back(dir);
   }
   std::sort(found.begin(), found.end());

@@ -13,7 +13,6 @@
 #include "common/unique_fd.h"
 #include "gpusweep/objective.h"
 #include "gpusweep/report.h"
-#include "run/recorded_config.h"
 #include "web/experiment_catalog.h"
 
 namespace gpusweep::web {
@@ -87,33 +86,28 @@ std::string ConfinedTail(const std::filesystem::path& file, const std::filesyste
   return text;
 }
 
-LiveExperiment::LiveExperiment(std::filesystem::path dir, ExperimentMeta meta,
-                               std::unique_ptr<Journal> journal, DecisionFormatter decisions)
+LiveExperiment::LiveExperiment(std::filesystem::path dir, ExperimentView view,
+                               DecisionFormatter decisions)
     : dir_(std::move(dir)),
-      meta_(std::move(meta)),
-      journal_(std::move(journal)),
+      files_{dir_},
+      view_(std::move(view)),
       decisions_(std::move(decisions)) {}
 
 Expected<std::unique_ptr<LiveExperiment>> LiveExperiment::Open(const std::filesystem::path& dir,
                                                                DecisionFormatter decisions) {
-  GS_ASSIGN_OR_RETURN(ExperimentMeta meta, ReadExperimentMeta(dir));
-  GS_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal,
-                      OpenJournal(dir / kJournalFileName, JournalAccess::kReadOnly));
+  GS_ASSIGN_OR_RETURN(ExperimentView view, ExperimentView::Open(dir));
   // The declared search space sharpens importance bounds; a config that no longer parses
   // (templates moved) just leaves them to the values seen.
-  SearchSpace space;
-  GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> record, journal->LoadExperiment());
-  if (record) space = RecordedSearchSpace(*record);
+  SearchSpace space = view.search_space();
   // A NAS experiment's tournament is replayed from its trials with the config it ran
   // with (as `status` does); one whose stored config no longer reads has no such view.
   std::optional<NasConfig> nas;
-  if (record && record->identity.contains("nas"))
-    if (auto config = NasConfigFromJson(record->identity["nas"])) nas = std::move(*config);
+  if (auto config = view.nas_config()) nas = std::move(*config);
   std::error_code ec;
   std::filesystem::path canonical = std::filesystem::canonical(dir, ec);  // the log tail's root
   if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: {}", dir.string(), ec.message()));
   auto live = std::unique_ptr<LiveExperiment>(
-      new LiveExperiment(std::move(canonical), std::move(meta), std::move(journal), std::move(decisions)));
+      new LiveExperiment(std::move(canonical), std::move(view), std::move(decisions)));
   for (const ParamSpec& param : space.params)
     if (param.kind == ParamKind::kChoice) live->choice_params_.push_back(param.name);
   live->importance_ = std::make_unique<LiveImportance>(std::move(space));
@@ -123,11 +117,11 @@ Expected<std::unique_ptr<LiveExperiment>> LiveExperiment::Open(const std::filesy
 
 Status LiveExperiment::RefreshLocked() {
   // Read before the data: a commit landing meanwhile changes it again for next time.
-  GS_ASSIGN_OR_RETURN(const std::int64_t version, journal_->DataVersion());
+  GS_ASSIGN_OR_RETURN(const std::int64_t version, view_.DataVersion());
   if (data_version_ && *data_version_ == version) return {};
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, journal_->LoadTrials());
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view_.Trials());
   GS_ASSIGN_OR_RETURN(std::vector<MetricPoint> points,
-                      journal_->LoadMetricPoints(meta_.metric.name, points_cursor_));
+                      view_.ObjectivePoints(points_cursor_));
   const std::int64_t revision = revision_ + 1;
   bool changed = false;
   std::vector<TrialText> texts;
@@ -150,7 +144,7 @@ Status LiveExperiment::RefreshLocked() {
   }
   const std::size_t rungs_before = rungs_.size();
   GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
-                      journal_->LoadSchedulerEventsAfter(events_seq_));
+                      view_.SchedulerEventsAfter(events_seq_));
   if (!events.empty()) events_seq_ = events.back().seq;
   AddRungResources(events, rungs_);
   if (changed) revision_ = revision;
@@ -164,7 +158,7 @@ void LiveExperiment::SummarizeLocked() {
   std::vector<std::string> params;
   std::set<std::string> named;
   // Planned trials not yet recorded and recorded ones not settled: what a run still owes.
-  long unfinished = std::max(0L, static_cast<long>(meta_.total_trials) - static_cast<long>(records_.size()));
+  long unfinished = std::max(0L, static_cast<long>(meta().total_trials) - static_cast<long>(records_.size()));
   for (const TrialRecord& trial : records_) {
     const std::string state(ToString(trial.state));
     counts[state] = counts.value(state, 0) + 1;
@@ -172,7 +166,7 @@ void LiveExperiment::SummarizeLocked() {
     for (auto& [name, value] : FlattenParams(trial.params))
       if (named.insert(name).second) params.push_back(name);
   }
-  std::vector<const TrialRecord*> ranked = RankTrials(records_, meta_.metric);
+  std::vector<const TrialRecord*> ranked = RankTrials(records_, meta().metric);
   Json best = ranked.empty() ? Json()
                              : Json{{"trial", ranked.front()->number},
                                     {"value", *ranked.front()->objective}};
@@ -186,15 +180,15 @@ void LiveExperiment::SummarizeLocked() {
                   : Json();
   }
   Json scheduler;
-  if (meta_.scheduler)
-    scheduler = Json{{"type", meta_.scheduler->type},
-                     {"resource", meta_.scheduler->resource},
-                     {"max_resource", meta_.scheduler->max_resource}};
-  summary_ = Json{{"name", meta_.name},
+  if (meta().scheduler)
+    scheduler = Json{{"type", meta().scheduler->type},
+                     {"resource", meta().scheduler->resource},
+                     {"max_resource", meta().scheduler->max_resource}};
+  summary_ = Json{{"name", meta().name},
                   {"dir", dir_.string()},
-                  {"metric", meta_.metric.name},
-                  {"mode", ModeName(meta_.metric.mode)},
-                  {"total", meta_.total_trials},
+                  {"metric", meta().metric.name},
+                  {"mode", ModeName(meta().metric.mode)},
+                  {"total", meta().total_trials},
                   {"recorded", records_.size()},
                   {"unfinished", unfinished},
                   {"revision", revision_},
@@ -204,7 +198,7 @@ void LiveExperiment::SummarizeLocked() {
                   {"params", params},
                   {"choice_params", choice_params_},
                   {"rungs", std::vector<double>(rungs_.begin(), rungs_.end())}};
-  if (nas_) summary_["nas"] = NasProgressJson(ReplayNas(*nas_, meta_.metric.mode, records_));
+  if (nas_) summary_["nas"] = NasProgressJson(ReplayNas(*nas_, meta().metric.mode, records_));
 }
 
 Expected<Json> LiveExperiment::Summary() {
@@ -213,7 +207,7 @@ Expected<Json> LiveExperiment::Summary() {
   Json summary = summary_;
   // As `gpusweep status` tells a dead run: the experiment's lock is held only while a
   // gpusweep runs it (flock, released by the kernel however the holder dies).
-  const bool running = ExperimentLock::IsHeld(dir_);
+  const bool running = view_.run_alive();
   summary["running"] = running;
   summary["state"] = std::string(ExperimentStateName(running, summary_["unfinished"].get<long>()));
   return summary;
@@ -267,13 +261,12 @@ Expected<Json> LiveExperiment::Importance() {
 
 Expected<Json> LiveExperiment::TrialDetail(int number) {
   std::lock_guard lock(mutex_);
-  GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> trial, journal_->LoadTrial(number));
+  GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> trial, view_.Trial(number));
   if (!trial)
     return Fail(ErrorCode::kNotFound,
-                fmt::format("trial {} of {} has not started", number, meta_.name));
-  GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, journal_->LoadResults(number));
-  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
-                      journal_->LoadSchedulerEvents(number));
+                fmt::format("trial {} of {} has not started", number, meta().name));
+  GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, view_.Results(number));
+  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events, view_.SchedulerEvents(number));
   // The scheduler's last judgement of the trial at a rung, numbered as its decisions
   // are: the trial's own rung is its job's (0 for a job run to the full budget, even
   // when a later rung stopped it).
@@ -289,14 +282,13 @@ Expected<Json> LiveExperiment::TrialDetail(int number) {
   for (const IntermediateResult& r : results)
     rows.push_back(
         Json{{"attempt", r.attempt}, {"step", r.step}, {"time", r.time}, {"values", r.values}});
-  const std::string resource = meta_.scheduler ? meta_.scheduler->resource : "budget";
   constexpr std::size_t kLogTailBytes = 16 * 1024;
   return Json{{"trial", TrialJson(*trial)},
-              {"dir", (dir_ / "trials" / TrialDirName(number)).string()},
+              {"dir", files_.trial_dir(number).string()},
               {"results", std::move(rows)},
               {"judged", std::move(judged)},
-              {"decisions", decisions_ ? decisions_(events, resource, *trial) : std::vector<std::string>{}},
-              {"log_tail", ConfinedTail(dir_ / "trials" / TrialDirName(number) / "output.log",
+              {"decisions", decisions_ ? decisions_(events, view_.resource(), *trial) : std::vector<std::string>{}},
+              {"log_tail", ConfinedTail(files_.trial(number).output_log(),
                                         dir_, kLogTailBytes)}};
 }
 

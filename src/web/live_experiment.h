@@ -1,5 +1,6 @@
-// live_experiment.h — one experiment as the dashboard sees it: a read-only journal and
-// what was last read from it, refreshed while a run writes it.
+// live_experiment.h — one experiment as the dashboard sees it: its read model
+// (view/experiment_view.h: experiment.json, the read-only journal, the recorded config)
+// and what was last read from it, refreshed while a run writes it.
 //
 // Live updates travel by cursor: every trial row carries the revision at which it last
 // changed (a counter this object keeps in memory; the journal is never written), and
@@ -26,6 +27,7 @@
 #include "gpusweep/json.h"
 #include "gpusweep/status.h"
 #include "run/experiment_meta.h"
+#include "view/experiment_view.h"
 #include "web/live_importance.h"
 #include "web/point_columns.h"
 
@@ -39,8 +41,9 @@ using DecisionFormatter = std::function<std::vector<std::string>(
 
 class LiveExperiment {
  public:
-  // Reads experiment.json and opens the journal read-only. Errors as ReadExperimentMeta
-  // and OpenJournal.
+  // Opens the experiment's view (ExperimentView::Open: experiment.json, the journal
+  // read-only, the recorded config). Errors as ExperimentView::Open; kIo when `dir`
+  // cannot be resolved.
   static Expected<std::unique_ptr<LiveExperiment>> Open(const std::filesystem::path& dir,
                                                         DecisionFormatter decisions);
 
@@ -72,11 +75,10 @@ class LiveExperiment {
   Expected<Json> Importance();
 
   const std::filesystem::path& dir() const { return dir_; }
-  const ExperimentMeta& meta() const { return meta_; }
+  const ExperimentMeta& meta() const { return view_.meta(); }
 
  private:
-  LiveExperiment(std::filesystem::path dir, ExperimentMeta meta, std::unique_ptr<Journal> journal,
-                 DecisionFormatter decisions);
+  LiveExperiment(std::filesystem::path dir, ExperimentView view, DecisionFormatter decisions);
   // Re-reads the journal when a writer committed since the last read. Caller holds mutex_.
   Status RefreshLocked();
 
@@ -89,9 +91,9 @@ class LiveExperiment {
   };
 
   std::mutex mutex_;
-  std::filesystem::path dir_;
-  ExperimentMeta meta_;
-  std::unique_ptr<Journal> journal_;
+  std::filesystem::path dir_;  // canonical: the root a log tail must stay within
+  ExperimentFiles files_;      // of dir_
+  ExperimentView view_;        // the only reader of the experiment
   DecisionFormatter decisions_;
   std::optional<std::int64_t> data_version_;  // the journal's when last read
   std::int64_t revision_ = 0;

@@ -1,0 +1,143 @@
+#include "view/experiment_view.h"
+
+#include <utility>
+
+#include "gpusweep/cv.h"
+#include "run/recorded_config.h"
+
+namespace gpusweep {
+
+bool HoldsExperiment(const std::filesystem::path& dir) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(ExperimentFiles{dir}.journal(), ec);
+}
+
+ExperimentView::ExperimentView(ExperimentFiles files, ExperimentMeta meta,
+                               std::unique_ptr<Journal> journal,
+                               std::optional<ExperimentRecord> recorded)
+    : files_(std::move(files)),
+      meta_(std::move(meta)),
+      journal_(std::move(journal)),
+      recorded_(std::move(recorded)) {}
+
+Expected<ExperimentView> ExperimentView::Open(const std::filesystem::path& dir) {
+  ExperimentFiles files{dir};
+  GS_ASSIGN_OR_RETURN(ExperimentMeta meta, ReadExperimentMeta(files.dir));
+  GS_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal,
+                      OpenJournal(files.journal(), JournalAccess::kReadOnly));
+  GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> recorded, journal->LoadExperiment());
+  return ExperimentView(std::move(files), std::move(meta), std::move(journal), std::move(recorded));
+}
+
+bool ExperimentView::is_nas() const { return recorded_ && recorded_->identity.contains("nas"); }
+
+SearchSpace ExperimentView::search_space() const {
+  return recorded_ ? RecordedSearchSpace(*recorded_) : SearchSpace{};
+}
+
+Json ExperimentView::search_space_json() const {
+  return recorded_ ? recorded_->identity.value("search_space", Json::object()) : Json::object();
+}
+
+Expected<std::optional<NasConfig>> ExperimentView::nas_config() const {
+  if (!is_nas()) return std::nullopt;
+  GS_ASSIGN_OR_RETURN(NasConfig config, NasConfigFromJson(recorded_->identity["nas"]));
+  return config;
+}
+
+std::string ExperimentView::resource() const {
+  return meta_.scheduler ? meta_.scheduler->resource : "budget";
+}
+
+ReportContext ExperimentView::report_context() const {
+  ReportContext context;
+  context.experiment_name = meta_.name;
+  context.experiment_dir = files_.dir;
+  context.metric = meta_.metric;
+  context.total_trials = meta_.total_trials;
+  context.scheduler = meta_.scheduler;
+  context.cv = meta_.cv;
+  context.nas = is_nas();
+  return context;
+}
+
+bool ExperimentView::run_alive() const { return ExperimentLock::IsHeld(files_.dir); }
+
+Expected<std::vector<TrialRecord>> ExperimentView::Trials() { return journal_->LoadTrials(); }
+
+Expected<std::optional<TrialRecord>> ExperimentView::Trial(int number) {
+  return journal_->LoadTrial(number);
+}
+
+Expected<std::vector<IntermediateResult>> ExperimentView::Results(int trial) {
+  return journal_->LoadResults(trial);
+}
+
+Expected<std::vector<IntermediateResult>> ExperimentView::Results(
+    const std::vector<TrialRecord>& trials) {
+  std::vector<IntermediateResult> all;
+  for (const TrialRecord& t : trials) {
+    GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> lines, journal_->LoadResults(t.number));
+    all.insert(all.end(), std::make_move_iterator(lines.begin()), std::make_move_iterator(lines.end()));
+  }
+  return all;
+}
+
+Expected<std::vector<SchedulerEventRecord>> ExperimentView::SchedulerEvents(int trial) {
+  return journal_->LoadSchedulerEvents(trial);
+}
+
+Expected<std::vector<SchedulerEventRecord>> ExperimentView::SchedulerEventsAfter(std::int64_t seq) {
+  return journal_->LoadSchedulerEventsAfter(seq);
+}
+
+Expected<std::vector<MetricPoint>> ExperimentView::ObjectivePoints(std::int64_t cursor) {
+  return journal_->LoadMetricPoints(meta_.metric.name, cursor);
+}
+
+Expected<std::vector<Json>> ExperimentView::Events(std::string_view kind) {
+  return journal_->LoadEvents(kind);
+}
+
+Expected<std::int64_t> ExperimentView::DataVersion() { return journal_->DataVersion(); }
+
+Expected<std::map<int, std::int64_t>> ExperimentView::FillRunningObjectives(
+    std::vector<TrialRecord>& trials) {
+  std::map<int, std::int64_t> steps;
+  for (TrialRecord& trial : trials) {
+    if (trial.state != TrialState::kRunning) continue;
+    GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, journal_->LoadResults(trial.number));
+    // The latest line of this attempt that reported the objective: its step and the
+    // rest of its values go with the value, so a row never mixes two reports.
+    for (auto it = results.rbegin(); it != results.rend(); ++it) {
+      auto value = it->values.find(meta_.metric.name);
+      if (it->attempt == trial.attempt && value != it->values.end() && value->is_number()) {
+        trial.objective = value->get<double>();
+        trial.last_metrics = it->values;
+        steps[trial.number] = it->step;
+        break;
+      }
+    }
+  }
+  return steps;
+}
+
+Expected<std::vector<TrialRecord>> ExperimentView::FoldSiblings(int number) {
+  std::vector<TrialRecord> siblings;
+  const int folds = meta_.cv.folds;
+  if (folds <= 0) return siblings;
+  const int first = FoldTrialNumber(FoldOf(number, folds).configuration, 0, folds);
+  for (int n = first; n < first + folds; ++n) {
+    GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> fold, journal_->LoadTrial(n));
+    if (fold) siblings.push_back(std::move(*fold));
+  }
+  return siblings;
+}
+
+Expected<std::optional<NasProgress>> ExperimentView::Nas(const std::vector<TrialRecord>& trials) const {
+  GS_ASSIGN_OR_RETURN(std::optional<NasConfig> config, nas_config());
+  if (!config) return std::nullopt;
+  return ReplayNas(*config, meta_.metric.mode, trials);
+}
+
+}  // namespace gpusweep

@@ -1,0 +1,110 @@
+// experiment_view.h — the one read model of an experiment, shared by the front ends:
+// cli (status, best, export, show) and web (serve, report) read an experiment only
+// through it, so both see the same recorded config, trials and derived views.
+//
+// Contract:
+// - Open reads experiment.json, opens the journal read-only (JournalAccess::kReadOnly:
+//   it works while a run writes the journal, and where the reader cannot write) and
+//   reads the journal's experiment row, each once; it never writes the experiment.
+// - The reads below go to the journal each time they are called (a live run may have
+//   committed since); the recorded config and experiment.json are as of Open.
+// - Paths come from ExperimentFiles (gpusweep/experiment_files.h), never from strings.
+// - Not thread-safe (one journal connection): a caller sharing one view between threads
+//   serializes its calls (web's LiveExperiment holds a mutex).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusweep/config.h"
+#include "gpusweep/experiment_files.h"
+#include "gpusweep/journal.h"
+#include "gpusweep/json.h"
+#include "gpusweep/nas.h"
+#include "gpusweep/report.h"
+#include "gpusweep/status.h"
+#include "run/experiment_meta.h"
+
+namespace gpusweep {
+
+// Whether `dir` holds an experiment: its journal is a regular file. What the read
+// commands and `serve` look for when they search directories.
+bool HoldsExperiment(const std::filesystem::path& dir);
+
+class ExperimentView {
+ public:
+  // Errors, in this order: as ReadExperimentMeta (kNotFound without experiment.json),
+  // OpenJournal (read-only) and Journal::LoadExperiment.
+  static Expected<ExperimentView> Open(const std::filesystem::path& dir);
+
+  const ExperimentFiles& files() const { return files_; }
+  const std::filesystem::path& dir() const { return files_.dir; }
+  const ExperimentMeta& meta() const { return meta_; }
+  // The recorded config: the journal's experiment row (the YAML text as run, its path,
+  // its identity); nullopt for a journal whose run has not recorded it yet.
+  const std::optional<ExperimentRecord>& recorded() const { return recorded_; }
+  // Whether the recorded config is a NAS search (docs/nas.md).
+  bool is_nas() const;
+  // The recorded config's declared search space (run/recorded_config.h): empty when its
+  // YAML no longer parses where it ran (templates moved), meaning "no declared bounds".
+  SearchSpace search_space() const;
+  // The identity's search space as recorded ({} when none): what the Optuna export
+  // declares as each param's distribution.
+  Json search_space_json() const;
+  // A NAS experiment's config as recorded; nullopt for any other experiment. Error when
+  // the recorded NAS section no longer reads (NasConfigFromJson).
+  Expected<std::optional<NasConfig>> nas_config() const;
+  // The scheduler's step key, "budget" without a scheduler: what decisions call a budget.
+  std::string resource() const;
+  // What the report module needs of this experiment (name, dir, metric, planned trials,
+  // scheduler, cv, nas); the caller adds the terminal's colour, width and the time.
+  ReportContext report_context() const;
+  // Whether a gpusweep runs the experiment now (its lock is held; ExperimentLock::IsHeld).
+  bool run_alive() const;
+
+  // The journal's rows, read now.
+  Expected<std::vector<TrialRecord>> Trials();  // ordered by number
+  Expected<std::optional<TrialRecord>> Trial(int number);
+  Expected<std::vector<IntermediateResult>> Results(int trial);
+  // Every intermediate result of `trials`, trial by trial (the learning-curve exports).
+  Expected<std::vector<IntermediateResult>> Results(const std::vector<TrialRecord>& trials);
+  Expected<std::vector<SchedulerEventRecord>> SchedulerEvents(int trial);
+  Expected<std::vector<SchedulerEventRecord>> SchedulerEventsAfter(std::int64_t seq);
+  // The objective metric's reported values past `cursor` (Journal::LoadMetricPoints).
+  Expected<std::vector<MetricPoint>> ObjectivePoints(std::int64_t cursor);
+  Expected<std::vector<Json>> Events(std::string_view kind);
+  // Changes whenever a writer commits (Journal::DataVersion): when to read again.
+  Expected<std::int64_t> DataVersion();
+  // The journal itself, read-only, for readers of rows this view does not model (GPU
+  // memory events, warm-start history); they take a Journal&.
+  Journal& journal() { return *journal_; }
+
+  // Derived views.
+  // A running trial's objective is recorded only when it ends: gives each running trial
+  // of `trials` the objective (and the rest of that report line: last_metrics) it last
+  // reported in its current attempt, and returns the step of that report by trial.
+  Expected<std::map<int, std::int64_t>> FillRunningObjectives(std::vector<TrialRecord>& trials);
+  // The recorded folds of trial `number`'s configuration (cv), itself included; empty
+  // without cv.
+  Expected<std::vector<TrialRecord>> FoldSiblings(int number);
+  // A NAS experiment's tournament replayed from `trials` with the recorded config;
+  // nullopt for other experiments. Errors as nas_config().
+  Expected<std::optional<NasProgress>> Nas(const std::vector<TrialRecord>& trials) const;
+
+ private:
+  ExperimentView(ExperimentFiles files, ExperimentMeta meta, std::unique_ptr<Journal> journal,
+                 std::optional<ExperimentRecord> recorded);
+
+  ExperimentFiles files_;
+  ExperimentMeta meta_;
+  std::unique_ptr<Journal> journal_;
+  std::optional<ExperimentRecord> recorded_;
+};
+
+}  // namespace gpusweep
