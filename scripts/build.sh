@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
-# Configures and builds gpusweep into build/ (Release-with-debug-info, warnings on).
-# Usage: scripts/build.sh [extra cmake -D options]
+# Configures and builds gpusweep into build/ (RelWithDebInfo: -O2, line tables, asserts on;
+# warnings on).
+# Usage: scripts/build.sh [--main] [extra cmake -D options]
+#   With no option: everything, the tests, benchmark drivers and C++ example included
+#   (what scripts/test.sh runs).
+#   --main: only the gpusweep binary, what scripts/run-example.sh needs (tests,
+#   benchmarks and fuzzers are CMake options, GPUSWEEP_BUILD_TESTS and
+#   GPUSWEEP_BUILD_BENCH, off by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+if [[ ${1:-} == --main ]]; then
+  shift
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSWEEP_BUILD_TESTS=OFF \
+    -DGPUSWEEP_BUILD_BENCH=OFF "$@" >/dev/null
+  exec cmake --build build -j"$jobs" --target gpusweep
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSWEEP_BUILD_TESTS=ON \
+  -DGPUSWEEP_BUILD_BENCH=ON "$@" >/dev/null
 cmake --build build -j"$jobs"

@@ -2,28 +2,36 @@
 # Installs every Debian 12 package gpusweep needs to build, test and run its examples.
 # Idempotent: does nothing (and needs no network) when all packages are present.
 # Usage: scripts/install-deps.sh [--examples] [--cpp-sdk] [--bench] [--tests] [--slurm]
+#   With no option: what building and running the gpusweep binary needs (the compiler,
+#   its libraries, node + npm for the dashboard bundle compiled into it, python3 for the
+#   trial helper) and nothing else.
 #   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna (side-by-side benchmarks;
 #   bench/importance/run.sh unpacks scikit-learn itself, apt cannot install it here);
 #   --cpp-sdk adds LibTorch, zlib and Fashion-MNIST for the C++ SDK's optional `fit`
 #   component and examples/cpp-fashion-mnist;
-#   --tests adds what optional tests use (Optuna, to load `export --format optuna`;
+#   --tests adds the test tools (GoogleTest, Chromium + chromedriver + Selenium for the
+#   dashboard's browser tests, clang-14 for the libFuzzer targets) and what optional
+#   tests use (Optuna, to load `export --format optuna`;
 #   everything of --cpp-sdk, whose tests build and sweep the C++ example; PyTorch for
 #   examples/nas-fashion-mnist's network builder and its end-to-end run; everything of
 #   --slurm, whose cluster the SLURM tests start);
 #   --slurm adds SLURM (slurm-wlm: slurmctld, slurmd, the client commands) and munge, for
 #   scripts/slurm-cluster.sh's one-node test cluster and bench/slurm_overhead.sh
 # Always: the dashboard's packages (cpp-httplib, OpenCV's ml module for the importance
-# forest, Chromium + chromedriver + Selenium for its browser tests) and its npm packages
-# (`npm ci` in web/ from web/package-lock.json, when that lockfile changed).
+# forest) and its npm packages (`npm ci` in web/ from web/package-lock.json, when that
+# lockfile changed).
 set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libfmt-dev
-  libexpected-dev libkainjow-mustache-dev libgtest-dev libgmock-dev libboost1.81-dev
+  libexpected-dev libkainjow-mustache-dev libboost1.81-dev
   python3
   libcpp-httplib-dev libopencv-ml-dev
-  chromium chromium-driver python3-selenium
+)
+test_tools=(
+  libgtest-dev libgmock-dev
+  chromium chromium-driver python3-selenium  # the dashboard's headless-browser tests
   clang-14 libclang-rt-14-dev  # fuzz/: libFuzzer targets, 30 s of each in the test suite
 )
 # Debian's nodejs/npm, unless a node with npm is installed already (e.g. NodeSource's).
@@ -33,7 +41,7 @@ for flag in "$@"; do
     --examples) packages+=(python3-torch python3-numpy dataset-fashion-mnist) ;;
     --bench) packages+=(python3-optuna python3-numpy bc liblbfgsb0 python3-decorator) ;;
     --cpp-sdk) packages+=(libtorch-dev zlib1g-dev dataset-fashion-mnist) ;;
-    --tests) packages+=(python3-optuna libtorch-dev zlib1g-dev dataset-fashion-mnist
+    --tests) packages+=("${test_tools[@]}" python3-optuna libtorch-dev zlib1g-dev dataset-fashion-mnist
                         python3-torch python3-numpy slurm-wlm munge) ;;
     --slurm) packages+=(slurm-wlm munge) ;;
     *) echo "install-deps: unknown option $flag (use --examples, --cpp-sdk, --bench, --tests, --slurm)" >&2; exit 2 ;;

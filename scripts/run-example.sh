@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --examples
-scripts/build.sh
+scripts/build.sh --main
 exec build/gpusweep run examples/fashion-mnist/sweep.yaml "$@"

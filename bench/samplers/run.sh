@@ -41,7 +41,7 @@ if ! "$py" -c 'import scipy.stats.qmc' 2>/dev/null; then
 fi
 
 # --- build ---------------------------------------------------------------------------
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSWEEP_BUILD_BENCH=ON >/dev/null
 cmake --build "$build" --target gs_bench_samplers -j"$(nproc)" >/dev/null
 driver="$build/bench/samplers/gs_bench_samplers"
 

@@ -6,6 +6,6 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$root/build-bench-schedulers}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DGPUSWEEP_MODULES="schedule" >/dev/null
+  -DGPUSWEEP_MODULES="schedule" -DGPUSWEEP_BUILD_BENCH=ON >/dev/null
 make -C "$build" -j2 scheduler_bench >/dev/null
 "$build/bench/schedulers/scheduler_bench" "$@"

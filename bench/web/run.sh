@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${BUILD_DIR:-build}
+cmake -S . -B "$build" -DGPUSWEEP_BUILD_BENCH=ON >/dev/null  # web_fixture is a bench target
 cmake --build "$build" -j2 --target gpusweep web_fixture >/dev/null
 work=$(mktemp -d)
 server=""
