@@ -1,0 +1,1 @@
+// The translation unit that builds a precompiled header (CMakeLists.txt, GPUSWEEP_PCH).
