@@ -1,6 +1,7 @@
 // cli_docs.cc — man page and completions from the CLI11 app (see cli_docs.h).
 #include "cli/cli_docs.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
