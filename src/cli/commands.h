@@ -55,4 +55,12 @@ Expected<int> ServeCommand(const ServeCommandArgs& args);
 // Writes the self-contained HTML report of one experiment to `output`.
 Expected<int> ReportCommand(const std::optional<std::string>& dir, const std::string& output);
 
+// `gpusweep doctor`: what this machine gives gpusweep (run/doctor.h), with what to do
+// about each missing piece. 0 whatever is missing; an Error only when stdout fails.
+Expected<int> DoctorCommand();
+
+// Writes `text` to stdout, or atomically to `output_path`; 0, or Error{kIo} /
+// Error{kOutputClosed}. (The hidden help-man and help-completion commands.)
+Expected<int> PrintText(const std::string& text, const std::optional<std::string>& output_path);
+
 }  // namespace gpusweep

@@ -9,7 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/cli_docs.h"
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "common/did_you_mean.h"
 
 namespace {
@@ -26,15 +28,20 @@ int Report(const gpusweep::Expected<int>& result) {
 
 // CLI11 answers an unknown subcommand with "A subcommand is required"; name it instead.
 std::optional<std::string> UnknownCommand(int argc, char** argv) {
-  static constexpr std::string_view kCommands[] = {"run",  "status", "best",
-                                                   "export", "show", "serve", "report"};
+  static constexpr std::string_view kCommands[] = {"run",  "status", "best",  "export",
+                                                   "show", "serve",  "report", "doctor"};
+  // The build's own (hidden): man page and completions from this parser.
+  static constexpr std::string_view kHidden[] = {"help-man", "help-completion"};
   if (argc < 2 || argv[1][0] == '-') return std::nullopt;
   const std::string_view word = argv[1];
   for (std::string_view command : kCommands)
     if (word == command) return std::nullopt;
+  for (std::string_view command : kHidden)
+    if (word == command) return std::nullopt;
   std::string message = "unknown command '" + std::string(word) + "'";
   if (auto close = gpusweep::ClosestMatch(word, kCommands)) message += "; did you mean '" + *close + "'?";
-  return message + "; commands: run, status, best, export, show, serve, report (see gpusweep --help)";
+  return message + "; commands: run, status, best, export, show, serve, report, doctor (see gpusweep "
+                   "--help)";
 }
 
 // CLI::PositiveNumber accepts 0 and answers "-5" with "not in range 0 to 1.79769e+308"
@@ -73,7 +80,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   CLI::App app{"gpusweep: hyperparameter sweeps over a machine's GPUs"};
-  app.set_version_flag("--version", GPUSWEEP_VERSION);
+  const std::string version = std::string(ProjectVersion()) + " (" + SourceRevision() + ")";
+  app.set_version_flag("--version", "gpusweep " + version);
   app.require_subcommand(1);
 
   RunCommandArgs run_args;
@@ -163,6 +171,20 @@ int main(int argc, char** argv) {
                      "the HTML file to write; a directory: <experiment name>.html in it")
       ->required();
 
+  auto* doctor = app.add_subcommand(
+      "doctor", "what this machine gives gpusweep: GPUs (NVML) and their free memory, "
+                "cgroup v2 or the process-group fallback, the python3 trials run and "
+                "whether it imports torch, SLURM's commands; what to do about each missing one");
+
+  // Hidden (no group): the build writes gpusweep.1 and the completions with these.
+  std::optional<std::string> docs_output;
+  auto* man = app.add_subcommand("help-man", "")->group("");
+  man->add_option("-o,--output", docs_output, "");
+  std::string shell;
+  auto* completion = app.add_subcommand("help-completion", "")->group("");
+  completion->add_option("shell", shell, "")->required()->check(CLI::IsMember({"bash", "zsh"}));
+  completion->add_option("-o,--output", docs_output, "");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -171,6 +193,10 @@ int main(int argc, char** argv) {
   }
 
   if (*run) return Report(RunCommand(run_args));
+  if (*doctor) return Report(DoctorCommand());
+  if (*man) return Report(PrintText(ManPage(app, version), docs_output));
+  if (*completion)
+    return Report(PrintText(shell == "zsh" ? ZshCompletion(app) : BashCompletion(app), docs_output));
   if (*status) return Report(StatusCommand(status_args));
   if (*best) return Report(BestCommand(best_args));
   if (*serve) return Report(ServeCommand(serve_args));

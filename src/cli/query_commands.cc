@@ -239,6 +239,11 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
   return 0;
 }
 
+Expected<int> PrintText(const std::string& text, const std::optional<std::string>& output_path) {
+  GS_TRY(WriteOutput(text, output_path));
+  return 0;
+}
+
 Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat format,
                             ExportRows rows, const std::optional<std::string>& output_path) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));

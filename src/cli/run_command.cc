@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/install_paths.h"
 #include "cli/interpreter_hint.h"
 #include "cli/terminal.h"
 #include "cli/terminal_observer.h"
@@ -22,18 +23,6 @@ namespace {
 double WallClock() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// The folder holding gpusweep.py: the installed copy next to the binary if there is
-// one, else the source tree's (a build that was not installed).
-std::filesystem::path PythonHelperDir() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    auto installed = exe.parent_path().parent_path() / "share" / "gpusweep" / "python";
-    if (std::filesystem::exists(installed / "gpusweep.py", ec)) return installed;
-  }
-  return GPUSWEEP_SOURCE_PYTHON_DIR;
 }
 
 }  // namespace

@@ -150,6 +150,16 @@ class ProcessRunner {
   virtual std::vector<ProcessEvent> TakeEnded() { return {}; }
 };
 
+// Whether gpusweep can give each trial a cgroup v2 here, as ContainmentChoice::kAuto
+// would: `detail` names the cgroup trials would go under, or says why not (then trials
+// are contained by process group and tag). Makes and removes one empty cgroup, as a
+// run's start does. For diagnostics (`gpusweep doctor`).
+struct CgroupAvailability {
+  bool available = false;
+  std::string detail;
+};
+CgroupAvailability CheckCgroupContainment();
+
 // The real one. Only one may exist per process at a time (it owns signal handlers);
 // returns nullptr while another one exists.
 // Construction blocks SIGINT, SIGTERM, SIGHUP, SIGCHLD in the calling thread and installs

@@ -233,4 +233,21 @@ void CgroupTree::RemoveRun() const {
   ::rmdir(scope_dir_.c_str());
 }
 
+CgroupAvailability CheckCgroupContainment() {
+  const std::optional<fs::path> mount = Cgroup2Mount();
+  if (!mount) return {false, "no cgroup2 file system is mounted"};
+  const std::optional<std::string> own = OwnCgroup();
+  if (!own) return {false, "this process is in no cgroup v2 (/proc/self/cgroup has no 0:: line)"};
+  const fs::path base = *mount / fs::path(*own).relative_path();
+  // The same steps as a run's: the scope and run directories, and a probe trial's
+  // cgroup.procs opened for writing.
+  const std::string name = fmt::format("run-{}-{}", ::getpid(), ProcessStartTicks(::getpid()).value_or(0));
+  const std::optional<CgroupTree> tree = CgroupTree::Create(fmt::format("doctor{}", ::getpid()), name);
+  if (!tree)
+    return {false, fmt::format("cannot create a cgroup under {} and move a process into it "
+                               "(not root, and no delegated subtree)", base.string())};
+  tree->RemoveRun();
+  return {true, base.string()};
+}
+
 }  // namespace gpusweep
