@@ -15,6 +15,8 @@
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "common/unique_fd.h"
 
 namespace gpusweep {
@@ -42,7 +44,9 @@ std::string ProcessTag(int pid) {
     if (n <= 0) break;
     environ.append(buffer, static_cast<std::size_t>(n));
   }
-  const std::string key = std::string(kProcessTagVariable) + "=";
+  // Built with fmt: GCC 12 at -O2 takes `std::string(view) + "="` for an out-of-bounds
+  // memcpy (-Warray-bounds, a known false positive of its string inlining).
+  const std::string key = fmt::format("{}=", kProcessTagVariable);
   for (std::size_t begin = 0; begin < environ.size();) {
     std::size_t end = environ.find('\0', begin);
     if (end == std::string::npos) end = environ.size();
