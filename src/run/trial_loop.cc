@@ -278,7 +278,7 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
   }
   std::optional<VerdictFile> verdicts;
   if (policy_->judges_reports()) {
-    Expected<VerdictFile> created = VerdictFile::Create(planned->rendered.dir / "verdicts.jsonl");
+    Expected<VerdictFile> created = VerdictFile::Create(TrialFiles{planned->rendered.dir}.verdicts());
     if (!created) {
       ReleaseResources(record);
       FailBeforeStart(std::move(record), created.error().message, job, JobJournaled::kNo);
@@ -295,13 +295,13 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
   if (job && job->parent) {  // the checkpoint it continues from (docs/protocol.md)
     overrides.emplace_back("GPUSWEEP_PARENT_TRIAL", std::to_string(*job->parent));
     overrides.emplace_back("GPUSWEEP_PARENT_DIR",
-                           (options_.experiment_dir / "trials" / TrialDirName(*job->parent)).string());
+                           ExperimentFiles{options_.experiment_dir}.trial_dir(*job->parent).string());
   }
   auto parent_getenv = [this](const std::string& key) { return LookupEnv(services_.base_env, key); };
   for (auto& pair : TrialResourceEnv(gpus, services_.usable_cores, plan_.cpu_slots, parent_getenv))
     overrides.push_back(std::move(pair));
   SpawnRequest request{planned->rendered.argv, MergeEnv(services_.base_env, overrides),
-                       planned->rendered.dir, planned->rendered.dir / "output.log",
+                       planned->rendered.dir, TrialFiles{planned->rendered.dir}.output_log(),
                        static_cast<int>(gpus.size()), number, record.attempt};
   // The intent: journaled (state running, no pid yet) in the commit before the spawn,
   // so a gpusweep killed right after the spawn still knows this attempt exists.
@@ -330,7 +330,7 @@ Status TrialLoop::Spawn(PreparedLaunch launch) {
   }
   Record(JournalWrite::Kind::kUpsertTrial, record);  // the pid, in the next commit
   Store(record);
-  Active active{*pid, record, MetricsReader(launch.dir / "metrics.jsonl"), {}, {}, {},
+  Active active{*pid, record, MetricsReader(TrialFiles{launch.dir}.metrics()), {}, {}, {},
                 false, {}, launch.job, false, false, false, std::move(launch.verdicts)};
   if (config_.timeout_seconds)
     active.deadline = services_.monotonic_clock() + *config_.timeout_seconds;
@@ -524,7 +524,7 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
   if (active.stop_reason.empty() && (exit.signaled || exit.exit_code != 0) &&
       exit.job_end == JobEnd::kNone) {
     const std::string said =
-        LastOutputLine(active.metrics.path().parent_path() / "output.log");
+        LastOutputLine(TrialFiles{active.metrics.path().parent_path()}.output_log());
     if (!said.empty()) record.failure_reason += ": " + said;
   }
 }

@@ -185,7 +185,7 @@ class TrialLoop {
   };
   std::deque<InFlightSync> syncs_;  // in commit order
   SerialWorker sync_worker_;        // runs them; declared after syncs_, so joined first
-  TrialStager stager_{options_.experiment_dir / "trials"};  // launches ahead: their directories
+  TrialStager stager_{ExperimentFiles{options_.experiment_dir}.trials_dir()};  // launches ahead: their directories
   FailureBudget failures_;              // max_failures: stops new launches once reached
 };
 
