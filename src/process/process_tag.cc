@@ -11,8 +11,8 @@
 #include <charconv>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <memory>
-#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -67,6 +67,14 @@ bool IsZombie(int pid) {
          text[name_end + 2] == 'Z' || text[name_end + 2] == 'X';
 }
 
+// The program a process runs now (/proc/<pid>/comm; empty once it is gone).
+std::string ProgramOf(int pid) {
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  return name;
+}
+
 }  // namespace
 
 std::vector<int> ProcessesTagged(std::string_view prefix, std::string_view exclude_prefix) {
@@ -103,12 +111,20 @@ std::vector<int> OwnChildren() {
 int StopTagged(std::string_view prefix, std::string_view exclude_prefix, double grace_seconds) {
   // Every scan SIGTERMs what it sees for the first time: a process that was in the middle
   // of an exec during an earlier scan showed no environment (so no tag) then, and one
-  // forked since was not there yet; both deserve the grace, not a bare SIGKILL.
-  std::set<int> signalled;
+  // forked since was not there yet; both deserve the grace, not a bare SIGKILL. It also
+  // SIGTERMs again what has exec'd another program since: a shell's fork signalled
+  // between its fork and its exec takes the TERM in the trap handler it inherited, and
+  // then runs on as the new program (a trap's `sleep 300 &` did, and outlived the grace).
+  std::map<int, std::string> signalled;  // pid -> the program it ran when signalled
   const auto terminate_new = [&] {
     const std::vector<int> tagged = ProcessesTagged(prefix, exclude_prefix);
-    for (int pid : tagged)
-      if (signalled.insert(pid).second) ::kill(pid, SIGTERM);
+    for (int pid : tagged) {
+      std::string program = ProgramOf(pid);
+      const auto [it, first_time] = signalled.try_emplace(pid, program);
+      if (!first_time && it->second == program) continue;
+      it->second = std::move(program);
+      ::kill(pid, SIGTERM);
+    }
     return tagged.empty();
   };
   if (terminate_new()) return 0;
