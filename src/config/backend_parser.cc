@@ -12,7 +12,7 @@ namespace {
 constexpr std::array<std::string_view, 10> kSlurmKeys{
     "type", "partition", "account", "qos", "time", "extra_args", "cpus_per_trial",
     "poll_interval", "max_poll_interval", "max_jobs"};
-constexpr std::array<std::string_view, 2> kTypes{"local", "slurm"};
+constexpr std::array<std::string_view, 2> kBackendTypes{"local", "slurm"};
 
 Status ParseText(const Mapping& section, std::string_view key, std::string& out) {
   const Value* value = section.Find(key);
@@ -78,14 +78,14 @@ Expected<BackendConfig> ParseBackend(const Value* value) {
   if (value == nullptr || value->IsNull()) return backend;
   backend.line = value->line();
   if (value->IsScalar()) {  // backend: slurm
-    GS_ASSIGN_OR_RETURN(std::string_view type, value->ToEnum(kTypes));
+    GS_ASSIGN_OR_RETURN(std::string_view type, value->ToEnum(kBackendTypes));
     if (type == "slurm") backend.kind = BackendKind::kSlurm;
     return backend;
   }
   GS_ASSIGN_OR_RETURN(Mapping section, value->ToMapping());
   GS_TRY(section.CheckKeys(kSlurmKeys));
   GS_ASSIGN_OR_RETURN(Value type, section.Require("type", "add type: slurm (or local)"));
-  GS_ASSIGN_OR_RETURN(std::string_view kind, type.ToEnum(kTypes));
+  GS_ASSIGN_OR_RETURN(std::string_view kind, type.ToEnum(kBackendTypes));
   if (kind == "local") {
     if (section.entries().size() > 1)
       return type.Invalid("the local backend takes no options",

@@ -11,7 +11,7 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 5> kTypes{"choice", "uniform", "loguniform", "int",
+constexpr std::array<std::string_view, 5> kParamTypes{"choice", "uniform", "loguniform", "int",
                                                  "constant"};
 // Ours first, so a did-you-mean prefers our word.
 constexpr std::array<std::string_view, 8> kTypeWords{"choice", "uniform", "loguniform", "int",
@@ -105,7 +105,7 @@ Expected<ResolvedKind> FromDistribution(const Value& value, const Mapping& spec)
     if (name == foreign)
       return value.Invalid(fmt::format("the distribution '{}' has no counterpart here", name),
                            fmt::format("use one of {} (or type: {})", DistributionNames(),
-                                       JoinNames(kTypes)));
+                                       JoinNames(kParamTypes)));
   for (const auto& [known, kind] : kDistributions) {
     if (name != known) continue;
     if (name == "q_uniform")
@@ -120,7 +120,7 @@ Expected<ResolvedKind> FromDistribution(const Value& value, const Mapping& spec)
   for (const auto& [known, kind] : kDistributions) all.push_back(known);
   all.push_back("q_log_uniform_values");
   const std::string valid =
-      fmt::format("valid distributions: {} (or type: {})", DistributionNames(), JoinNames(kTypes));
+      fmt::format("valid distributions: {} (or type: {})", DistributionNames(), JoinNames(kParamTypes));
   if (auto close = ClosestMatch(name, all))
     return value.Invalid(
         fmt::format("unknown distribution '{}'; did you mean '{}'?", name, *close), valid);
@@ -158,7 +158,7 @@ Status CheckForMisspelledType(const Mapping& spec) {
   for (const Mapping::Entry& entry : spec.entries())
     if (EditDistance(entry.name, "type") <= 1)
       return entry.key.Invalid(fmt::format("unknown key '{}'; did you mean 'type'?", entry.name),
-                               fmt::format("valid types: {}", JoinNames(kTypes)));
+                               fmt::format("valid types: {}", JoinNames(kParamTypes)));
   return {};
 }
 
@@ -185,7 +185,7 @@ Expected<ResolvedKind> ResolveParamKind(const Mapping& spec, std::string_view pa
   const Value* distribution = spec.Find("distribution");
   if (type != nullptr && distribution != nullptr)
     return distribution->Invalid("give type or distribution, not both",
-                                 fmt::format("keep type: one of {}", JoinNames(kTypes)));
+                                 fmt::format("keep type: one of {}", JoinNames(kParamTypes)));
   if (distribution != nullptr) {
     return FromDistribution(*distribution, spec);
   }
@@ -204,7 +204,7 @@ Expected<ResolvedKind> ResolveParamKind(const Mapping& spec, std::string_view pa
                                            "type: int (integers)")
                              : fmt::format("a parameter mapping needs type: {}; for a mapping "
                                            "constant write {{type: constant, value: {{...}}}}",
-                                           JoinNames(kTypes)))
+                                           JoinNames(kParamTypes)))
           .error());
 }
 

@@ -10,7 +10,7 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 5> kTypes{"none", "median", "successive_halving", "asha",
+constexpr std::array<std::string_view, 5> kSchedulerTypes{"none", "median", "successive_halving", "asha",
                                                  "hyperband"};
 constexpr std::array<std::string_view, 1> kNoneKeys{"type"};
 constexpr std::array<std::string_view, 5> kMedianKeys{"type", "resource", "grace_steps",
@@ -120,7 +120,7 @@ Expected<SchedulerConfig> ParseScheduler(const Value* value) {
   SchedulerConfig out;
   if (value == nullptr || value->IsNull()) return out;
   if (value->IsScalar()) {  // scheduler: asha
-    GS_ASSIGN_OR_RETURN(std::string_view type, value->ToEnum(kTypes));
+    GS_ASSIGN_OR_RETURN(std::string_view type, value->ToEnum(kSchedulerTypes));
     out.kind = KindOf(type);
     if (out.kind != SchedulerKind::kNone && out.kind != SchedulerKind::kMedian)
       return value->Invalid(fmt::format("the {} scheduler needs max_resource", type),
@@ -129,7 +129,7 @@ Expected<SchedulerConfig> ParseScheduler(const Value* value) {
   }
   GS_ASSIGN_OR_RETURN(Mapping map, value->ToMapping());
   GS_ASSIGN_OR_RETURN(Value type, map.Require("type", "add e.g. type: asha"));
-  GS_ASSIGN_OR_RETURN(std::string_view type_text, type.ToEnum(kTypes));
+  GS_ASSIGN_OR_RETURN(std::string_view type_text, type.ToEnum(kSchedulerTypes));
   out.kind = KindOf(type_text);
   GS_TRY(map.CheckKeys(KeysOf(out.kind)));
   if (out.kind == SchedulerKind::kNone) return out;

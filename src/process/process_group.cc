@@ -22,8 +22,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr auto kPollInterval = std::chrono::milliseconds(20);
-constexpr double kAfterKillWaitSeconds = 1.0;
+constexpr auto kGroupPollInterval = std::chrono::milliseconds(20);
+constexpr double kGroupAfterKillWaitSeconds = 1.0;
 
 // The fields of /proc/<pid>/stat that we use (proc(5) numbering in comments).
 struct ProcStat {
@@ -96,7 +96,7 @@ bool WaitUntilGone(int pgid, std::optional<std::uint64_t> leader_ticks, double s
   for (;;) {
     if (!StaleProcessesRemain(pgid, leader_ticks)) return true;
     if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(kPollInterval);
+    std::this_thread::sleep_for(kGroupPollInterval);
   }
 }
 
@@ -145,7 +145,7 @@ bool KillStaleProcessGroup(int pid, std::uint64_t start_ticks, double grace_seco
   if (WaitUntilGone(pid, ticks, grace_seconds)) return true;
   ::kill(-pid, SIGKILL);
   if (ticks) ::kill(pid, SIGKILL);
-  WaitUntilGone(pid, ticks, kAfterKillWaitSeconds);
+  WaitUntilGone(pid, ticks, kGroupAfterKillWaitSeconds);
   return true;
 }
 

@@ -23,8 +23,8 @@ namespace gpusweep {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr auto kPollInterval = std::chrono::milliseconds(20);
-constexpr double kAfterKillWaitSeconds = 2.0;
+constexpr auto kTagPollInterval = std::chrono::milliseconds(20);
+constexpr double kTagAfterKillWaitSeconds = 2.0;
 
 bool ParsePid(std::string_view text, int* pid) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *pid);
@@ -140,13 +140,13 @@ int StopTagged(std::string_view prefix, std::string_view exclude_prefix, double 
       empty_scans = empty ? empty_scans + 1 : 0;
       if (empty_scans == 2) break;
       if (Clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(kPollInterval);
+      std::this_thread::sleep_for(kTagPollInterval);
     }
     return true;
   };
   if (!wait(grace_seconds, true)) {
     for (int pid : ProcessesTagged(prefix, exclude_prefix)) ::kill(pid, SIGKILL);
-    wait(kAfterKillWaitSeconds, false);
+    wait(kTagAfterKillWaitSeconds, false);
   }
   return static_cast<int>(signalled.size());
 }

@@ -25,8 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-constexpr auto kPollInterval = std::chrono::milliseconds(20);
-constexpr double kAfterKillWaitSeconds = 2.0;
+constexpr auto kCgroupPollInterval = std::chrono::milliseconds(20);
+constexpr double kCgroupAfterKillWaitSeconds = 2.0;
 
 // The mount point of the cgroup2 file system (field 5 of the mountinfo line whose file
 // system type, after the " - " separator, is "cgroup2").
@@ -105,7 +105,7 @@ bool WaitUntilEmpty(const fs::path& dir, double seconds) {
   for (;;) {
     if (!Populated(dir)) return true;
     if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(kPollInterval);
+    std::this_thread::sleep_for(kCgroupPollInterval);
   }
 }
 
@@ -122,7 +122,7 @@ int StopTree(const fs::path& dir, double grace_seconds) {
     SignalTree(dir, SIGTERM);
     if (!WaitUntilEmpty(dir, grace_seconds)) {
       KillTree(dir);
-      WaitUntilEmpty(dir, kAfterKillWaitSeconds);
+      WaitUntilEmpty(dir, kCgroupAfterKillWaitSeconds);
     }
   }
   RemoveTree(dir);

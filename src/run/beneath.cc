@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Error IoError(const fs::path& path, std::string_view what, int err) {
+Error BeneathIoError(const fs::path& path, std::string_view what, int err) {
   return Error{ErrorCode::kIo, fmt::format("{}: {}: {}", path.string(), what,
                                            err == ELOOP || err == EXDEV
                                                ? "a symbolic link leads out of the trial directory"
@@ -55,11 +55,11 @@ bool Confined(const fs::path& relative) {
 Expected<UniqueFd> OpenOwnDirectory(const fs::path& dir, DirectoryOrigin* origin) {
   const bool created = ::mkdir(dir.c_str(), 0755) == 0;
   if (!created && errno != EEXIST)
-    return tl::unexpected(IoError(dir, "cannot create directory", errno));
+    return tl::unexpected(BeneathIoError(dir, "cannot create directory", errno));
   if (origin != nullptr) *origin = created ? DirectoryOrigin::kCreated : DirectoryOrigin::kExisted;
   UniqueFd fd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid())
-    return tl::unexpected(IoError(dir, "cannot open directory",
+    return tl::unexpected(BeneathIoError(dir, "cannot open directory",
                                   errno == ENOTDIR ? ELOOP : errno));  // a link is ENOTDIR here
   return fd;
 }
@@ -74,11 +74,11 @@ Expected<UniqueFd> MakeDirectoriesBeneath(int root, const fs::path& relative,
   for (const fs::path& part : relative) {
     if (part.empty() || part == ".") continue;
     if (::mkdirat(current.get(), part.c_str(), 0755) != 0 && errno != EEXIST)
-      return tl::unexpected(IoError(shown / done / part, "cannot create directory", errno));
+      return tl::unexpected(BeneathIoError(shown / done / part, "cannot create directory", errno));
     done /= part;
     // From root each time, so a link anywhere on the way is judged as a whole.
     UniqueFd next(OpenDirectoryBeneath(root, done));
-    if (!next.valid()) return tl::unexpected(IoError(shown / done, "cannot open directory", errno));
+    if (!next.valid()) return tl::unexpected(BeneathIoError(shown / done, "cannot open directory", errno));
     current = std::move(next);
   }
   return current;
@@ -104,10 +104,10 @@ Status WriteNewFileAt(int dir, const std::string& name, const std::string& text,
                       const fs::path& shown) {
   UniqueFd fd(::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                        0644));
-  if (!fd.valid()) return tl::unexpected(IoError(shown, "cannot create", errno));
+  if (!fd.valid()) return tl::unexpected(BeneathIoError(shown, "cannot create", errno));
   if (const int err = WriteAllAndClose(std::move(fd), text); err != 0) {
     ::unlinkat(dir, name.c_str(), 0);
-    return tl::unexpected(IoError(shown, "cannot write", err));
+    return tl::unexpected(BeneathIoError(shown, "cannot write", err));
   }
   return {};
 }
@@ -116,13 +116,13 @@ Status WriteStagedFileAt(int dir, const std::string& name, const std::string& te
                          const fs::path& shown) {
   // O_NONBLOCK: a FIFO put in its place must not hang the run; it is refused below.
   UniqueFd fd(::openat(dir, name.c_str(), O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return tl::unexpected(IoError(shown, "cannot open", errno));
+  if (!fd.valid()) return tl::unexpected(BeneathIoError(shown, "cannot open", errno));
   struct stat info;
   if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode))
     return Fail(ErrorCode::kIo, fmt::format("{}: not a regular file", shown.string()));
-  if (::ftruncate(fd.get(), 0) != 0) return tl::unexpected(IoError(shown, "cannot write", errno));
+  if (::ftruncate(fd.get(), 0) != 0) return tl::unexpected(BeneathIoError(shown, "cannot write", errno));
   if (const int err = WriteAllAndClose(std::move(fd), text); err != 0)
-    return tl::unexpected(IoError(shown, "cannot write", err));
+    return tl::unexpected(BeneathIoError(shown, "cannot write", err));
   return {};
 }
 
@@ -137,7 +137,7 @@ Status WriteFileAt(int dir, const std::string& name, const std::string& text,
   if (::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {
     const int err = errno;
     ::unlinkat(dir, temp.c_str(), 0);
-    return tl::unexpected(IoError(shown, "cannot rename into place", err));
+    return tl::unexpected(BeneathIoError(shown, "cannot rename into place", err));
   }
   return {};
 }
@@ -145,7 +145,7 @@ Status WriteFileAt(int dir, const std::string& name, const std::string& text,
 Status MoveAsideAt(int dir, const std::string& from, const std::string& to,
                    const fs::path& shown) {
   if (::renameat(dir, from.c_str(), dir, to.c_str()) == 0 || errno == ENOENT) return {};
-  return tl::unexpected(IoError(shown / from, fmt::format("cannot rename to {}", to), errno));
+  return tl::unexpected(BeneathIoError(shown / from, fmt::format("cannot rename to {}", to), errno));
 }
 
 }  // namespace gpusweep

@@ -15,16 +15,9 @@
 #include "gpusweep/render.h"
 #include "gpusweep/trial.h"
 #include "run/beneath.h"
+#include "run/io_error.h"
 
 namespace gpusweep {
-namespace {
-
-Error IoError(const std::filesystem::path& path, std::string_view what, int err) {
-  return Error{ErrorCode::kIo, fmt::format("{}: {}: {}", path.string(), what, std::strerror(err))};
-}
-
-}  // namespace
-
 namespace {
 
 // "<config>:<line>:<column>: " where a string is in the YAML ("<config>: " without).

@@ -15,6 +15,7 @@
 
 #include "gpusweep/experiment_files.h"
 #include "gpusweep/trial.h"
+#include "run/io_error.h"
 
 namespace gpusweep {
 namespace {
@@ -25,10 +26,6 @@ constexpr const char* kStagedFiles[] = {TrialFiles::kParams, TrialFiles::kOutput
 // More than a few launches ahead buys nothing: staging runs while each launch's
 // trial runs, and what is staged but never taken is removed again at the end.
 constexpr int kMostAhead = 16;
-
-Error IoError(const fs::path& path, std::string_view what, int err) {
-  return Error{ErrorCode::kIo, fmt::format("{}: {}: {}", path.string(), what, std::strerror(err))};
-}
 
 // Removes a staged directory if it still holds nothing but the two empty files: what
 // anyone else put there stays.
