@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package gpusweep needs to build, test and run its examples.
 # Idempotent: does nothing (and needs no network) when all packages are present.
-# Usage: scripts/install-deps.sh [--examples] [--cpp-sdk] [--bench] [--tests] [--slurm]
+# Usage: scripts/install-deps.sh [--extras-only] [--examples] [--cpp-sdk] [--bench] [--tests] [--slurm]
+#   --extras-only: only the packages of the options named, not what the binary needs, and
+#   no npm (scripts/run-example.sh installs the example's packages this way while the
+#   binary builds).
 #   With no option: what building and running the gpusweep binary needs (the compiler,
 #   its libraries, node + npm for the dashboard bundle compiled into it, python3 for the
 #   trial helper) and nothing else.
@@ -23,7 +26,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake ninja-build pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libfmt-dev
   libexpected-dev libkainjow-mustache-dev libboost1.81-dev
   python3
@@ -35,18 +38,37 @@ test_tools=(
   clang-14 libclang-rt-14-dev  # fuzz/: libFuzzer targets, 30 s of each in the test suite
 )
 # Debian's nodejs/npm, unless a node with npm is installed already (e.g. NodeSource's).
-if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
+have_npm=0
+if command -v npm >/dev/null 2>&1; then have_npm=1; else packages+=(nodejs npm); fi
+extras_only=0
+for flag in "$@"; do [[ $flag == --extras-only ]] && extras_only=1; done
+if ((extras_only)); then packages=(); fi
 for flag in "$@"; do
   case "$flag" in
+    --extras-only) ;;
     --examples) packages+=(python3-torch python3-numpy dataset-fashion-mnist) ;;
     --bench) packages+=(python3-optuna python3-numpy bc liblbfgsb0 python3-decorator) ;;
     --cpp-sdk) packages+=(libtorch-dev zlib1g-dev dataset-fashion-mnist) ;;
     --tests) packages+=("${test_tools[@]}" python3-optuna libtorch-dev zlib1g-dev dataset-fashion-mnist
                         python3-torch python3-numpy slurm-wlm munge) ;;
     --slurm) packages+=(slurm-wlm munge) ;;
-    *) echo "install-deps: unknown option $flag (use --examples, --cpp-sdk, --bench, --tests, --slurm)" >&2; exit 2 ;;
+    *) echo "install-deps: unknown option $flag (use --extras-only, --examples, --cpp-sdk, --bench, --tests, --slurm)" >&2; exit 2 ;;
   esac
 done
+
+# The dashboard's front-end packages, exactly as locked. npm writes
+# node_modules/.package-lock.json; it is newer than the lockfile once installed. Where
+# npm is on the machine already, `npm ci` (mostly download) runs while apt does.
+web="$(dirname "$0")/../web"
+npm_pid=""
+if ((extras_only == 0)) && [[ ! "$web/node_modules/.package-lock.json" -nt "$web/package-lock.json" ]]; then
+  if ((have_npm)); then
+    echo "install-deps: npm ci in web/ (beside apt)" >&2
+    (cd "$web" && npm ci --no-audit --no-fund --loglevel=error) &
+    npm_pid=$!
+    trap '[[ -n $npm_pid ]] && kill "$npm_pid" 2>/dev/null' EXIT  # apt failed: npm stops too
+  fi
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -60,10 +82,12 @@ if ((${#missing[@]} > 0)); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# The dashboard's front-end packages, exactly as locked. npm writes
-# node_modules/.package-lock.json; it is newer than the lockfile once installed.
-web="$(dirname "$0")/../web"
-if [[ ! "$web/node_modules/.package-lock.json" -nt "$web/package-lock.json" ]]; then
+if [[ -n $npm_pid ]]; then
+  status=0
+  wait "$npm_pid" || status=$?
+  npm_pid=""
+  if ((status != 0)); then echo "install-deps: npm ci in web/ failed" >&2; exit 1; fi
+elif ((extras_only == 0)) && [[ ! "$web/node_modules/.package-lock.json" -nt "$web/package-lock.json" ]]; then
   echo "install-deps: npm ci in web/" >&2
   (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
 fi
