@@ -95,7 +95,7 @@ TEST(SamplerParserTest, CmaesRefusesAChoiceParameterWhereItIsDeclared) {
   auto config = ParseConfig(yaml, "exp.yaml");
   ASSERT_FALSE(config);
   EXPECT_THAT(config.error().message,
-              StartsWith("exp.yaml:7:9: search_space.opt.type: the cmaes sampler cannot model a "
+              StartsWith("exp.yaml:7:15: search_space.opt.type: the cmaes sampler cannot model a "
                          "choice parameter; make it type: int"));
   EXPECT_THAT(config.error().message, HasSubstr("sampler type: tpe or evolution"));
 }
