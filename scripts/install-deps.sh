@@ -8,7 +8,8 @@
 #   With no option: what building and running the gpusweep binary needs (the compiler,
 #   its libraries, node + npm for the dashboard bundle compiled into it, python3 for the
 #   trial helper) and nothing else.
-#   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna (side-by-side benchmarks;
+#   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna and python3-cmaes (its
+#   CmaEsSampler) (side-by-side benchmarks;
 #   bench/importance/run.sh unpacks scikit-learn itself, apt cannot install it here);
 #   --cpp-sdk adds LibTorch, zlib and Fashion-MNIST for the C++ SDK's optional `fit`
 #   component and examples/cpp-fashion-mnist;
@@ -29,6 +30,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libfmt-dev
   libexpected-dev libkainjow-mustache-dev libboost1.81-dev
+  libeigen3-dev  # CMA-ES's eigendecomposition (src/search)
   python3
   libcpp-httplib-dev libopencv-ml-dev
 )
@@ -47,7 +49,7 @@ for flag in "$@"; do
   case "$flag" in
     --extras-only) ;;
     --examples) packages+=(python3-torch python3-numpy dataset-fashion-mnist) ;;
-    --bench) packages+=(python3-optuna python3-numpy bc liblbfgsb0 python3-decorator) ;;
+    --bench) packages+=(python3-optuna python3-numpy bc liblbfgsb0 python3-decorator python3-cmaes) ;;
     --cpp-sdk) packages+=(libtorch-dev zlib1g-dev dataset-fashion-mnist) ;;
     --tests) packages+=("${test_tools[@]}" python3-optuna libtorch-dev zlib1g-dev dataset-fashion-mnist
                         python3-torch python3-numpy slurm-wlm munge) ;;

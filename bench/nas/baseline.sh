@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The NAS tournament against its random baseline on examples/nas-fashion-mnist/nas-cpu.yaml:
-# for each seed, the same config run with `nas.search: tournament` and with
-# `nas.search: random` (the same number of evaluations, data sizes and epochs, spent on
-# random architectures of the same space), back to back so both see the same load.
+# The NAS tournament against regularized evolution and its random baseline on
+# examples/nas-fashion-mnist/nas-cpu.yaml: for each seed, the same config run with
+# `nas.search: tournament`, `nas.search: evolution` (regularized evolution, docs/nas.md)
+# and `nas.search: random` (the same number of evaluations, data sizes and epochs, spent
+# on random architectures of the same space), back to back so all see the same load.
 # Prints one line per run (wall time, load average, evaluations, final test
 # accuracy of the retrained network) and a summary per search mode.
 #
 # Usage: bench/nas/baseline.sh [SEED...]        (default seeds: 1 2 3)
 #   GPUSWEEP=build/gpusweep  WORK=build/nas-baseline  CONFIG=.../nas-cpu.yaml
+#   SEARCHES="tournament evolution random"  (the modes to run, in this order)
 # Each run takes what the example's README says (minutes on 2 cores); runs already
 # finished under $WORK are reused (gpusweep resumes them), so an interrupted bench
 # continues where it stopped.
@@ -40,7 +42,7 @@ PY
 
 results=()
 for seed in "${seeds[@]}"; do
-  for search in tournament random; do
+  for search in ${SEARCHES:-tournament evolution random}; do
     name="nas-cpu-$search-s$seed"
     cfg="$work/$name.yaml"
     # The example's config with its own name, seed and search mode; {{config_dir}}

@@ -37,6 +37,10 @@ def make_sampler(name, seed):
         return s.TPESampler(seed=seed)
     if name == "tpe_mv":
         return s.TPESampler(seed=seed, multivariate=True)
+    if name == "cmaes":  # python3-cmaes; Optuna's defaults (no restarts)
+        return s.CmaEsSampler(seed=seed)
+    if name == "cmaes_ipop":
+        return s.CmaEsSampler(seed=seed, restart_strategy="ipop")
     raise ValueError(f"unknown sampler {name}")
 
 

@@ -4,6 +4,7 @@
 //       one JSON line per test function: its search space, known minimum and f(x) at
 //       fixed points (the argmin and 30 random points), for test_functions.py to check.
 //   gs_bench_samplers run --samplers random,sobol,tpe,tpe_mv --seeds 20 --evals 200
+//       (also: cmaes, cmaes_noipop (restart: none), evolution)
 //       one JSON line per (function, sampler): per seed, the simple regret after the
 //       checkpoint numbers of evaluations, and the time spent in Suggest.
 //   gs_bench_samplers time --function hartmann6 --samplers tpe,tpe_mv
@@ -40,6 +41,13 @@ Expected<std::unique_ptr<Sampler>> Make(const std::string& name, const SearchSpa
     config.kind = SamplerKind::kRandom;
   } else if (name == "sobol") {
     config.kind = SamplerKind::kSobol;
+  } else if (name == "cmaes") {
+    config.kind = SamplerKind::kCmaes;
+  } else if (name == "cmaes_noipop") {
+    config.kind = SamplerKind::kCmaes;
+    config.cmaes.ipop = false;
+  } else if (name == "evolution") {
+    config.kind = SamplerKind::kEvolution;
   } else if (name == "tpe" || name == "tpe_mv") {
     config.kind = SamplerKind::kTpe;
     config.tpe.multivariate = name == "tpe_mv";

@@ -44,7 +44,7 @@ struct SearchSpace {
   std::vector<ParamSpec> params;
 };
 
-enum class SamplerKind { kGrid, kRandom, kSobol, kTpe };
+enum class SamplerKind { kGrid, kRandom, kSobol, kTpe, kCmaes, kEvolution };
 
 // Options of the TPE sampler (defaults are Optuna 3.1's TPESampler defaults).
 struct TpeConfig {
@@ -57,12 +57,31 @@ struct TpeConfig {
   bool consider_endpoints = false;
 };
 
+// "grid", "random", "sobol", "tpe", "cmaes", "evolution" (the YAML names).
+std::string_view ToString(SamplerKind kind);
+
+// Options of the CMA-ES sampler (docs/samplers.md, "cmaes"). Coordinates are each
+// param's range mapped to [0, 1] (log params on a log scale).
+struct CmaesConfig {
+  int population_size = 0;      // lambda of the first run; 0: 4 + floor(3 ln n)
+  double sigma0 = 1.0 / 6;      // initial step size, in units of a param's whole range
+  bool ipop = true;             // restart with twice the population when a run stops
+};
+
+// Options of regularized (aging) evolution (Real et al., AAAI 2019).
+struct EvolutionConfig {
+  int population = 20;  // P: the most recent results that form the population
+  int sample = 5;       // S: tournament size (<= P), the parent is the sample's best
+};
+
 struct SamplerConfig {
   SamplerKind kind = SamplerKind::kRandom;
-  int trials = 0;           // kRandom, kSobol, kTpe: number of trials (>= 1)
-  std::uint64_t seed = 0;   // kRandom, kSobol, kTpe: reproducible stream
+  int trials = 0;           // every kind but kGrid: number of trials (>= 1)
+  std::uint64_t seed = 0;   // every kind but kGrid: reproducible stream
   int repeats = 1;          // kGrid: repeat the whole grid this many times (>= 1)
   TpeConfig tpe;            // kTpe only
+  CmaesConfig cmaes;        // kCmaes only
+  EvolutionConfig evolution;  // kEvolution only
   // From the top-level `enqueue:`: parameter settings run first, as trials 0..n-1
   // (Optuna's enqueue_trial, Ray Tune's points_to_evaluate). Each holds a subset of the
   // search space's parameters, validated against it; the sampler fills the rest.

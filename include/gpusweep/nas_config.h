@@ -20,7 +20,15 @@ enum class NasElimination { kHistoryBest, kHistoryAverage, kCurrentBest, kCurren
 
 // kTournament: the seed's block-wise tournament with RACOS. kRandom: the baseline, the
 // same number of evaluations per stage spent on random architectures of the same space.
-enum class NasSearch { kTournament, kRandom };
+// kEvolution: the same evaluations spent on regularized evolution (Real et al., AAAI
+// 2019) over each block's architectures (topology and operation code).
+enum class NasSearch { kTournament, kRandom, kEvolution };
+
+// Regularized (aging) evolution within a block (docs/nas.md, "search: evolution").
+struct NasEvolutionConfig {
+  int population = 10;  // P: the newest results of the block that form the population
+  int sample = 3;       // S: tournament size (<= P)
+};
 
 enum class DataSchedule { kLinear, kGeometric };
 
@@ -89,6 +97,7 @@ struct NasConfig {
   std::optional<double> failed_score;    // nullopt: 0 for mode max, +inf for mode min
   bool dry_run = false;
   NasSearch search = NasSearch::kTournament;
+  NasEvolutionConfig evolution;          // search: evolution only
   std::uint64_t seed = 0;
 };
 

@@ -167,9 +167,7 @@ Status ParseSearchSpaceSection(const Mapping& top, ExperimentConfig& config) {
   const Value& at = value ? *value : top.self();
   if (config.sampler.kind != SamplerKind::kGrid && config.search_space.params.empty())
     return at.Invalid(fmt::format("the {} sampler needs a search space",
-                                  config.sampler.kind == SamplerKind::kTpe     ? "tpe"
-                                  : config.sampler.kind == SamplerKind::kSobol ? "sobol"
-                                                                               : "random"),
+                                  ToString(config.sampler.kind)),
                       "add parameters under search_space:, or use sampler type: grid");
   const std::uint64_t total = config_detail::TotalTrials(config.sampler, config.search_space);
   if (total > static_cast<std::uint64_t>(INT_MAX))

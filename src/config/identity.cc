@@ -41,6 +41,19 @@ Json SamplerKindIdentity(const SamplerConfig& sampler) {
       break;
     case SamplerKind::kSobol:
       return Json{{"type", "sobol"}, {"trials", sampler.trials}, {"seed", sampler.seed}};
+    case SamplerKind::kCmaes:
+      return Json{{"type", "cmaes"},
+                  {"trials", sampler.trials},
+                  {"seed", sampler.seed},
+                  {"population_size", sampler.cmaes.population_size},
+                  {"sigma0", sampler.cmaes.sigma0},
+                  {"restart", sampler.cmaes.ipop ? "ipop" : "none"}};
+    case SamplerKind::kEvolution:
+      return Json{{"type", "evolution"},
+                  {"trials", sampler.trials},
+                  {"seed", sampler.seed},
+                  {"population", sampler.evolution.population},
+                  {"sample", sampler.evolution.sample}};
     case SamplerKind::kTpe: {
       const TpeConfig& tpe = sampler.tpe;
       return Json{{"type", "tpe"},
@@ -124,6 +137,18 @@ void Diff(const std::string& path, const Json& before, const Json& after,
 }
 
 }  // namespace
+
+std::string_view ToString(SamplerKind kind) {
+  switch (kind) {
+    case SamplerKind::kGrid: return "grid";
+    case SamplerKind::kRandom: return "random";
+    case SamplerKind::kSobol: return "sobol";
+    case SamplerKind::kTpe: return "tpe";
+    case SamplerKind::kCmaes: return "cmaes";
+    case SamplerKind::kEvolution: return "evolution";
+  }
+  return "random";
+}
 
 std::string_view ToString(SchedulerKind kind) {
   switch (kind) {

@@ -1,6 +1,7 @@
 // The `nas:` section (see nas_parser.h and docs/nas.md).
 #include "config/nas_parser.h"
 
+#include <algorithm>
 #include <array>
 #include <span>
 #include <string_view>
@@ -11,11 +12,11 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 19> kNasKeys{
+constexpr std::array<std::string_view, 20> kNasKeys{
     "blocks",      "depth",          "width",     "max_depth", "operations",
     "skip",        "racos",          "samples_per_round", "elimination", "winner_samples",
     "data_size",   "confirm",        "retrain",   "epochs",    "failed_score",
-    "dry_run",     "search",         "seed",      "topologies"};
+    "dry_run",     "search",         "seed",      "topologies", "evolution"};
 constexpr std::array<std::string_view, 3> kOperationKeys{"conv", "sep_conv", "pooling"};
 constexpr std::array<std::string_view, 3> kConvKeys{"filters", "kernel", "activation"};
 constexpr std::array<std::string_view, 2> kPoolingKeys{"pool", "kernel"};
@@ -31,7 +32,8 @@ constexpr std::array<std::string_view, 5> kDataSizeKeys{"schedule", "init", "ste
 constexpr std::array<std::string_view, 2> kSchedules{"linear", "geometric"};
 constexpr std::array<std::string_view, 1> kStageKeys{"data_size"};
 constexpr std::array<std::string_view, 3> kEpochKeys{"search", "confirm", "retrain"};
-constexpr std::array<std::string_view, 2> kSearches{"tournament", "random"};
+constexpr std::array<std::string_view, 3> kSearches{"tournament", "random", "evolution"};
+constexpr std::array<std::string_view, 2> kNasEvolutionKeys{"population", "sample"};
 
 // Upper bounds that keep the topology pool and the plan small enough to enumerate.
 constexpr int kMaxDepth = 12;
@@ -208,6 +210,22 @@ Status ParseRacos(const Mapping& nas, RacosConfig& out) {
   return {};
 }
 
+Status ParseNasEvolution(const Mapping& nas, NasEvolutionConfig& out) {
+  GS_ASSIGN_OR_RETURN(std::optional<Mapping> section,
+                      Section(nas, "evolution", kNasEvolutionKeys));
+  if (!section) return {};
+  const Mapping& map = *section;
+  GS_TRY(SetInt(map, "population", 1, out.population));
+  out.sample = std::min(out.sample, out.population);
+  GS_TRY(SetInt(map, "sample", 1, out.sample));
+  if (out.sample > out.population)
+    return map.Find("sample")->Invalid(
+        fmt::format("the tournament sample ({}) is larger than the population ({})", out.sample,
+                    out.population),
+        "use sample <= population, e.g. evolution: {population: 10, sample: 3}");
+  return {};
+}
+
 Status ParseDataSize(const Mapping& nas, NasDataSize& out) {
   GS_ASSIGN_OR_RETURN(std::optional<Mapping> section, Section(nas, "data_size", kDataSizeKeys));
   if (!section) return {};
@@ -281,7 +299,9 @@ Status ParseTournament(const Mapping& map, NasConfig& out) {
   }
   if (const Value* search = map.Find("search")) {
     GS_ASSIGN_OR_RETURN(std::string_view text, search->ToEnum(kSearches));
-    out.search = text == "random" ? NasSearch::kRandom : NasSearch::kTournament;
+    out.search = text == "random"      ? NasSearch::kRandom
+                 : text == "evolution" ? NasSearch::kEvolution
+                                       : NasSearch::kTournament;
   }
   if (const Value* score = map.Find("failed_score")) {
     GS_ASSIGN_OR_RETURN(double number, score->ToNumber());
@@ -321,6 +341,7 @@ Expected<NasConfig> ParseNas(const Value& value) {
   GS_TRY(ParseSkip(map, out));
   GS_TRY(ParseRacos(map, out.racos));
   GS_TRY(ParseTournament(map, out));
+  GS_TRY(ParseNasEvolution(map, out.evolution));
   GS_TRY(ParseDataSize(map, out.data_size));
   GS_TRY(ParseStageDataSize(map, "confirm", 1, out.confirm_data_size));
   std::optional<int> retrain;
@@ -366,7 +387,11 @@ Json NasConfigJson(const NasConfig& config) {
                   {"retrain", config.epochs.retrain}}},
       {"failed_score", config.failed_score ? Json(*config.failed_score) : Json(nullptr)},
       {"dry_run", config.dry_run},
-      {"search", config.search == NasSearch::kRandom ? "random" : "tournament"},
+      {"search", config.search == NasSearch::kRandom      ? "random"
+                 : config.search == NasSearch::kEvolution ? "evolution"
+                                                          : "tournament"},
+      {"evolution", {{"population", config.evolution.population},
+                     {"sample", config.evolution.sample}}},
       {"seed", static_cast<std::int64_t>(config.seed)}};
 }
 

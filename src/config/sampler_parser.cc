@@ -11,7 +11,8 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 4> kSamplerTypes{"random", "grid", "sobol", "tpe"};
+constexpr std::array<std::string_view, 6> kSamplerTypes{"random", "grid",  "sobol",
+                                                        "tpe",    "cmaes", "evolution"};
 constexpr std::array<std::string_view, 3> kRandomKeys{"type", "trials", "seed"};
 constexpr std::array<std::string_view, 2> kGridKeys{"type", "repeats"};
 constexpr std::array<std::string_view, 10> kTpeKeys{
@@ -19,10 +20,18 @@ constexpr std::array<std::string_view, 10> kTpeKeys{
     "n_ei_candidates", "prior_weight", "multivariate", "constant_liar",
     "consider_magic_clip", "consider_endpoints"};
 
+constexpr std::array<std::string_view, 6> kCmaesKeys{"type",   "trials", "seed",
+                                                     "population_size", "sigma0", "restart"};
+constexpr std::array<std::string_view, 2> kCmaesRestarts{"ipop", "none"};
+constexpr std::array<std::string_view, 5> kEvolutionKeys{"type", "trials", "seed", "population",
+                                                         "sample"};
+
 // Other tools' sampler names that have a counterpart here.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kForeignSamplers{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kForeignSamplers{{
     {"bayes", "tpe"}, {"bayesian", "tpe"}, {"optuna", "tpe"}, {"hyperopt", "tpe"},
-    {"qmc", "sobol"}, {"grid_search", "grid"}, {"random_search", "random"}}};
+    {"qmc", "sobol"}, {"grid_search", "grid"}, {"random_search", "random"},
+    {"cma", "cmaes"}, {"cma-es", "cmaes"}, {"regularized_evolution", "evolution"},
+    {"aging_evolution", "evolution"}}};
 
 Status CheckForeignSamplerName(const Value& type) {
   if (!type.IsScalar()) return {};
@@ -74,12 +83,47 @@ Status ParseTpeOptions(const Mapping& sampler, TpeConfig& tpe) {
   return {};
 }
 
+// The CmaesConfig options; absent keys keep the defaults (config.h).
+Status ParseCmaesOptions(const Mapping& sampler, CmaesConfig& cmaes) {
+  if (const Value* size = sampler.Find("population_size")) {
+    GS_ASSIGN_OR_RETURN(cmaes.population_size, size->ToIntAtLeast(2));
+  }
+  if (const Value* sigma = sampler.Find("sigma0")) {
+    GS_ASSIGN_OR_RETURN(cmaes.sigma0, sigma->ToNumber());
+    if (!(cmaes.sigma0 > 0) || !std::isfinite(cmaes.sigma0))
+      return sigma->Invalid(fmt::format("sigma0 must be a finite number > 0 (got {})", cmaes.sigma0),
+                            "it is a fraction of each parameter's range, e.g. sigma0: 0.2");
+  }
+  if (const Value* restart = sampler.Find("restart")) {
+    GS_ASSIGN_OR_RETURN(std::string_view text, restart->ToEnum(kCmaesRestarts));
+    cmaes.ipop = text == "ipop";
+  }
+  return {};
+}
+
+Status ParseEvolutionOptions(const Mapping& sampler, EvolutionConfig& evolution) {
+  if (const Value* population = sampler.Find("population")) {
+    GS_ASSIGN_OR_RETURN(evolution.population, population->ToIntAtLeast(1));
+  }
+  if (const Value* sample = sampler.Find("sample")) {
+    GS_ASSIGN_OR_RETURN(evolution.sample, sample->ToIntAtLeast(1));
+    if (evolution.sample > evolution.population)
+      return sample->Invalid(
+          fmt::format("the tournament sample ({}) is larger than the population ({})",
+                      evolution.sample, evolution.population),
+          "use sample <= population, e.g. population: 20, sample: 5");
+  } else if (evolution.sample > evolution.population) {
+    evolution.sample = evolution.population;  // a small population, the default sample
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<SamplerConfig> ParseSampler(const Value& value) {
   GS_ASSIGN_OR_RETURN(Mapping sampler, value.ToMapping());
   GS_ASSIGN_OR_RETURN(Value type,
-                      sampler.Require("type", "add type: random, grid, sobol or tpe"));
+                      sampler.Require("type", "add type: random, grid, sobol, tpe, cmaes or evolution"));
   GS_TRY(CheckForeignSamplerName(type));
   GS_ASSIGN_OR_RETURN(std::string_view type_text, type.ToEnum(kSamplerTypes));
   SamplerConfig out;
@@ -96,6 +140,20 @@ Expected<SamplerConfig> ParseSampler(const Value& value) {
     GS_TRY(sampler.CheckKeys(kTpeKeys));
     GS_TRY(ParseTrialsAndSeed(sampler, out));
     GS_TRY(ParseTpeOptions(sampler, out.tpe));
+    return out;
+  }
+  if (type_text == "cmaes") {
+    out.kind = SamplerKind::kCmaes;
+    GS_TRY(sampler.CheckKeys(kCmaesKeys));
+    GS_TRY(ParseTrialsAndSeed(sampler, out));
+    GS_TRY(ParseCmaesOptions(sampler, out.cmaes));
+    return out;
+  }
+  if (type_text == "evolution") {
+    out.kind = SamplerKind::kEvolution;
+    GS_TRY(sampler.CheckKeys(kEvolutionKeys));
+    GS_TRY(ParseTrialsAndSeed(sampler, out));
+    GS_TRY(ParseEvolutionOptions(sampler, out.evolution));
     return out;
   }
   out.kind = type_text == "sobol" ? SamplerKind::kSobol : SamplerKind::kRandom;

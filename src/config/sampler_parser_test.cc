@@ -64,6 +64,62 @@ TEST(SamplerParserTest, Sobol) {
   EXPECT_EQ(config->sampler.seed, 3u);
 }
 
+TEST(SamplerParserTest, CmaesWithDefaultsAndOptions) {
+  auto config = Parse("sampler: {type: cmaes, trials: 200, seed: 4}");
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->sampler.kind, SamplerKind::kCmaes);
+  EXPECT_EQ(config->sampler.trials, 200);
+  EXPECT_EQ(config->sampler.cmaes.population_size, 0);
+  EXPECT_TRUE(config->sampler.cmaes.ipop);
+  config = Parse("sampler: {type: cmaes, trials: 20, population_size: 8, sigma0: 0.3, restart: none}");
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->sampler.cmaes.population_size, 8);
+  EXPECT_EQ(config->sampler.cmaes.sigma0, 0.3);
+  EXPECT_FALSE(config->sampler.cmaes.ipop);
+  EXPECT_THAT(ErrorFor("sampler: {type: cmaes, trials: 9, sigma0: 0}"),
+              StartsWith("exp.yaml:4:43: sampler.sigma0: sigma0 must be a finite number > 0"));
+  EXPECT_THAT(ErrorFor("sampler: {type: cmaes, trials: 9, population_size: 1}"),
+              HasSubstr("sampler.population_size: "));
+  EXPECT_THAT(ErrorFor("sampler: {type: cmaes, trials: 9, restart: bipop}"),
+              HasSubstr("sampler.restart: "));
+  EXPECT_THAT(ErrorFor("sampler: {type: cma-es, trials: 9}"),
+              HasSubstr("gpusweep's counterpart is type: cmaes"));
+}
+
+TEST(SamplerParserTest, CmaesRefusesAChoiceParameterWhereItIsDeclared) {
+  const std::string yaml =
+      "name: e\ncommand: [a]\nmetric: {name: m, mode: max}\n"
+      "sampler: {type: cmaes, trials: 9}\n"
+      "search_space:\n  x: {type: uniform, low: 0, high: 1}\n"
+      "  opt: {type: choice, values: [sgd, adam]}\n";
+  auto config = ParseConfig(yaml, "exp.yaml");
+  ASSERT_FALSE(config);
+  EXPECT_THAT(config.error().message,
+              StartsWith("exp.yaml:7:15: search_space.opt.type: the cmaes sampler cannot model a "
+                         "choice parameter; make it type: int"));
+  EXPECT_THAT(config.error().message, HasSubstr("sampler type: tpe or evolution"));
+}
+
+TEST(SamplerParserTest, EvolutionWithDefaultsAndOptions) {
+  auto config = Parse("sampler: {type: evolution, trials: 100}");
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->sampler.kind, SamplerKind::kEvolution);
+  EXPECT_EQ(config->sampler.evolution.population, EvolutionConfig{}.population);
+  EXPECT_EQ(config->sampler.evolution.sample, EvolutionConfig{}.sample);
+  config = Parse("sampler: {type: evolution, trials: 100, population: 3}");
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->sampler.evolution.sample, 3);  // the default sample, capped
+  config = Parse("sampler: {type: evolution, trials: 100, population: 30, sample: 10}");
+  ASSERT_TRUE(config.has_value()) << config.error().message;
+  EXPECT_EQ(config->sampler.evolution.population, 30);
+  EXPECT_EQ(config->sampler.evolution.sample, 10);
+  EXPECT_THAT(ErrorFor("sampler: {type: evolution, trials: 9, population: 4, sample: 5}"),
+              HasSubstr("sampler.sample: the tournament sample (5) is larger than the "
+                        "population (4)"));
+  EXPECT_THAT(ErrorFor("sampler: {type: evolution, trials: 9, population: 0}"),
+              HasSubstr("sampler.population: "));
+}
+
 TEST(SamplerParserTest, UnknownKeysAndTypesSuggestTheClosest) {
   EXPECT_THAT(ErrorFor("sampler: {type: tpe, trials: 9, multivarite: true}"),
               StartsWith("exp.yaml:4:33: sampler.multivarite: unknown key 'multivarite'; "

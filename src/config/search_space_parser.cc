@@ -123,6 +123,13 @@ Expected<ResolvedKind> ParseKind(const Mapping& spec, SamplerKind sampler,
   GS_ASSIGN_OR_RETURN(ResolvedKind resolved, ResolveParamKind(spec, name));
   const ParamKind kind = resolved.kind;
   GS_TRY(CheckParamKeys(spec, kind));
+  if (sampler == SamplerKind::kCmaes && kind == ParamKind::kChoice) {
+    const Value* at = spec.Find("type") ? spec.Find("type") : spec.Find("distribution");
+    return (at ? *at : spec.self())
+        .Invalid("the cmaes sampler cannot model a choice parameter",
+                 "make it type: int if its values are ordered numbers, type: constant if it "
+                 "has one value, or use sampler type: tpe or evolution");
+  }
   if (sampler != SamplerKind::kGrid ||
       (kind != ParamKind::kUniform && kind != ParamKind::kLogUniform))
     return resolved;

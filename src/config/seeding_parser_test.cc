@@ -50,7 +50,7 @@ TEST(SeedingParserTest, EnqueueIsValidatedAgainstTheSearchSpace) {
                         "toward trials"));
 }
 
-TEST(SeedingParserTest, WarmStartIsForTpeAndResolvesAgainstTheConfigDirectory) {
+TEST(SeedingParserTest, WarmStartIsForLearningSamplersAndResolvesAgainstTheConfigDirectory) {
   auto config = ParseConfig(std::string(kHead) + "warm_start: {from: runs/first}\n",
                             "/tmp/sweeps/exp.yaml");
   ASSERT_TRUE(config) << config.error().message;
@@ -62,8 +62,16 @@ TEST(SeedingParserTest, WarmStartIsForTpeAndResolvesAgainstTheConfigDirectory) {
   auto refused = ParseConfig(random + "warm_start: {from: runs/first}\n", "exp.yaml");
   ASSERT_FALSE(refused);
   EXPECT_THAT(refused.error().message,
-              StartsWith("exp.yaml:10:13: warm_start: only the tpe sampler learns from earlier "
-                         "trials"));
+              StartsWith("exp.yaml:10:13: warm_start: only the tpe, cmaes and evolution samplers "
+                         "learn from earlier trials"));
+  for (const char* learner : {"type: cmaes", "type: evolution"}) {
+    std::string other(kHead);
+    other.replace(other.find("type: tpe"), 9, learner);
+    const std::string choice = "{type: choice, values: [sgd, adam]}";
+    other.replace(other.find(choice), choice.size(), "adam");  // cmaes refuses choices
+    auto accepted = ParseConfig(other + "warm_start: {from: runs/first}\n", "exp.yaml");
+    EXPECT_TRUE(accepted) << learner << ": " << (accepted ? "" : accepted.error().message);
+  }
   EXPECT_THAT(ErrorOf("warm_start: {form: runs/first}\n"), HasSubstr("did you mean 'from'?"));
 }
 

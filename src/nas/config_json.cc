@@ -63,7 +63,13 @@ NasConfig FromJson(const Json& json) {
   if (const Json& failed = json.at("failed_score"); failed.is_number())
     config.failed_score = failed.get<double>();
   config.dry_run = json.at("dry_run").get<bool>();
-  config.search = json.at("search") == "random" ? NasSearch::kRandom : NasSearch::kTournament;
+  const Json& search = json.at("search");
+  config.search = search == "random"      ? NasSearch::kRandom
+                  : search == "evolution" ? NasSearch::kEvolution
+                                          : NasSearch::kTournament;
+  if (const auto evolution = json.find("evolution"); evolution != json.end())  // since 24
+    config.evolution = NasEvolutionConfig{evolution->at("population").get<int>(),
+                                          evolution->at("sample").get<int>()};
   config.seed = json.at("seed").get<std::uint64_t>();
   return config;
 }

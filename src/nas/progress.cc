@@ -63,7 +63,9 @@ NasProgress ReplayNas(const NasConfig& config, Mode mode, const std::vector<Tria
   const nas::TournamentState state = tournament.Replay(trials);
   NasProgress progress;
   progress.policy = tournament.PolicyName();
-  progress.search = config.search == NasSearch::kRandom ? "random" : "tournament";
+  progress.search = config.search == NasSearch::kRandom      ? "random"
+                    : config.search == NasSearch::kEvolution ? "evolution"
+                                                             : "tournament";
   progress.topologies = static_cast<int>(tournament.pool().size());
   progress.evaluations = static_cast<int>(tournament.plan().slots.size());
   for (const nas::BlockOutcome& block : state.blocks) {

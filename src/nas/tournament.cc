@@ -12,6 +12,10 @@ namespace gpusweep::nas {
 namespace {
 
 constexpr std::uint64_t kDryScoreStream = 0x6472792D72756EULL;  // "dry-run"
+constexpr std::uint64_t kTopologyStream = 0x746F706FULL;          // "topo"
+constexpr std::uint64_t kEvolutionStream = 0x65766F6C7665ULL;     // "evolve"
+
+bool SearchStage(Stage stage) { return stage == Stage::kRound || stage == Stage::kWinner; }
 
 bool Finished(const TrialRecord& record) {
   return record.state == TrialState::kCompleted || record.state == TrialState::kFailed ||
@@ -168,7 +172,6 @@ Code Tournament::Sample(int number, int topology, int block, const std::vector<E
       history.push_back(Scored{evals[k].code, evals[k].score});
   }
   RandomStream stream(config_.seed, static_cast<std::uint64_t>(number));
-  if (config_.search == NasSearch::kRandom) return space.Canonical(racos.Uniform(stream));
   return space.Canonical(racos.Next(history, stream));
 }
 
@@ -200,7 +203,7 @@ Tournament::Choice Tournament::Confirmed(int block, const std::vector<Eval>& eva
     if (evals[k].topology == alive.front()) topology_trials.push_back(static_cast<int>(k));
   }
   Choice choice;
-  if (config_.search == NasSearch::kRandom) choice = Best(block_trials, evals);
+  if (config_.search != NasSearch::kTournament) choice = Best(block_trials, evals);
   else {
     choice = Best(winner_trials, evals);
     if (choice.topology < 0) choice = Best(topology_trials, evals);
@@ -213,14 +216,78 @@ Tournament::Choice Tournament::Confirmed(int block, const std::vector<Eval>& eva
   return Choice{winner, Code(space.sizes().size(), 0)};
 }
 
+// The random baseline's draw for trial `number`: a uniform topology, uniform operations.
+Tournament::Choice Tournament::RandomChoice(int number, int block) const {
+  RandomStream pick(config_.seed ^ kTopologyStream, static_cast<std::uint64_t>(number));
+  const int topology = pick.Below(static_cast<int>(pool_.size()));
+  const OperationSpace space(config_, pool_[topology], block - 1);
+  const Racos racos(space.sizes(), config_.racos,
+                    [&space](const std::vector<int>& code) { return space.Relevant(code); });
+  RandomStream stream(config_.seed, static_cast<std::uint64_t>(number));
+  return Choice{topology, space.Canonical(racos.Uniform(stream))};
+}
+
+Tournament::Choice Tournament::Evolve(int number, const std::vector<Eval>& evals) const {
+  const int block = plan_.slots[number].block;
+  int position = 0;            // search evaluations of the block before this one
+  std::vector<int> population;  // finished ones that did not fail, oldest first
+  for (int k = 0; k < number; ++k) {
+    const Slot& slot = plan_.slots[k];
+    if (slot.block != block || !SearchStage(slot.stage)) continue;
+    ++position;
+    if (evals[k].done && !evals[k].failed && evals[k].topology >= 0) population.push_back(k);
+  }
+  const int size = config_.evolution.population;
+  if (position < size || population.empty()) return RandomChoice(number, block);
+  if (static_cast<int>(population.size()) > size)
+    population.erase(population.begin(), population.end() - size);
+
+  RandomStream stream(config_.seed ^ kEvolutionStream, static_cast<std::uint64_t>(number));
+  const int sample = std::min(config_.evolution.sample, static_cast<int>(population.size()));
+  for (int i = 0; i < sample; ++i)  // partial Fisher-Yates: S distinct members
+    std::swap(population[i], population[i + stream.Below(static_cast<int>(population.size()) - i)]);
+  int parent = population[0];
+  for (int i = 1; i < sample; ++i)
+    if (evals[population[i]].score > evals[parent].score ||
+        (evals[population[i]].score == evals[parent].score && population[i] < parent))
+      parent = population[i];
+
+  // The mutation: the topology (when the pool has another) or one relevant dimension of
+  // more than one value, uniformly.
+  Choice child{evals[parent].topology, evals[parent].code};
+  const OperationSpace space(config_, pool_[child.topology], block - 1);
+  child.code.resize(space.sizes().size(), 0);
+  const std::vector<bool> relevant = space.Relevant(child.code);
+  std::vector<int> dims;
+  for (std::size_t d = 0; d < space.sizes().size(); ++d)
+    if (relevant[d] && space.sizes()[d] > 1) dims.push_back(static_cast<int>(d));
+  const int topologies = static_cast<int>(pool_.size());
+  const int options = static_cast<int>(dims.size()) + (topologies > 1 ? 1 : 0);
+  if (options == 0) return child;
+  const int pick = stream.Below(options);
+  if (pick == static_cast<int>(dims.size())) {
+    const int other = stream.Below(topologies - 1);
+    child.topology = other >= child.topology ? other + 1 : other;
+    const OperationSpace changed(config_, pool_[child.topology], block - 1);
+    const Racos racos(changed.sizes(), config_.racos,
+                      [&changed](const std::vector<int>& code) { return changed.Relevant(code); });
+    child.code = changed.Canonical(racos.Uniform(stream));
+    return child;
+  }
+  const int d = dims[pick];
+  const int values = space.sizes()[d];
+  child.code[d] = (child.code[d] + 1 + stream.Below(values - 1)) % values;
+  child.code = space.Canonical(child.code);
+  return child;
+}
+
 Tournament::Choice Tournament::Candidate(int number, const std::vector<Eval>& evals) const {
   const Slot& slot = plan_.slots[number];
   if (slot.stage == Stage::kConfirm) return Confirmed(slot.block, evals);
+  if (config_.search == NasSearch::kRandom) return RandomChoice(number, slot.block);
+  if (config_.search == NasSearch::kEvolution) return Evolve(number, evals);
   int topology = 0;
-  if (config_.search == NasSearch::kRandom) {
-    RandomStream pick(config_.seed ^ 0x746F706FULL, static_cast<std::uint64_t>(number));
-    topology = pick.Below(static_cast<int>(pool_.size()));
-  } else if (slot.stage == Stage::kWinner) {
+  if (slot.stage == Stage::kWinner) {
     topology = Alive(slot.block, plan_.rounds, evals).front();
   } else {
     const std::vector<int> alive = Alive(slot.block, slot.round - 1, evals);

@@ -13,6 +13,15 @@
 // Determinism: slot k draws from its own random stream (seed, k). A round's samples
 // see only earlier rounds' results (independent of how many ran at once); winner
 // refinement's see every result finished when they start (asynchronous, as the seed).
+//
+// search: evolution (regularized evolution, Real et al. AAAI 2019) spends the same plan's
+// round and winner evaluations of a block differently: the block's first P of them
+// are random architectures (as the random baseline draws them); each later one takes
+// the block's P newest finished, not failed, evaluations numbered below it, draws S of
+// them (stream (seed, k)), and mutates the best one in one place: its topology (a
+// different one, with random operations) or one relevant operation dimension (a
+// different value), chosen uniformly. Asynchronous: it sees every result finished when
+// it starts. The confirm takes the block's best evaluation, as the random baseline does.
 #pragma once
 
 #include <optional>
@@ -94,6 +103,8 @@ class Tournament {
   Choice Candidate(int number, const std::vector<Eval>& evals) const;
   Choice Confirmed(int block, const std::vector<Eval>& evals) const;
   Choice Best(const std::vector<int>& trials, const std::vector<Eval>& evals) const;
+  Choice RandomChoice(int number, int block) const;
+  Choice Evolve(int number, const std::vector<Eval>& evals) const;
   Code Sample(int number, int topology, int block, const std::vector<Eval>& evals,
               bool async) const;
   Json Architecture(int upto_block, const Choice* candidate, const std::vector<Eval>& evals) const;

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -195,6 +196,60 @@ TEST(TournamentTest, RandomBaselineHasTheSamePlanAndConfirmsTheBlocksBest) {
   const TrialRecord& confirm = history[history.size() - 2];
   EXPECT_EQ(confirm.params["nas_stage"], "confirm");
   EXPECT_EQ(confirm.params["architecture"], history[6].params["architecture"]);
+}
+
+TEST(TournamentTest, EvolutionMutatesTheBestOfASampleInOnePlace) {
+  NasConfig config = SmallConfig(NasElimination::kHistoryBest);
+  config.search = NasSearch::kEvolution;
+  config.evolution = NasEvolutionConfig{4, 4};  // S = P: the parent is the newest 4's best
+  const Tournament tournament(config, Mode::kMax);
+  const Tournament steered(SmallConfig(NasElimination::kHistoryBest), Mode::kMax);
+  ASSERT_EQ(tournament.plan().slots.size(), steered.plan().slots.size());
+  // Scores favour topology 2 and a first code digit of 0.
+  ScoreFn score = [](const Slot&, const Params& p) -> std::optional<double> {
+    const int topology = p["nas_topology"].get<int>();
+    const Json& code = p["nas_code"];  // empty for the retrain
+    return (topology == 2 ? 0.5 : 0.1) + (!code.empty() && code[0] == 0 ? 0.2 : 0.0) +
+           0.01 * topology;
+  };
+  const std::vector<TrialRecord> history = Simulate(tournament, score);
+  int evolved = 0;
+  for (std::size_t k = 0; k + 2 < history.size(); ++k) {
+    if (k < 4) continue;  // the first P are random
+    // The parent: the best of the 4 newest search evaluations before k.
+    std::vector<std::size_t> newest;
+    for (std::size_t j = k; j-- > 0 && newest.size() < 4;) newest.push_back(j);
+    std::size_t parent = newest.front();
+    for (std::size_t j : newest)
+      if (*history[j].objective > *history[parent].objective ||
+          (*history[j].objective == *history[parent].objective && j < parent))
+        parent = j;
+    const Params& child = history[k].params;
+    const Params& mother = history[parent].params;
+    if (child["nas_topology"] != mother["nas_topology"]) {
+      ++evolved;  // a topology mutation: new operations too
+      continue;
+    }
+    // One dimension changed: every difference lies in one node's six dimensions (a new
+    // type zeroes the ones it ignores) or is one skip dimension.
+    std::set<std::size_t> places;
+    for (std::size_t d = 0; d < child["nas_code"].size(); ++d)
+      if (child["nas_code"][d] != mother["nas_code"][d]) places.insert(d / kDimsPerNode);
+    EXPECT_EQ(places.size(), 1u) << "trial " << k;
+    ++evolved;
+  }
+  EXPECT_GT(evolved, 0);
+  // The confirm takes the block's best evaluation.
+  const TrialRecord& confirm = history[history.size() - 2];
+  ASSERT_EQ(confirm.params["nas_stage"], "confirm");
+  std::size_t best = 0;
+  for (std::size_t k = 0; k + 2 < history.size(); ++k)
+    if (*history[k].objective > *history[best].objective) best = k;
+  EXPECT_EQ(confirm.params["architecture"], history[best].params["architecture"]);
+  // Replayed from the records: every trial gets the params it had.
+  for (std::size_t k = 0; k < history.size(); ++k)
+    EXPECT_EQ(tournament.Suggest(static_cast<int>(k), {history.begin(), history.begin() + k}),
+              history[k].params);
 }
 
 }  // namespace

@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "search/cmaes_sampler.h"
+#include "search/cmaes_space.h"
+#include "search/evolution_sampler.h"
 #include "search/samplers.h"
 
 namespace gpusweep {
@@ -119,6 +122,48 @@ Expected<std::unique_ptr<Sampler>> MakeTpe(const SamplerConfig& config, const Se
   return std::make_unique<search::TpeSampler>(space, config.trials, config.seed, tpe, mode);
 }
 
+Expected<std::unique_ptr<Sampler>> MakeCmaes(const SamplerConfig& config,
+                                             const SearchSpace& space, Mode mode) {
+  GS_TRY(CheckTrials(config));
+  for (const ParamSpec& p : space.params)
+    if (p.kind == ParamKind::kChoice && p.values.size() >= 2)
+      return Fail(ErrorCode::kInvalidConfig,
+                  fmt::format("sampler: cmaes cannot model the choice parameter '{}' ({} "
+                              "values); make it an int if its values are ordered, or use "
+                              "sampler type: tpe or evolution",
+                              p.name, p.values.size()));
+  if (search::CmaesSpace(space).dims() == 0)
+    return Fail(ErrorCode::kInvalidConfig,
+                "sampler: cmaes needs at least one uniform, loguniform or int parameter "
+                "that can take more than one value; use the random or grid sampler");
+  const CmaesConfig& cmaes = config.cmaes;
+  if (cmaes.population_size != 0 && cmaes.population_size < 2)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.population_size: must be >= 2 (got {}); leave it out "
+                            "for 4 + 3 ln(dimensions)",
+                            cmaes.population_size));
+  if (!std::isfinite(cmaes.sigma0) || cmaes.sigma0 <= 0)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.sigma0: must be a finite number > 0 (got {})",
+                            cmaes.sigma0));
+  return std::make_unique<search::CmaesSampler>(space, config.trials, config.seed, cmaes, mode);
+}
+
+Expected<std::unique_ptr<Sampler>> MakeEvolution(const SamplerConfig& config,
+                                                 const SearchSpace& space, Mode mode) {
+  GS_TRY(CheckTrials(config));
+  const EvolutionConfig& evolution = config.evolution;
+  if (evolution.population < 1)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.population: must be >= 1 (got {})", evolution.population));
+  if (evolution.sample < 1 || evolution.sample > evolution.population)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.sample: must be between 1 and population ({}) (got {})",
+                            evolution.population, evolution.sample));
+  return std::make_unique<search::EvolutionSampler>(space, config.trials, config.seed,
+                                                    evolution, mode);
+}
+
 Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
                                                    const SearchSpace& space, Mode mode) {
   for (const ParamSpec& p : space.params) GS_TRY(ValidateParam(p));
@@ -132,6 +177,10 @@ Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
       return MakeSobol(config, space);
     case SamplerKind::kTpe:
       return MakeTpe(config, space, mode);
+    case SamplerKind::kCmaes:
+      return MakeCmaes(config, space, mode);
+    case SamplerKind::kEvolution:
+      return MakeEvolution(config, space, mode);
   }
   return Fail(ErrorCode::kInvalidConfig, "sampler: unknown sampler kind");
 }
