@@ -4,6 +4,7 @@
 // on the plain sweep the previous release journaled (tests/data/journal_fixtures).
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 
 #include <gtest/gtest.h>
@@ -139,6 +140,29 @@ TEST(SliceTest, ThePreviousReleasesSweepReadsTheSame) {
   ASSERT_TRUE(view) << view.error().message;
   ASSERT_TRUE(view->Sliceable());
   ExpectSameReports(*view);
+}
+
+// `show` and the dashboard read a trial's output through ReadLogTail: at most its last
+// bytes, from a line start, whatever the file's size.
+TEST(LogTailTest, ReadsAtMostTheLastBytesFromALineStart) {
+  TempDir tmp;
+  const std::filesystem::path log = tmp.path() / "output.log";
+  {
+    std::ofstream out(log);
+    out << std::string(1 << 20, 'x');  // a 1 MiB line without a newline
+  }
+  EXPECT_EQ(ReadLogTail(log, kLogTailBytes), std::string(kLogTailBytes, 'x'));
+  {
+    std::ofstream out(log, std::ios::app);
+    out << "\nlast line\n";
+  }
+  EXPECT_EQ(ReadLogTail(log, 14), "last line\n");
+  // The window's one newline ends the long line: its end is shown, not nothing.
+  EXPECT_EQ(ReadLogTail(log, 10), "last line\n");
+  EXPECT_EQ(ReadLogTail(log, 9), "ast line\n");
+  EXPECT_EQ(ReadLogTail(tmp.path() / "missing.log", 100), "");
+  std::filesystem::create_symlink(log, tmp.path() / "link.log");
+  EXPECT_EQ(ReadLogTail(tmp.path() / "link.log", 100), "");  // O_NOFOLLOW
 }
 
 }  // namespace
