@@ -22,6 +22,7 @@
 
 #include "gpusweep/experiment_files.h"  // kJournalFileName, the lock's path
 #include "gpusweep/json.h"
+#include "gpusweep/metric.h"  // Mode
 #include "gpusweep/status.h"
 #include "gpusweep/trial.h"
 
@@ -56,6 +57,35 @@ struct MetricPoint {
   int attempt = 1;
   std::int64_t step = 0;
   std::optional<double> value;  // nullopt when the result lacks the key or it is no number
+};
+
+// Which trials QueryTrials reads, in which order, how many.
+struct TrialQuery {
+  enum class Order {
+    kNumber,            // ascending trial number
+    kNumberDescending,  // the latest first
+    kObjective,         // RanksBefore(mode) on the recorded objective (missing last), ties
+                        // to the lower number: report's StatusSort::kObjective
+  };
+  Order order = Order::kNumber;
+  Mode mode = Mode::kMax;           // kObjective's direction
+  std::optional<TrialState> state;  // only trials in this state
+  bool ranked_only = false;         // only completed trials with an objective (RankTrials)
+  int limit = 0;                    // > 0: at most this many rows
+};
+
+// One group of trials whose params are equal apart from some ignored top-level names
+// (report/groups.h has the rule), as RankTrialGroups reads it.
+struct TrialGroupRow {
+  std::string key;           // compact JSON text of the params minus the ignored names
+  std::vector<int> numbers;  // its trials, ascending
+  int completed = 0;         // completed with an objective
+  std::optional<double> mean;  // of those objectives; nullopt when none
+};
+struct TrialGroupRanking {
+  int groups = 0;         // how many groups there are
+  bool repeats = false;   // some group holds more than one trial
+  std::vector<TrialGroupRow> top;  // the best `limit`, ranked as GroupTrials ranks
 };
 
 enum class JournalAccess { kReadWrite, kReadOnly };
@@ -149,6 +179,26 @@ class Journal {
   // 200,000-row journal with the last cursor it saw reads only the new rows.
   virtual Expected<std::vector<MetricPoint>> LoadMetricPoints(std::string_view key,
                                                               std::int64_t after_cursor) = 0;
+
+  // Reads that cost what they return (issue 25: status and best on 100,000 trials).
+  // The defaults compute them from LoadTrials(); the SQLite journal asks SQLite (an
+  // aggregate, ORDER BY ... LIMIT, GROUP BY), and journal_test checks both agree.
+  virtual Expected<TrialCounts> CountTrials();
+  virtual Expected<std::vector<TrialRecord>> QueryTrials(const TrialQuery& query);
+  // Groups of trials with equal params minus the top-level names `ignored`, ranked: groups
+  // with a mean first; among them those whose completed count is the largest any group
+  // has; then by mean (mode); ties to the group whose first trial is lower. The best
+  // `limit` are returned (<= 0: all). Grouping compares the params' compact JSON text, as
+  // report's GroupTrials does. A mean that ties to the last bit may rank differently
+  // here and there (SQLite sums in its own order).
+  virtual Expected<TrialGroupRanking> RankTrialGroups(const std::vector<std::string>& ignored,
+                                                      Mode mode, int limit);
+
+  // Whether every trial's params hold `value` under `path` (a top-level name, then the
+  // names of the nested objects it leads through); false without trials. What tells a
+  // param constant (report's Constants) without reading every trial. The SQLite journal
+  // compares JSON types too: 2 and 2.0 differ there, not here.
+  virtual Expected<bool> EveryTrialHas(const std::vector<std::string>& path, const Json& value);
 
   // A number that changes whenever another connection commits to the journal (SQLite's
   // PRAGMA data_version): a reader polling a running experiment re-reads only then.

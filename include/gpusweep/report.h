@@ -165,6 +165,36 @@ std::optional<std::string> FormatBest(const std::vector<TrialRecord>& trials,
 std::string FormatGroups(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
                          const GroupingOptions& grouping = {});
 
+// What `status`, `best` print of an experiment too large to read whole (issue 25: at
+// 100,000 trials they read only this, by the journal's queries; ExperimentView::Slice):
+// counts over every trial, the rows to list, the best trial and the best group of
+// repeated params. Only for experiments without cv, NAS or a scheduler (asserted): their
+// headers need every trial.
+struct TrialSlice {
+  TrialCounts counts;              // over every trial
+  std::vector<TrialRecord> rows;   // the rows to list, in order (running objectives filled)
+  std::string rows_note;           // said after "Showing N of M recorded trials", if any
+  // Params whose value is the same in every trial (given at least two), flattened names
+  // in order of first appearance: the header's Constants, left out of the rows.
+  std::vector<std::pair<std::string, Json>> constants;
+  std::optional<TrialRecord> best;  // RankTrials' first over every trial
+  // Grouping (GroupingOptions): how many groups, whether some holds more than one trial,
+  // and the trials of the best group (by number; empty when no group has a mean).
+  int groups = 0;
+  bool group_repeats = false;
+  std::vector<TrialRecord> best_group;
+};
+
+// FormatStatus, FormatBest and FormatNoBest from a slice; the same text as from every
+// trial when the slice's rows are the rows those would list, except that a float param's
+// digits tell the listed rows apart (not every trial), and `best`'s "ignoring seed" names
+// the ignored params the best group's trials hold.
+std::string FormatStatus(const TrialSlice& slice, const ReportContext& ctx,
+                         const StatusOptions& options);
+std::optional<std::string> FormatBest(const TrialSlice& slice, const ReportContext& ctx,
+                                      const GroupingOptions& grouping);
+std::string FormatNoBest(const TrialSlice& slice, const ReportContext& ctx);
+
 // One sentence for `gpusweep best` when FormatBest returned nullopt, e.g.
 // "No completed trial with val_acc in fmnist-cnn yet (2 failed, 1 running).\n".
 std::string FormatNoBest(const std::vector<TrialRecord>& trials, const ReportContext& ctx);

@@ -51,6 +51,16 @@ struct TrialRecord {
   std::string job_id;
 };
 
+// Counts over an experiment's trials (Journal::CountTrials reads them as one aggregate
+// query): what the status header and `best` say about trials they do not list.
+struct TrialCounts {
+  int recorded = 0;
+  int completed = 0, running = 0, failed = 0, interrupted = 0, pruned = 0, paused = 0;
+  int ranked = 0;        // completed with an objective (not NaN): what RankTrials ranks
+  bool repeats = false;  // some trial has repeat > 0
+  bool jobs = false;     // some trial has a cluster job id
+};
+
 // How a trial the search policy dropped before it ever started is recorded: pruned, with
 // failure_reason kNotRun + why (cv: "not run: configuration 3 failed (...)").
 inline constexpr std::string_view kNotRun = "not run: ";

@@ -27,6 +27,7 @@ struct StatusCommandArgs {
   int top = 0;                       // --top N (sorts by objective unless --sort says)
   std::optional<std::string> state;  // --state completed|pruned|...
   bool group = false;                // --group: one row per group of the same params
+  bool all = false;                  // --all: every row, beyond kStatusDefaultRows too
   std::vector<std::string> ignore{"seed"};  // --ignore NAME: params left out of grouping
 };
 // Error{kInvalidArgument} naming the choices for an unknown --sort key, --state or

@@ -109,6 +109,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Validator(AtLeastOneRow, "N>=1"));
   status->add_option("--state", status_args.state,
                      "only trials in this state: completed, pruned, failed, running, ...");
+  status->add_flag("--all", status_args.all,
+                   "list every trial (by default, beyond 1000 trials, the latest 1000)");
   status->add_flag("--group", status_args.group,
                    "one row per group of trials with the same params (repeats, seeds): "
                    "mean ± std, ranked");

@@ -66,17 +66,28 @@ Expected<int> ParseTrialId(const std::string& text) {
   return number;
 }
 
+// The last `lines` lines of a trial's output, read from at most its last kLogTailBytes
+// (ReadLogTail; the dashboard shows the same bytes).
 std::string LogTail(const std::filesystem::path& path, std::size_t lines) {
-  std::ifstream in(path);
-  std::deque<std::string> tail;
-  std::string line;
-  while (std::getline(in, line)) {
-    tail.push_back(std::move(line));
-    if (tail.size() > lines) tail.pop_front();
+  const std::string text = ReadLogTail(path, kLogTailBytes);
+  std::size_t begin = text.size();
+  std::size_t seen = 0;
+  // Back from the end: the start of the `lines`-th line from the last (a final newline
+  // ends the last line, it does not start another).
+  std::size_t end = !text.empty() && text.back() == '\n' ? text.size() - 1 : text.size();
+  while (seen < lines) {
+    const std::size_t newline = end == 0 ? std::string::npos : text.rfind('\n', end - 1);
+    ++seen;
+    if (newline == std::string::npos) {
+      begin = 0;
+      break;
+    }
+    begin = newline + 1;
+    end = newline;
   }
-  std::string text;
-  for (const std::string& l : tail) text += l + "\n";
-  return text;
+  std::string tail = text.substr(begin);
+  if (!tail.empty() && tail.back() != '\n') tail += '\n';
+  return tail;
 }
 
 // `text` with each NUL byte shown as U+2400 (␀). A trial's log or a string it reported
@@ -152,6 +163,18 @@ Expected<StatusOptions> ParseStatusOptions(const StatusCommandArgs& args,
   return options;
 }
 
+// Whether --sort names a param (not number, duration or the objective).
+bool SortsByParam(const StatusCommandArgs& args, const MetricSpec& metric) {
+  if (!args.sort) return false;
+  const std::string& key = *args.sort;
+  return !(key == "number" || key == "trial" || key == "duration" || key == "objective" ||
+           key == "metric" || key == metric.name);
+}
+
+// The status rows a status without --top lists of an experiment it does not list whole:
+// the latest ones (`--all` lists every trial).
+constexpr int kStatusDefaultRows = 1000;
+
 // --ignore names must be params of the experiment: a typo would otherwise be ignored
 // silently and split the groups it was meant to merge. "seed" is the default and may be
 // absent (then there is nothing to ignore).
@@ -175,11 +198,92 @@ Status CheckIgnoredNames(const std::vector<std::string>& ignored,
   return {};
 }
 
+
+// The trials a sliced report read, for the checks that look at params' names.
+std::vector<TrialRecord> StatusSampleTrials(const TrialSlice& slice) {
+  std::vector<TrialRecord> sample = slice.rows;
+  sample.insert(sample.end(), slice.best_group.begin(), slice.best_group.end());
+  if (slice.best) sample.push_back(*slice.best);
+  return sample;
+}
+
+Status StatusWarnDeadRun(const ExperimentView& view, long running, bool cluster_jobs) {
+  if (running > 0 && !view.run_alive())
+    std::fprintf(stderr,
+                 "warning: no gpusweep is running this experiment, yet %ld trial%s marked "
+                 "running: the run that started them died. `gpusweep run` on its config "
+                 "resumes it %s.\n",
+                 running, running == 1 ? " is" : "s are",
+                 cluster_jobs ? "and re-attaches their SLURM jobs (still queued or running, or "
+                                "reads how they ended); nothing is submitted twice"
+                              : "(and stops their leftover processes)");
+  return {};
+}
+
+Status EmitStatusFooter(ExperimentView& view) {
+  GS_ASSIGN_OR_RETURN(std::string quarantined, QuarantineLines(view.journal()));
+  GS_TRY(Emit(stdout, quarantined));
+  GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm_start, LoadWarmStart(view.journal()));
+  constexpr std::size_t kWarmStartListed = 10;
+  if (warm_start)
+    std::fputs(WarmStartListing(*warm_start, view.meta().metric, kWarmStartListed).c_str(),
+               stdout);
+  return {};
+}
+
+// `status` read by queries (ExperimentView::Slice): what it prints, not every trial.
+Expected<int> SlicedStatus(OpenedForReading& opened, const StatusCommandArgs& args) {
+  ExperimentView& view = opened.view;
+  const MetricSpec& metric = view.meta().metric;
+  GS_ASSIGN_OR_RETURN(StatusOptions options, ParseStatusOptions(args, {}, metric));
+  TrialQuery query;
+  query.mode = metric.mode;
+  query.state = options.state;
+  query.order = options.sort == StatusSort::kObjective ? TrialQuery::Order::kObjective
+                                                       : TrialQuery::Order::kNumber;
+  query.limit = options.top;
+  const bool capped = options.top <= 0 && !args.all;
+  if (capped) {  // one more than listed tells whether the cap cut rows
+    query.order = query.order == TrialQuery::Order::kNumber ? TrialQuery::Order::kNumberDescending
+                                                            : query.order;
+    query.limit = kStatusDefaultRows + 1;
+  }
+  GS_ASSIGN_OR_RETURN(ExperimentView::SliceRead read, view.Slice(query, args.ignore));
+  TrialSlice& slice = read.slice;
+  if (capped && slice.rows.size() > static_cast<size_t>(kStatusDefaultRows)) {
+    if (query.order == TrialQuery::Order::kNumberDescending)
+      slice.rows.erase(slice.rows.begin());  // ascending now: the oldest goes
+    else
+      slice.rows.pop_back();
+    slice.rows_note = fmt::format("the {} {}; `--all` lists every one, `--top N` the best N",
+                                  query.order == TrialQuery::Order::kObjective ? "best" : "latest",
+                                  kStatusDefaultRows);
+  }
+  GS_TRY(CheckIgnoredNames(args.ignore, StatusSampleTrials(slice)));
+  options.running_steps = std::move(read.running_steps);
+  GS_TRY(Emit(stdout, FormatStatus(slice, opened.context, options)));
+  GS_TRY(EmitStatusFooter(view));
+  bool cluster_jobs = false;
+  if (slice.counts.running > 0) {
+    GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> running,
+                        view.QueryTrials({TrialQuery::Order::kNumber, metric.mode,
+                                          TrialState::kRunning, false, 0}));
+    cluster_jobs = std::any_of(running.begin(), running.end(),
+                               [](const TrialRecord& t) { return !t.job_id.empty(); });
+  }
+  GS_TRY(StatusWarnDeadRun(view, slice.counts.running, cluster_jobs));
+  return 0;
+}
+
 }  // namespace
 
 Expected<int> StatusCommand(const StatusCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
   ExperimentView& view = opened.view;
+  // cv, NAS and schedulers, --group, --sort by duration or a param: every trial is read.
+  const bool sliced = view.Sliceable() && !args.group && !SortsByParam(args, view.meta().metric) &&
+                      !(args.sort && *args.sort == "duration");
+  if (sliced) return SlicedStatus(opened, args);
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view.Trials());
   GS_ASSIGN_OR_RETURN(StatusOptions options, ParseStatusOptions(args, trials, view.meta().metric));
   GS_TRY(CheckIgnoredNames(args.ignore, trials));
@@ -198,13 +302,7 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, view.Nas(trials));
   if (nas)
     for (const std::string& line : NasProgressLines(*nas)) GS_TRY(Emit(stdout, line + "\n"));
-  GS_ASSIGN_OR_RETURN(std::string quarantined, QuarantineLines(view.journal()));
-  GS_TRY(Emit(stdout, quarantined));
-  GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm_start, LoadWarmStart(view.journal()));
-  constexpr std::size_t kWarmStartListed = 10;
-  if (warm_start)
-    std::fputs(WarmStartListing(*warm_start, view.meta().metric, kWarmStartListed).c_str(),
-               stdout);
+  GS_TRY(EmitStatusFooter(view));
   const auto running = std::count_if(trials.begin(), trials.end(), [](const TrialRecord& t) {
     return t.state == TrialState::kRunning;
   });
@@ -213,20 +311,24 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   const bool cluster_jobs = std::any_of(trials.begin(), trials.end(), [](const TrialRecord& t) {
     return t.state == TrialState::kRunning && !t.job_id.empty();
   });
-  if (running > 0 && !view.run_alive())
-    std::fprintf(stderr,
-                 "warning: no gpusweep is running this experiment, yet %ld trial%s marked "
-                 "running: the run that started them died. `gpusweep run` on its config "
-                 "resumes it %s.\n",
-                 static_cast<long>(running), running == 1 ? " is" : "s are",
-                 cluster_jobs ? "and re-attaches their SLURM jobs (still queued or running, or "
-                                "reads how they ended); nothing is submitted twice"
-                              : "(and stops their leftover processes)");
+  GS_TRY(StatusWarnDeadRun(view, static_cast<long>(running), cluster_jobs));
   return 0;
 }
 
 Expected<int> BestCommand(const BestCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
+  if (opened.view.Sliceable()) {  // the counts, the best trial and group: not every trial
+    GS_ASSIGN_OR_RETURN(ExperimentView::SliceRead read, opened.view.Slice(std::nullopt, args.ignore));
+    GS_TRY(CheckIgnoredNames(args.ignore, StatusSampleTrials(read.slice)));
+    std::optional<std::string> best =
+        FormatBest(read.slice, opened.context, GroupingOptions{args.ignore, args.single});
+    if (!best) {
+      GS_TRY(Emit(stderr, FormatNoBest(read.slice, opened.context)));
+      return 1;
+    }
+    GS_TRY(Emit(stdout, *best));
+    return 0;
+  }
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.view.Trials());
   GS_TRY(CheckIgnoredNames(args.ignore, trials));
   std::optional<std::string> best =

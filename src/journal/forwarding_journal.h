@@ -32,6 +32,17 @@ class ForwardingJournal : public Journal {
                                                       std::int64_t after) override {
     return inner_->LoadMetricPoints(key, after);
   }
+  Expected<TrialCounts> CountTrials() override { return inner_->CountTrials(); }
+  Expected<std::vector<TrialRecord>> QueryTrials(const TrialQuery& q) override {
+    return inner_->QueryTrials(q);
+  }
+  Expected<TrialGroupRanking> RankTrialGroups(const std::vector<std::string>& ignored, Mode mode,
+                                              int limit) override {
+    return inner_->RankTrialGroups(ignored, mode, limit);
+  }
+  Expected<bool> EveryTrialHas(const std::vector<std::string>& path, const Json& v) override {
+    return inner_->EveryTrialHas(path, v);
+  }
   Expected<std::int64_t> DataVersion() override { return inner_->DataVersion(); }
   Status Apply(const std::vector<JournalWrite>& w, Durability d) override {
     return inner_->Apply(w, d);

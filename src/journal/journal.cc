@@ -19,6 +19,7 @@
 #include "journal/records.h"
 #include "journal/schema.h"
 #include "journal/sqlite.h"
+#include "journal/trial_sql.h"
 
 namespace gpusweep {
 
@@ -93,6 +94,22 @@ class SqliteJournal final : public Journal {
   Expected<std::vector<IntermediateResult>> LoadResults(int trial) override;
   Expected<std::vector<MetricPoint>> LoadMetricPoints(std::string_view key,
                                                       std::int64_t after_cursor) override;
+  Expected<TrialCounts> CountTrials() override { return journal::SqlCountTrials(db_, version_); }
+  Expected<std::vector<TrialRecord>> QueryTrials(const TrialQuery& query) override {
+    return journal::SqlQueryTrials(db_, TrialColumns(), query);
+  }
+  Expected<TrialGroupRanking> RankTrialGroups(const std::vector<std::string>& ignored, Mode mode,
+                                              int limit) override {
+    GS_ASSIGN_OR_RETURN(std::optional<TrialGroupRanking> ranking,
+                        journal::SqlRankTrialGroups(db_, ignored, mode, limit));
+    if (ranking) return std::move(*ranking);
+    return Journal::RankTrialGroups(ignored, mode, limit);  // a name SQLite cannot path
+  }
+  Expected<bool> EveryTrialHas(const std::vector<std::string>& path, const Json& value) override {
+    GS_ASSIGN_OR_RETURN(std::optional<bool> has, journal::SqlEveryTrialHas(db_, path, value));
+    if (has) return *has;
+    return Journal::EveryTrialHas(path, value);
+  }
   Expected<std::int64_t> DataVersion() override;
   Status Apply(const std::vector<JournalWrite>& writes, Durability durability) override;
   Status Sync() override;

@@ -71,6 +71,11 @@ void AppendGroupTable(std::string& out, const std::vector<ParamGroup>& groups,
   AppendTable(out, table, ctx.width, ctx.color);
 }
 
+std::string IgnoredParamsText(const GroupingOptions& grouping,
+                              const std::vector<TrialRecord>& trials) {
+  return IgnoredText(grouping, trials);
+}
+
 std::string BestGroupText(const std::vector<ParamGroup>& groups, const MetricSpec& metric) {
   const ParamGroup& best = groups.front();
   return fmt::format("{}={} ({}), mean of trials {} with the same params", metric.name,
@@ -83,7 +88,11 @@ std::optional<std::string> FormatBestGroup(const std::vector<TrialRecord>& trial
                                            const GroupingOptions& grouping) {
   const std::vector<ParamGroup> groups = GroupTrials(trials, ctx.metric, grouping.ignored);
   if (groups.empty() || !RanksByGroup(groups, ctx)) return std::nullopt;
-  const ParamGroup& best = groups.front();
+  return FormatBestOfGroups(groups.front(), groups.size(), IgnoredText(grouping, trials), ctx);
+}
+
+std::string FormatBestOfGroups(const ParamGroup& best, size_t group_count,
+                               const std::string& ignored_text, const ReportContext& ctx) {
   const TrialRecord* best_run = *std::min_element(  // the first of the best
       best.completed.begin(), best.completed.end(),
       [&](const TrialRecord* a, const TrialRecord* b) {
@@ -91,8 +100,7 @@ std::optional<std::string> FormatBestGroup(const std::vector<TrialRecord>& trial
       });
   std::string out = fmt::format(
       "Best params of {} ({} group{} of trials with the same params, ignoring {})\n",
-      ctx.experiment_name, groups.size(), groups.size() == 1 ? "" : "s",
-      IgnoredText(grouping, trials));
+      ctx.experiment_name, group_count, group_count == 1 ? "" : "s", ignored_text);
   out += fmt::format("Objective  {} = {} ({}), mean ± std over completed runs\n", ctx.metric.name,
                      MeanText(best), ModeName(ctx.metric.mode));
   std::vector<std::string> runs;

@@ -55,6 +55,14 @@ ParamText::ParamText(const std::vector<TrialRecord>& trials) {
   }
 }
 
+ParamText::ParamText(const std::vector<TrialRecord>& trials,
+                     std::vector<std::pair<std::string, Json>> constants)
+    : ParamText(trials) {
+  constants_ = std::move(constants);
+  constant_names_.clear();
+  for (const auto& [name, value] : constants_) constant_names_.insert(name);
+}
+
 std::string ParamText::Value(const std::string& name, const Json& value) const {
   const auto digits = digits_.find(name);
   if (digits != digits_.end() && value.is_number_float())

@@ -24,6 +24,10 @@ namespace gpusweep::report {
 class ParamText {
  public:
   explicit ParamText(const std::vector<TrialRecord>& trials);
+  // Digits from `trials` (the rows shown), the constants as given (found over more trials
+  // than those: TrialSlice).
+  ParamText(const std::vector<TrialRecord>& trials,
+            std::vector<std::pair<std::string, Json>> constants);
 
   // "epochs=4, seed=0": the constants in order of first appearance; "" when none.
   std::string Constants() const;

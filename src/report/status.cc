@@ -1,5 +1,6 @@
 // `gpusweep status`, `gpusweep best` and the end-of-run summary.
 #include <algorithm>
+#include <cassert>
 #include <cctype>
 #include <cmath>
 #include <string>
@@ -41,6 +42,18 @@ Counts CountStates(const std::vector<TrialRecord>& trials, int total) {
   return c;
 }
 
+Counts FromTotals(const TrialCounts& t, int total) {
+  Counts c;
+  c.completed = t.completed;
+  c.running = t.running;
+  c.failed = t.failed;
+  c.interrupted = t.interrupted;
+  c.pruned = t.pruned;
+  c.paused = t.paused;
+  c.queued = std::max(0, total - t.recorded);
+  return c;
+}
+
 std::string CountsText(const Counts& c, int total) {
   std::string text = fmt::format("{} planned: {} completed", total, c.completed);
   if (c.pruned > 0) text += fmt::format(", {} pruned", c.pruned);
@@ -51,12 +64,15 @@ std::string CountsText(const Counts& c, int total) {
 
 
 // "val_acc=0.8712 (max) trial #3", or "-" when nothing is ranked.
+std::string BestTrialText(const TrialRecord* best, const MetricSpec& metric) {
+  if (best == nullptr) return "-";
+  return fmt::format("{}={} ({}) trial #{}", metric.name, report::FormatNumber(*best->objective),
+                     ModeName(metric.mode), best->number);
+}
+
 std::string BestText(const std::vector<TrialRecord>& trials, const MetricSpec& metric) {
   const auto ranked = RankTrials(trials, metric);
-  if (ranked.empty()) return "-";
-  return fmt::format("{}={} ({}) trial #{}", metric.name,
-                     report::FormatNumber(*ranked.front()->objective), ModeName(metric.mode),
-                     ranked.front()->number);
+  return BestTrialText(ranked.empty() ? nullptr : ranked.front(), metric);
 }
 
 std::string DurationText(const TrialRecord& t, double now) {
@@ -159,8 +175,73 @@ std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trial
   return rows;
 }
 
+// The table of `status` rows (repeats, jobs: some trial, listed or not, has a repeat
+// index, a cluster job id: the column is there).
+void AppendStatusRows(std::string& out, const std::vector<const TrialRecord*>& rows,
+                      const ReportContext& ctx, const StatusOptions& options,
+                      const report::ParamText& params, bool repeats, bool jobs) {
+  // With a scheduler, how far each trial got (its last reported resource) tells why
+  // it stopped where it did.
+  std::vector<report::Column> columns{{"TRIAL", Align::kRight},
+                                      {"STATE"},
+                                      {"GPUS", Align::kLeft, /*drop_order=*/2},
+                                      {"DURATION", Align::kRight, /*drop_order=*/1}};
+  if (repeats) columns.push_back({"REPEAT", Align::kRight});
+  // Trials run as cluster jobs: the job id is what `squeue`/`sacct` and the cluster's
+  // staff know them by. Their GPUs are SLURM's choice, so only the count is shown.
+  if (jobs) columns.push_back({"JOB", Align::kRight, /*drop_order=*/2});
+  if (ctx.scheduler) columns.push_back({ResourceHeader(*ctx.scheduler), Align::kRight});
+  columns.push_back({"OBJECTIVE", Align::kRight});
+  const bool any_note = std::any_of(rows.begin(), rows.end(),
+                                    [](const TrialRecord* t) { return !report::NoteText(*t).empty(); });
+  if (any_note) columns.push_back({"NOTE", Align::kLeft, /*drop_order=*/3});
+  columns.push_back({"PARAMS", Align::kLeft, 0, report::Overflow::kWrap});
+  report::Table table(std::move(columns));
+  for (const TrialRecord* t : rows) {
+    std::vector<report::Segment> row{{std::to_string(t->number)},
+                                     {std::string(ToString(t->state)), report::StateColor(t->state)},
+                                     {t->job_id.empty() ? report::GpusText(t->gpus)
+                                                        : std::to_string(t->gpus.size())},
+                                     {DurationText(*t, ctx.now)}};
+    if (repeats) row.push_back({std::to_string(t->repeat)});
+    if (jobs) row.push_back({t->job_id.empty() ? "-" : t->job_id});
+    if (ctx.scheduler) row.push_back({ResourceText(*t, ctx)});
+    row.push_back({RowObjective(*t, ctx, options)});
+    if (any_note)
+      row.push_back({report::Elide(report::NoteText(*t), ctx.width > 0 ? kNoteWidth : 0)});
+    row.push_back({params.Varying(t->params)});
+    table.AddRow(std::move(row));
+  }
+  report::AppendTable(out, table, ctx.width, ctx.color);
+}
+
 std::filesystem::path TrialDir(const ReportContext& ctx, int number) {
   return ExperimentFiles{ctx.experiment_dir}.trial_dir(number);
+}
+
+// `best`'s answer for one trial, `ranked` trials being ranked.
+std::string BestSingleText(const TrialRecord& best, size_t ranked, const ReportContext& ctx) {
+  std::string out = fmt::format("Best trial #{} of {} ({} completed)\n", best.number,
+                                ctx.experiment_name, ranked);
+  out += fmt::format("Objective  {} = {} ({})\n", ctx.metric.name,
+                     report::FormatNumber(*best.objective), ModeName(ctx.metric.mode));
+  out += "Params\n";
+  for (const auto& [name, value] : best.params.items())
+    out += fmt::format("  {} = {}\n", name, report::FormatValue(value, report::Precision::kFull));
+  out += fmt::format("Trial dir  {}\n", TrialDir(ctx, best.number).string());
+  return out;
+}
+
+std::string NoBestText(const Counts& c, const ReportContext& ctx) {
+  if (ctx.cv.enabled())
+    return fmt::format("No configuration of {} has completed its {} folds with {} yet (fold "
+                       "trials: {} failed, {} pruned, {} running, {} queued).\n",
+                       ctx.experiment_name, ctx.cv.folds, ctx.metric.name, c.failed, c.pruned,
+                       c.running, c.queued);
+  return fmt::format("No completed trial with {} in {} ({} failed, {} pruned, {} running, {} "
+                     "queued).\n",
+                     ctx.metric.name, ctx.experiment_name, c.failed, c.pruned, c.running,
+                     c.queued);
 }
 
 }  // namespace
@@ -214,44 +295,11 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
   if (rows.size() != trials.size())
     header("Showing", fmt::format("{} of {} recorded trials", rows.size(), trials.size()));
   out += '\n';
-
-  // With a scheduler, how far each trial got (its last reported resource) tells why
-  // it stopped where it did.
-  std::vector<report::Column> columns{{"TRIAL", Align::kRight},
-                                      {"STATE"},
-                                      {"GPUS", Align::kLeft, /*drop_order=*/2},
-                                      {"DURATION", Align::kRight, /*drop_order=*/1}};
   const bool repeats = std::any_of(trials.begin(), trials.end(),
                                    [](const TrialRecord& t) { return t.repeat > 0; });
-  if (repeats) columns.push_back({"REPEAT", Align::kRight});
-  // Trials run as cluster jobs: the job id is what `squeue`/`sacct` and the cluster's
-  // staff know them by. Their GPUs are SLURM's choice, so only the count is shown.
   const bool jobs = std::any_of(trials.begin(), trials.end(),
                                 [](const TrialRecord& t) { return !t.job_id.empty(); });
-  if (jobs) columns.push_back({"JOB", Align::kRight, /*drop_order=*/2});
-  if (ctx.scheduler) columns.push_back({ResourceHeader(*ctx.scheduler), Align::kRight});
-  columns.push_back({"OBJECTIVE", Align::kRight});
-  const bool any_note = std::any_of(rows.begin(), rows.end(),
-                                    [](const TrialRecord* t) { return !report::NoteText(*t).empty(); });
-  if (any_note) columns.push_back({"NOTE", Align::kLeft, /*drop_order=*/3});
-  columns.push_back({"PARAMS", Align::kLeft, 0, report::Overflow::kWrap});
-  report::Table table(std::move(columns));
-  for (const TrialRecord* t : rows) {
-    std::vector<report::Segment> row{{std::to_string(t->number)},
-                                     {std::string(ToString(t->state)), report::StateColor(t->state)},
-                                     {t->job_id.empty() ? report::GpusText(t->gpus)
-                                                        : std::to_string(t->gpus.size())},
-                                     {DurationText(*t, ctx.now)}};
-    if (repeats) row.push_back({std::to_string(t->repeat)});
-    if (jobs) row.push_back({t->job_id.empty() ? "-" : t->job_id});
-    if (ctx.scheduler) row.push_back({ResourceText(*t, ctx)});
-    row.push_back({RowObjective(*t, ctx, options)});
-    if (any_note)
-      row.push_back({report::Elide(report::NoteText(*t), ctx.width > 0 ? kNoteWidth : 0)});
-    row.push_back({params.Varying(t->params)});
-    table.AddRow(std::move(row));
-  }
-  report::AppendTable(out, table, ctx.width, ctx.color);
+  AppendStatusRows(out, rows, ctx, options, params, repeats, jobs);
   return out;
 }
 
@@ -264,35 +312,15 @@ std::optional<std::string> FormatBest(const std::vector<TrialRecord>& trials,
   if (ranked.empty()) return std::nullopt;
   if (!grouping.single)
     if (auto grouped = report::FormatBestGroup(trials, ctx, grouping)) return grouped;
-  const TrialRecord& best = *ranked.front();
-
-  std::string out = fmt::format("Best trial #{} of {} ({} completed)\n", best.number,
-                                ctx.experiment_name, ranked.size());
-  out += fmt::format("Objective  {} = {} ({})\n", ctx.metric.name,
-                     report::FormatNumber(*best.objective), ModeName(ctx.metric.mode));
-  out += "Params\n";
-  for (const auto& [name, value] : best.params.items())
-    out += fmt::format("  {} = {}\n", name, report::FormatValue(value, report::Precision::kFull));
-  out += fmt::format("Trial dir  {}\n", TrialDir(ctx, best.number).string());
-  return out;
+  return BestSingleText(*ranked.front(), ranked.size(), ctx);
 }
 
 std::string FormatNoBest(const std::vector<TrialRecord>& trials, const ReportContext& ctx) {
   // Called when FormatBest found nothing: in a NAS search with completed evaluations,
   // that means no block is confirmed yet.
   if (ctx.nas && !RankTrials(trials, ctx.metric).empty()) return report::FormatNasNoBest(trials, ctx);
-  const Counts c = CountStates(trials, ctx.total_trials);
-  if (ctx.cv.enabled())
-    return fmt::format("No configuration of {} has completed its {} folds with {} yet (fold "
-                       "trials: {} failed, {} pruned, {} running, {} queued).\n",
-                       ctx.experiment_name, ctx.cv.folds, ctx.metric.name, c.failed, c.pruned,
-                       c.running, c.queued);
-  return fmt::format("No completed trial with {} in {} ({} failed, {} pruned, {} running, {} "
-                     "queued).\n",
-                     ctx.metric.name, ctx.experiment_name, c.failed, c.pruned, c.running,
-                     c.queued);
+  return NoBestText(CountStates(trials, ctx.total_trials), ctx);
 }
-
 std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
                           int limit) {
   const Counts counts = CountStates(trials, ctx.total_trials);
@@ -362,6 +390,73 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
     out += fmt::format("See `gpusweep best {0}`, `gpusweep show <trial> {0}`, "
                        "`gpusweep export {0}`.\n", dir);
   return out;
+}
+
+}  // namespace gpusweep
+
+namespace gpusweep {
+namespace {
+
+// The slice's best group as GroupTrials makes it (mean, std, its best run) from its own
+// trials: pointers into slice.best_group. nullopt when the slice ranks single trials.
+std::optional<report::ParamGroup> SliceBestGroup(const TrialSlice& slice, const MetricSpec& metric,
+                                                 const std::vector<std::string>& ignored) {
+  if (!slice.group_repeats || slice.best_group.empty()) return std::nullopt;
+  std::vector<report::ParamGroup> groups = report::GroupTrials(slice.best_group, metric, ignored);
+  assert(groups.size() == 1 && groups.front().mean);
+  return std::move(groups.front());
+}
+
+void AssertSliceable(const ReportContext& ctx) {
+  assert(!ctx.cv.enabled() && !ctx.nas && !ctx.scheduler && "TrialSlice: status reads every trial");
+  (void)ctx;
+}
+
+}  // namespace
+
+std::string FormatStatus(const TrialSlice& slice, const ReportContext& ctx,
+                         const StatusOptions& options) {
+  AssertSliceable(ctx);
+  const report::ParamText params(slice.rows, slice.constants);
+  std::string out;
+  report::AppendHeaderLine(out, "Experiment", ctx.experiment_name, ctx);
+  report::AppendHeaderLine(out, "Directory", ctx.experiment_dir.string(), ctx);
+  report::AppendHeaderLine(
+      out, "Trials", CountsText(FromTotals(slice.counts, ctx.total_trials), ctx.total_trials), ctx);
+  const auto group = SliceBestGroup(slice, ctx.metric, GroupingOptions{}.ignored);
+  report::AppendHeaderLine(out, "Best",
+                           group ? report::BestGroupText({*group}, ctx.metric)
+                                 : BestTrialText(slice.best ? &*slice.best : nullptr, ctx.metric),
+                           ctx);
+  if (const std::string constants = params.Constants(); !constants.empty())
+    report::AppendHeaderLine(out, "Constants", constants, ctx);
+  if (slice.rows.size() != static_cast<size_t>(slice.counts.recorded))
+    report::AppendHeaderLine(
+        out, "Showing",
+        fmt::format("{} of {} recorded trials{}", slice.rows.size(), slice.counts.recorded,
+                    slice.rows_note.empty() ? "" : "; " + slice.rows_note),
+        ctx);
+  out += '\n';
+  std::vector<const TrialRecord*> rows;
+  for (const TrialRecord& t : slice.rows) rows.push_back(&t);
+  AppendStatusRows(out, rows, ctx, options, params, slice.counts.repeats, slice.counts.jobs);
+  return out;
+}
+
+std::optional<std::string> FormatBest(const TrialSlice& slice, const ReportContext& ctx,
+                                      const GroupingOptions& grouping) {
+  AssertSliceable(ctx);
+  if (!slice.best) return std::nullopt;
+  if (!grouping.single)
+    if (const auto group = SliceBestGroup(slice, ctx.metric, grouping.ignored))
+      return report::FormatBestOfGroups(*group, static_cast<size_t>(slice.groups),
+                                        report::IgnoredParamsText(grouping, slice.best_group), ctx);
+  return BestSingleText(*slice.best, static_cast<size_t>(slice.counts.ranked), ctx);
+}
+
+std::string FormatNoBest(const TrialSlice& slice, const ReportContext& ctx) {
+  AssertSliceable(ctx);
+  return NoBestText(FromTotals(slice.counts, ctx.total_trials), ctx);
 }
 
 }  // namespace gpusweep

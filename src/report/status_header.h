@@ -38,4 +38,11 @@ std::optional<std::string> FormatBestGroup(const std::vector<TrialRecord>& trial
                                            const ReportContext& ctx,
                                            const GroupingOptions& grouping);
 
+// The same from the best group itself (`best` of a TrialSlice): `group_count` groups in
+// all, `ignored_text` as "the repeat index and seed".
+std::string FormatBestOfGroups(const ParamGroup& best, size_t group_count,
+                               const std::string& ignored_text, const ReportContext& ctx);
+// "the repeat index and seed": the ignored names some of `trials` holds.
+std::string IgnoredParamsText(const GroupingOptions& grouping, const std::vector<TrialRecord>& trials);
+
 }  // namespace gpusweep::report

@@ -1,8 +1,10 @@
 #include "view/experiment_view.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "gpusweep/cv.h"
+#include "gpusweep/objective.h"
 #include "run/recorded_config.h"
 
 namespace gpusweep {
@@ -69,6 +71,10 @@ Expected<std::optional<TrialRecord>> ExperimentView::Trial(int number) {
   return journal_->LoadTrial(number);
 }
 
+Expected<std::vector<TrialRecord>> ExperimentView::QueryTrials(const TrialQuery& query) {
+  return journal_->QueryTrials(query);
+}
+
 Expected<std::vector<IntermediateResult>> ExperimentView::Results(int trial) {
   return journal_->LoadResults(trial);
 }
@@ -132,6 +138,117 @@ Expected<std::vector<TrialRecord>> ExperimentView::FoldSiblings(int number) {
     if (fold) siblings.push_back(std::move(*fold));
   }
   return siblings;
+}
+
+namespace {
+
+// A param of a trial: its flattened name (FlattenParams: dotted), the names that lead to
+// it, its value.
+struct ViewParamLeaf {
+  std::string name;
+  std::vector<std::string> path;
+  Json value;
+};
+
+// FlattenParams, keeping each leaf's path (the names of the nested objects).
+void ViewFlattenWithPaths(const Json& params, std::vector<std::string>& path,
+                          std::vector<ViewParamLeaf>& leaves) {
+  for (const auto& [key, value] : params.items()) {
+    path.push_back(key);
+    if (value.is_object() && !value.empty()) {
+      ViewFlattenWithPaths(value, path, leaves);
+    } else {
+      std::string name;
+      for (const std::string& part : path) name += (name.empty() ? "" : ".") + part;
+      leaves.push_back({std::move(name), path, value});
+    }
+    path.pop_back();
+  }
+}
+
+// The params every one of `trials` holds with one value, in the first trial's order.
+std::vector<ViewParamLeaf> ViewSharedParams(const std::vector<TrialRecord>& trials) {
+  std::vector<ViewParamLeaf> leaves;
+  if (trials.empty() || !trials.front().params.is_object()) return leaves;
+  std::vector<std::string> path;
+  ViewFlattenWithPaths(trials.front().params, path, leaves);
+  std::erase_if(leaves, [&](const ViewParamLeaf& leaf) {
+    return std::any_of(trials.begin() + 1, trials.end(), [&](const TrialRecord& t) {
+      const Json* at = &t.params;
+      for (const std::string& name : leaf.path) {
+        if (!at->is_object() || !at->contains(name)) return true;
+        at = &(*at)[name];
+      }
+      return *at != leaf.value;
+    });
+  });
+  return leaves;
+}
+
+}  // namespace
+
+bool ExperimentView::Sliceable() const {
+  return !meta_.cv.enabled() && !is_nas() && !meta_.scheduler;
+}
+
+Expected<ExperimentView::SliceRead> ExperimentView::Slice(const std::optional<TrialQuery>& rows,
+                                                          const std::vector<std::string>& ignored) {
+  SliceRead read;
+  TrialSlice& slice = read.slice;
+  const Mode mode = meta_.metric.mode;
+  GS_ASSIGN_OR_RETURN(slice.counts, journal_->CountTrials());
+  if (rows) {
+    GS_ASSIGN_OR_RETURN(slice.rows, journal_->QueryTrials(*rows));
+    const bool by_objective = rows->order == TrialQuery::Order::kObjective;
+    if (by_objective && slice.counts.running > 0 &&
+        (!rows->state || *rows->state == TrialState::kRunning) && !rows->ranked_only) {
+      // A running trial ranks by the value it reported so far, which the journal's
+      // objective column does not hold: rank them in with the rows, as status does.
+      TrialQuery running_query{TrialQuery::Order::kNumber, mode, TrialState::kRunning, false, 0};
+      GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> running, journal_->QueryTrials(running_query));
+      std::erase_if(slice.rows, [](const TrialRecord& t) { return t.state == TrialState::kRunning; });
+      slice.rows.insert(slice.rows.end(), std::make_move_iterator(running.begin()),
+                        std::make_move_iterator(running.end()));
+    }
+    GS_ASSIGN_OR_RETURN(read.running_steps, FillRunningObjectives(slice.rows));
+    if (by_objective) {
+      std::stable_sort(slice.rows.begin(), slice.rows.end(),
+                       [](const TrialRecord& a, const TrialRecord& b) { return a.number < b.number; });
+      std::stable_sort(slice.rows.begin(), slice.rows.end(),
+                       [mode](const TrialRecord& a, const TrialRecord& b) {
+                         return RanksBefore(mode, a.objective, b.objective);
+                       });
+      if (rows->limit > 0 && slice.rows.size() > static_cast<size_t>(rows->limit))
+        slice.rows.resize(static_cast<size_t>(rows->limit));
+    }
+    if (rows->order == TrialQuery::Order::kNumberDescending)
+      std::reverse(slice.rows.begin(), slice.rows.end());  // listed oldest first
+  }
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> best,
+                      journal_->QueryTrials({TrialQuery::Order::kObjective, mode, std::nullopt,
+                                             /*ranked_only=*/true, /*limit=*/1}));
+  if (!best.empty()) slice.best = std::move(best.front());
+  GS_ASSIGN_OR_RETURN(TrialGroupRanking groups, journal_->RankTrialGroups(ignored, mode, 1));
+  slice.groups = groups.groups;
+  slice.group_repeats = groups.repeats;
+  if (groups.repeats && !groups.top.empty() && groups.top.front().mean) {
+    for (const int number : groups.top.front().numbers) {
+      GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> trial, journal_->LoadTrial(number));
+      if (trial) slice.best_group.push_back(std::move(*trial));
+    }
+  }
+  if (slice.counts.recorded >= 2) {
+    std::vector<TrialRecord> first;
+    if (slice.rows.empty()) {
+      GS_ASSIGN_OR_RETURN(first, journal_->QueryTrials({TrialQuery::Order::kNumber, mode,
+                                                        std::nullopt, false, 1}));
+    }
+    for (ViewParamLeaf& leaf : ViewSharedParams(slice.rows.empty() ? first : slice.rows)) {
+      GS_ASSIGN_OR_RETURN(const bool constant, journal_->EveryTrialHas(leaf.path, leaf.value));
+      if (constant) slice.constants.emplace_back(std::move(leaf.name), std::move(leaf.value));
+    }
+  }
+  return read;
 }
 
 Expected<std::optional<NasProgress>> ExperimentView::Nas(const std::vector<TrialRecord>& trials) const {

@@ -37,6 +37,15 @@ namespace gpusweep {
 // commands and `serve` look for when they search directories.
 bool HoldsExperiment(const std::filesystem::path& dir);
 
+// The last `max_bytes` of `file` (a trial's output.log), from the first line start in
+// them when the file is longer; a longer line without a newline is kept as its last
+// `max_bytes`. Reads at most `max_bytes`, whatever the file's size (a 50 MB line is not
+// read whole). O_NOFOLLOW; "" when missing, unreadable, a link or not a regular file.
+// What `show` and the dashboard's trial view print of a trial's output.
+std::string ReadLogTail(const std::filesystem::path& file, std::size_t max_bytes);
+// The bytes both read: 16 KiB.
+inline constexpr std::size_t kLogTailBytes = 16 * 1024;
+
 class ExperimentView {
  public:
   // Errors, in this order: as ReadExperimentMeta (kNotFound without experiment.json),
@@ -71,6 +80,7 @@ class ExperimentView {
   // The journal's rows, read now.
   Expected<std::vector<TrialRecord>> Trials();  // ordered by number
   Expected<std::optional<TrialRecord>> Trial(int number);
+  Expected<std::vector<TrialRecord>> QueryTrials(const TrialQuery& query);  // Journal's
   Expected<std::vector<IntermediateResult>> Results(int trial);
   // Every intermediate result of `trials`, trial by trial (the learning-curve exports).
   Expected<std::vector<IntermediateResult>> Results(const std::vector<TrialRecord>& trials);
@@ -93,6 +103,22 @@ class ExperimentView {
   // The recorded folds of trial `number`'s configuration (cv), itself included; empty
   // without cv.
   Expected<std::vector<TrialRecord>> FoldSiblings(int number);
+  // What `status` and `best` print, read by queries rather than every trial (issue 25;
+  // TrialSlice in gpusweep/report.h): the counts, `rows` (unless nullopt) with running
+  // trials' objectives filled (FillRunningObjectives; sorted by objective, the running
+  // trials rank by those), the best trial, the best group (grouped ignoring `ignored`),
+  // and the constants (names the rows, or the first trial, share, checked against every
+  // trial). Only for experiments whose reports can use a slice (Sliceable()).
+  struct SliceRead {
+    TrialSlice slice;
+    std::map<int, std::int64_t> running_steps;  // StatusOptions::running_steps
+  };
+  Expected<SliceRead> Slice(const std::optional<TrialQuery>& rows,
+                            const std::vector<std::string>& ignored);
+  // Whether the reports of this experiment can be formatted from a TrialSlice: no cv,
+  // NAS or scheduler (their headers need every trial).
+  bool Sliceable() const;
+
   // A NAS experiment's tournament replayed from `trials` with the recorded config;
   // nullopt for other experiments. Errors as nas_config().
   Expected<std::optional<NasProgress>> Nas(const std::vector<TrialRecord>& trials) const;

@@ -71,19 +71,7 @@ std::string ConfinedTail(const std::filesystem::path& file, const std::filesyste
   std::error_code ec;
   const std::filesystem::path real = std::filesystem::canonical(file, ec);
   if (ec || !IsWithin(real, root)) return "";
-  // O_NOFOLLOW: a symlink swapped in after the check is refused, not followed.
-  UniqueFd fd(::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-  struct stat st {};
-  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
-  const off_t start = st.st_size > static_cast<off_t>(max_bytes) ? st.st_size - max_bytes : 0;
-  std::string text(static_cast<std::size_t>(st.st_size - start), '\0');
-  const ssize_t got = ::pread(fd.get(), text.data(), text.size(), start);
-  text.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
-  if (start > 0) {
-    const std::size_t newline = text.find('\n');
-    text.erase(0, newline == std::string::npos ? 0 : newline + 1);
-  }
-  return text;
+  return ReadLogTail(real, max_bytes);  // O_NOFOLLOW: a symlink swapped in is refused
 }
 
 LiveExperiment::LiveExperiment(std::filesystem::path dir, ExperimentView view,
@@ -282,7 +270,6 @@ Expected<Json> LiveExperiment::TrialDetail(int number) {
   for (const IntermediateResult& r : results)
     rows.push_back(
         Json{{"attempt", r.attempt}, {"step", r.step}, {"time", r.time}, {"values", r.values}});
-  constexpr std::size_t kLogTailBytes = 16 * 1024;
   return Json{{"trial", TrialJson(*trial)},
               {"dir", files_.trial_dir(number).string()},
               {"results", std::move(rows)},

@@ -1,0 +1,169 @@
+// ExperimentView::Slice (status and best read by queries, issue 25) against the reports
+// made from every trial, as they were before: the same text on small experiments with
+// repeats and seeds, ties, NaN, constants, failed and running trials, in both modes, and
+// on the plain sweep the previous release journaled (tests/data/journal_fixtures).
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "common/temp_dir_for_tests.h"
+#include "gpusweep/experiment_files.h"
+#include "run/experiment_meta.h"
+#include "view/experiment_view.h"
+
+namespace gpusweep {
+namespace {
+
+using test_support::TempDir;
+
+// <tmp>/exp: trials over lr (some repeated under two seeds), a constant epochs param,
+// a tie, a NaN objective, a failed and a running trial (which reported acc so far).
+std::filesystem::path WriteExperiment(const std::filesystem::path& parent, Mode mode) {
+  const ExperimentFiles files{parent / "exp"};
+  std::filesystem::create_directories(files.dir);
+  ExperimentMeta meta;
+  meta.name = "exp";
+  meta.metric = {"acc", mode};
+  meta.total_trials = 14;
+  EXPECT_TRUE(WriteExperimentMeta(files.dir, meta));
+  auto journal = OpenJournal(files.journal(), JournalAccess::kReadWrite);
+  EXPECT_TRUE(journal);
+  EXPECT_TRUE((*journal)->CreateExperiment({"exp", "/nowhere/sweep.yaml", "name: exp\n", Json::object(), 1.7e9}));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::pair<double, std::optional<double>>> runs{
+      {0.1, 0.5}, {0.2, 0.7}, {0.1, 0.6}, {0.3, 0.7}, {0.4, nan}, {0.2, 0.9},
+      {0.5, std::nullopt}, {0.6, 0.2}, {0.3, 0.7}, {0.7, 0.8}};
+  for (int k = 0; k < static_cast<int>(runs.size()) + 2; ++k) {
+    TrialRecord t;
+    t.number = k;
+    const double lr = k < static_cast<int>(runs.size()) ? runs[k].first : 0.8;
+    t.params = Json{{"lr", lr}, {"seed", k % 2}, {"epochs", 3}};
+    t.start_time = 1.7e9 + k;
+    t.state = TrialState::kRunning;
+    EXPECT_TRUE((*journal)->UpsertTrial(t));
+    if (k == static_cast<int>(runs.size()) + 1) {  // running, reported 0.95 at step 4
+      EXPECT_TRUE((*journal)->AppendResults({{k, 1, 4, 1.7e9 + k, Json{{"acc", 0.95}, {"step", 4}}}}));
+      continue;
+    }
+    t.end_time = t.start_time + 2;
+    if (k == static_cast<int>(runs.size()) || !runs[k].second) {
+      t.state = TrialState::kFailed;
+      t.exit_code = 1;
+      t.failure_reason = "exit code 1";
+    } else {
+      t.state = TrialState::kCompleted;
+      t.exit_code = 0;
+      t.objective = runs[k].second;
+    }
+    EXPECT_TRUE((*journal)->FinishTrial(t, {}));
+  }
+  return files.dir;
+}
+
+ReportContext Context(const ExperimentView& view) {
+  ReportContext ctx = view.report_context();
+  ctx.now = 1.7e9 + 100;
+  ctx.width = 0;
+  return ctx;
+}
+
+// status with `options` from every trial (the old path) and from a slice.
+void ExpectSameStatus(ExperimentView& view, StatusOptions options, const TrialQuery& query) {
+  const ReportContext ctx = Context(view);
+  auto trials = view.Trials();
+  ASSERT_TRUE(trials);
+  auto steps = view.FillRunningObjectives(*trials);
+  ASSERT_TRUE(steps);
+  options.running_steps = *steps;
+  const std::string expected = FormatStatus(*trials, ctx, options);
+  auto read = view.Slice(query, {"seed"});
+  ASSERT_TRUE(read) << read.error().message;
+  options.running_steps = read->running_steps;
+  EXPECT_EQ(FormatStatus(read->slice, ctx, options), expected);
+}
+
+void ExpectSameBest(ExperimentView& view, const std::vector<std::string>& ignored, bool single) {
+  const ReportContext ctx = Context(view);
+  auto trials = view.Trials();
+  ASSERT_TRUE(trials);
+  auto read = view.Slice(std::nullopt, ignored);
+  ASSERT_TRUE(read);
+  const GroupingOptions grouping{ignored, single};
+  EXPECT_EQ(FormatBest(read->slice, ctx, grouping), FormatBest(*trials, ctx, grouping));
+  EXPECT_EQ(FormatNoBest(read->slice, ctx), FormatNoBest(*trials, ctx));
+}
+
+void ExpectSameReports(ExperimentView& view) {
+  const Mode mode = view.meta().metric.mode;
+  ExpectSameStatus(view, {}, {TrialQuery::Order::kNumber, mode, std::nullopt, false, 0});
+  for (int top : {1, 3, 20}) {
+    StatusOptions options;
+    options.sort = StatusSort::kObjective;
+    options.top = top;
+    ExpectSameStatus(view, options, {TrialQuery::Order::kObjective, mode, std::nullopt, false, top});
+  }
+  StatusOptions failed;
+  failed.state = TrialState::kFailed;
+  ExpectSameStatus(view, failed, {TrialQuery::Order::kNumber, mode, TrialState::kFailed, false, 0});
+  for (bool single : {false, true}) {
+    ExpectSameBest(view, {"seed"}, single);
+    ExpectSameBest(view, {}, single);
+  }
+}
+
+TEST(SliceTest, StatusAndBestFromQueriesPrintWhatEveryTrialPrints) {
+  for (Mode mode : {Mode::kMax, Mode::kMin}) {
+    TempDir tmp;
+    auto view = ExperimentView::Open(WriteExperiment(tmp.path(), mode));
+    ASSERT_TRUE(view) << view.error().message;
+    ASSERT_TRUE(view->Sliceable());
+    ExpectSameReports(*view);
+    // The constant epochs is found over every trial, not just the listed ones.
+    auto read = view->Slice(TrialQuery{TrialQuery::Order::kObjective, mode, std::nullopt, false, 1},
+                            {"seed"});
+    ASSERT_TRUE(read);
+    ASSERT_EQ(read->slice.constants.size(), 1u);
+    EXPECT_EQ(read->slice.constants.front().first, "epochs");
+  }
+}
+
+TEST(SliceTest, ThePreviousReleasesSweepReadsTheSame) {
+  const char* data = std::getenv("GPUSWEEP_TEST_DATA");
+  const std::filesystem::path fixture =
+      std::filesystem::path(data != nullptr ? data : "tests/data") / "journal_fixtures" / "sweep";
+  TempDir tmp;  // a copy: opening a WAL journal read-only writes its -shm file beside it
+  std::filesystem::copy(fixture, tmp.path() / "sweep", std::filesystem::copy_options::recursive);
+  auto view = ExperimentView::Open(tmp.path() / "sweep" / "runs" / "sweep");
+  ASSERT_TRUE(view) << view.error().message;
+  ASSERT_TRUE(view->Sliceable());
+  ExpectSameReports(*view);
+}
+
+// `show` and the dashboard read a trial's output through ReadLogTail: at most its last
+// bytes, from a line start, whatever the file's size.
+TEST(LogTailTest, ReadsAtMostTheLastBytesFromALineStart) {
+  TempDir tmp;
+  const std::filesystem::path log = tmp.path() / "output.log";
+  {
+    std::ofstream out(log);
+    out << std::string(1 << 20, 'x');  // a 1 MiB line without a newline
+  }
+  EXPECT_EQ(ReadLogTail(log, kLogTailBytes), std::string(kLogTailBytes, 'x'));
+  {
+    std::ofstream out(log, std::ios::app);
+    out << "\nlast line\n";
+  }
+  EXPECT_EQ(ReadLogTail(log, 14), "last line\n");
+  // The window's one newline ends the long line: its end is shown, not nothing.
+  EXPECT_EQ(ReadLogTail(log, 10), "last line\n");
+  EXPECT_EQ(ReadLogTail(log, 9), "ast line\n");
+  EXPECT_EQ(ReadLogTail(tmp.path() / "missing.log", 100), "");
+  std::filesystem::create_symlink(log, tmp.path() / "link.log");
+  EXPECT_EQ(ReadLogTail(tmp.path() / "link.log", 100), "");  // O_NOFOLLOW
+}
+
+}  // namespace
+}  // namespace gpusweep
