@@ -28,6 +28,7 @@ packages=(
   libexpected-dev libkainjow-mustache-dev libboost1.81-dev
   python3
   libcpp-httplib-dev libopencv-ml-dev
+  libeigen3-dev libnlopt-dev  # the gp sampler: Cholesky, L-BFGS
 )
 test_tools=(
   libgtest-dev libgmock-dev

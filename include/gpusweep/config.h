@@ -44,7 +44,7 @@ struct SearchSpace {
   std::vector<ParamSpec> params;
 };
 
-enum class SamplerKind { kGrid, kRandom, kSobol, kTpe };
+enum class SamplerKind { kGrid, kRandom, kSobol, kTpe, kGp };
 
 // Options of the TPE sampler (defaults are Optuna 3.1's TPESampler defaults).
 struct TpeConfig {
@@ -57,12 +57,19 @@ struct TpeConfig {
   bool consider_endpoints = false;
 };
 
+// Options of the Gaussian-process sampler (gpusweep/sampler.h; docs/samplers.md, "gp").
+struct GpConfig {
+  int n_startup_trials = 10;    // completed trials drawn by Sobol (random) before the GP
+  int max_model_trials = 200;   // most trials the GP conditions on (bounds its cost)
+};
+
 struct SamplerConfig {
   SamplerKind kind = SamplerKind::kRandom;
-  int trials = 0;           // kRandom, kSobol, kTpe: number of trials (>= 1)
-  std::uint64_t seed = 0;   // kRandom, kSobol, kTpe: reproducible stream
+  int trials = 0;           // kRandom, kSobol, kTpe, kGp: number of trials (>= 1)
+  std::uint64_t seed = 0;   // kRandom, kSobol, kTpe, kGp: reproducible stream
   int repeats = 1;          // kGrid: repeat the whole grid this many times (>= 1)
   TpeConfig tpe;            // kTpe only
+  GpConfig gp;              // kGp only
   // From the top-level `enqueue:`: parameter settings run first, as trials 0..n-1
   // (Optuna's enqueue_trial, Ray Tune's points_to_evaluate). Each holds a subset of the
   // search space's parameters, validated against it; the sampler fills the rest.

@@ -51,7 +51,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kForeignT
     {"parameters", "search_space (W&B's parameters)"},
     {"config", "search_space (Ray Tune's param_space/config)"},
     {"param_space", "search_space (Ray Tune's param_space/config)"},
-    {"method", "sampler: {type: grid, random, sobol or tpe} (W&B's method; bayes is tpe)"},
+    {"method", "sampler: {type: grid, random, sobol, tpe or gp} (W&B's method; bayes is tpe)"},
     {"num_samples", "sampler: {type: ..., trials: N} (Ray Tune's num_samples)"},
     {"n_trials", "sampler: {type: ..., trials: N} (Optuna's n_trials)"},
     {"early_terminate", "scheduler: {type: hyperband, ...} (W&B's early_terminate)"},
@@ -168,6 +168,7 @@ Status ParseSearchSpaceSection(const Mapping& top, ExperimentConfig& config) {
   if (config.sampler.kind != SamplerKind::kGrid && config.search_space.params.empty())
     return at.Invalid(fmt::format("the {} sampler needs a search space",
                                   config.sampler.kind == SamplerKind::kTpe     ? "tpe"
+                                  : config.sampler.kind == SamplerKind::kGp    ? "gp"
                                   : config.sampler.kind == SamplerKind::kSobol ? "sobol"
                                                                                : "random"),
                       "add parameters under search_space:, or use sampler type: grid");

@@ -41,6 +41,12 @@ Json SamplerKindIdentity(const SamplerConfig& sampler) {
       break;
     case SamplerKind::kSobol:
       return Json{{"type", "sobol"}, {"trials", sampler.trials}, {"seed", sampler.seed}};
+    case SamplerKind::kGp:
+      return Json{{"type", "gp"},
+                  {"trials", sampler.trials},
+                  {"seed", sampler.seed},
+                  {"n_startup_trials", sampler.gp.n_startup_trials},
+                  {"max_model_trials", sampler.gp.max_model_trials}};
     case SamplerKind::kTpe: {
       const TpeConfig& tpe = sampler.tpe;
       return Json{{"type", "tpe"},

@@ -86,11 +86,11 @@ Expected<std::optional<WarmStartConfig>> ParseWarmStart(const Value* value,
                                               "e.g. from: runs/first-sweep"));
   GS_ASSIGN_OR_RETURN(std::string text, from.ToText());
   if (text.empty()) return from.Invalid("the directory is empty", "e.g. from: runs/first-sweep");
-  if (sampler != SamplerKind::kTpe)
+  if (sampler != SamplerKind::kTpe && sampler != SamplerKind::kGp)
     return value->Invalid(
-        "only the tpe sampler learns from earlier trials",
-        "use sampler: {type: tpe, ...}, or remove warm_start (enqueue: runs chosen settings "
-        "first with any sampler)");
+        "only the tpe and gp samplers learn from earlier trials",
+        "use sampler: {type: tpe, ...} or {type: gp, ...}, or remove warm_start (enqueue: "
+        "runs chosen settings first with any sampler)");
   WarmStartConfig config{(config_dir / text).lexically_normal(), from.line(), Json::object()};
   if (const Value* defaults = mapping.Find("defaults"); defaults && !defaults->IsNull()) {
     GS_ASSIGN_OR_RETURN(config.defaults,

@@ -62,8 +62,8 @@ TEST(SeedingParserTest, WarmStartIsForTpeAndResolvesAgainstTheConfigDirectory) {
   auto refused = ParseConfig(random + "warm_start: {from: runs/first}\n", "exp.yaml");
   ASSERT_FALSE(refused);
   EXPECT_THAT(refused.error().message,
-              StartsWith("exp.yaml:10:13: warm_start: only the tpe sampler learns from earlier "
-                         "trials"));
+              StartsWith("exp.yaml:10:13: warm_start: only the tpe and gp samplers learn from "
+                         "earlier trials"));
   EXPECT_THAT(ErrorOf("warm_start: {form: runs/first}\n"), HasSubstr("did you mean 'from'?"));
 }
 
