@@ -46,13 +46,13 @@ std::vector<double> RowMajor(const Eigen::MatrixXd& x) {
   return out;
 }
 
-// The noisy kernel matrix K (n x n) and, when `g` is not null, g_ij = s2 5/3 (1 + sqrt5 r)
-// exp(-sqrt5 r), the factor of every lengthscale derivative.
-Eigen::MatrixXd KernelMatrix(const std::vector<double>& rows, int n, const GpData& data,
-                             const std::vector<double>& inv_sq, double signal, double noise,
-                             Eigen::MatrixXd* g) {
+// The noisy kernel matrix K (n x n) into `k` and, when `g` is not null, g_ij = s2 5/3
+// (1 + sqrt5 r) exp(-sqrt5 r), the factor of every lengthscale derivative.
+void KernelMatrix(const std::vector<double>& rows, int n, const GpData& data,
+                  const std::vector<double>& inv_sq, double signal, double noise,
+                  Eigen::MatrixXd& k, Eigen::MatrixXd* g) {
   const int dims = static_cast<int>(data.categorical.size());
-  Eigen::MatrixXd k(n, n);
+  k.resize(n, n);
   if (g != nullptr) g->resize(n, n);
   for (int i = 0; i < n; ++i) {
     k(i, i) = signal + noise;
@@ -67,11 +67,11 @@ Eigen::MatrixXd KernelMatrix(const std::vector<double>& rows, int n, const GpDat
       if (g != nullptr) (*g)(i, j) = (*g)(j, i) = signal * 5.0 / 3.0 * (1 + kSqrt5 * r) * e;
     }
   }
-  return k;
 }
 
 struct FitProblem {
   const GpData* data = nullptr;
+  GpWorkspace workspace;
   int evaluations = 0;
   double best = std::numeric_limits<double>::infinity();
   std::vector<double> best_theta;
@@ -83,7 +83,8 @@ double NegativeLogPosterior(unsigned n, const double* x, double* grad, void* con
   const int dims = static_cast<int>(problem->data->categorical.size());
   const Eigen::Map<const Eigen::VectorXd> theta(x, n);
   Eigen::VectorXd gradient;
-  double value = GpLogMarginalLikelihood(*problem->data, theta, grad ? &gradient : nullptr);
+  double value = GpLogMarginalLikelihood(*problem->data, theta, grad ? &gradient : nullptr,
+                                         &problem->workspace);
   value += GpLogLengthscalePrior(dims, theta, grad ? &gradient : nullptr);
   ++problem->evaluations;
   if (!std::isfinite(value)) {
@@ -122,29 +123,37 @@ double GpMatern52(const double* a, const double* b, const std::vector<bool>& cat
 }
 
 double GpLogMarginalLikelihood(const GpData& data, const Eigen::VectorXd& theta,
-                               Eigen::VectorXd* grad) {
+                               Eigen::VectorXd* grad, GpWorkspace* workspace) {
+  GpWorkspace local;
+  GpWorkspace& ws = workspace != nullptr ? *workspace : local;
   const int dims = static_cast<int>(data.categorical.size());
   const int n = static_cast<int>(data.y.size());
   assert(theta.size() == dims + 2 && data.x.rows() == n && data.x.cols() == dims);
   const std::vector<double> inv_sq = InverseSquaredLengthscales(theta, dims);
   const double signal = std::exp(theta[GpSignalIndex(dims)]);
   const double noise = std::exp(theta[GpNoiseIndex(dims)]);
-  const std::vector<double> rows = RowMajor(data.x);
-  Eigen::MatrixXd g;
-  const Eigen::MatrixXd k =
-      KernelMatrix(rows, n, data, inv_sq, signal, noise, grad != nullptr ? &g : nullptr);
-  const Eigen::LLT<Eigen::MatrixXd> chol(k);
+  if (ws.rows.empty()) ws.rows = RowMajor(data.x);
+  const std::vector<double>& rows = ws.rows;
+  KernelMatrix(rows, n, data, inv_sq, signal, noise, ws.k, grad != nullptr ? &ws.g : nullptr);
+  ws.chol.compute(ws.k);
   if (grad != nullptr) grad->setZero(dims + 2);
-  if (chol.info() != Eigen::Success) return -std::numeric_limits<double>::infinity();
-  const Eigen::VectorXd alpha = chol.solve(data.y);
+  if (ws.chol.info() != Eigen::Success) return -std::numeric_limits<double>::infinity();
+  ws.alpha = data.y;
+  ws.chol.solveInPlace(ws.alpha);
+  const Eigen::VectorXd& alpha = ws.alpha;
   double log_det_half = 0;
-  for (int i = 0; i < n; ++i) log_det_half += std::log(chol.matrixLLT()(i, i));
+  for (int i = 0; i < n; ++i) log_det_half += std::log(ws.chol.matrixLLT()(i, i));
   const double value = -0.5 * data.y.dot(alpha) - log_det_half - 0.5 * n * kLogTwoPi;
   if (grad == nullptr) return value;
 
   // d/dtheta_j = 1/2 tr(W dK/dtheta_j), W = alpha alpha^T - K^-1 (R&W eq. 5.9).
-  const Eigen::MatrixXd w =
-      alpha * alpha.transpose() - chol.solve(Eigen::MatrixXd::Identity(n, n));
+  Eigen::MatrixXd& w = ws.w;
+  w.setIdentity(n, n);
+  ws.chol.solveInPlace(w);
+  w *= -1;
+  w.noalias() += alpha * alpha.transpose();
+  const Eigen::MatrixXd& k = ws.k;
+  const Eigen::MatrixXd& g = ws.g;
   Eigen::VectorXd& out = *grad;
   double signal_term = 0;
   for (int i = 0; i < n; ++i) {
@@ -153,7 +162,7 @@ double GpLogMarginalLikelihood(const GpData& data, const Eigen::VectorXd& theta,
     for (int j = 0; j < i; ++j) {
       // Both (i, j) and (j, i): the 1/2 cancels.
       const double wg = w(i, j) * g(i, j);
-      signal_term += w(i, j) * (k(i, j));
+      signal_term += w(i, j) * k(i, j);  // off the diagonal K is the noise-free kernel
       const double* b = &rows[static_cast<std::size_t>(j * dims)];
       for (int d = 0; d < dims; ++d) {
         const double delta = data.categorical[static_cast<std::size_t>(d)]
@@ -230,8 +239,10 @@ GpPosterior::GpPosterior(GpData data, const Eigen::VectorXd& theta) : data_(std:
   rows_ = RowMajor(data_.x);
   const std::vector<double>& rows = rows_;
   // Pending points may coincide with others; more jitter until the factorisation holds.
+  Eigen::MatrixXd k;
   for (int attempt = 0; attempt < 8; ++attempt) {
-    chol_.compute(KernelMatrix(rows, n, data_, inv_sq_lengthscale_, signal_, noise, nullptr));
+    KernelMatrix(rows, n, data_, inv_sq_lengthscale_, signal_, noise, k, nullptr);
+    chol_.compute(k);
     if (chol_.info() == Eigen::Success) break;
     noise = std::max(noise * 10, 1e-6 * signal_);
   }

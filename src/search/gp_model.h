@@ -42,11 +42,21 @@ inline int GpNoiseIndex(int dims) { return dims + 1; }
 // Box bounds of theta for the fit: l in [0.005, 200], s2 in [0.05, 20], n2 in [1e-6, 1].
 void GpThetaBounds(int dims, std::vector<double>& lower, std::vector<double>& upper);
 
+// Buffers one fit reuses across evaluations (n x n matrices: allocating and freeing them
+// per evaluation made the kernel trim and refault the heap, most of the fit's time).
+struct GpWorkspace {
+  std::vector<double> rows;  // data.x row-major, filled on first use
+  Eigen::MatrixXd k, g, w;
+  Eigen::LLT<Eigen::MatrixXd> chol;
+  Eigen::VectorXd alpha;
+};
+
 // The log marginal likelihood log p(y | x, theta) and, when `grad` is not null, its
 // gradient in theta (resized to D + 2). -infinity when the kernel matrix is not positive
-// definite in double precision (then grad is zero).
+// definite in double precision (then grad is zero). `workspace` may be null (then one
+// is made for the call) or one kept for the same data.
 double GpLogMarginalLikelihood(const GpData& data, const Eigen::VectorXd& theta,
-                               Eigen::VectorXd* grad);
+                               Eigen::VectorXd* grad, GpWorkspace* workspace = nullptr);
 
 // The log prior density of theta's lengthscales (up to a constant), gradient added to
 // `grad` when it is not null.
