@@ -103,7 +103,7 @@ TEST(SamplerParserTest, GpWithDefaultsAndOptions) {
 
 TEST(SamplerParserTest, GpBadValuesAreLocatedAndExplained) {
   EXPECT_THAT(ErrorFor("sampler: {type: gp, trials: 9, max_model_trials: 5000}"),
-              StartsWith("exp.yaml:4:49: sampler.max_model_trials: at most 1000 trials in the "
+              StartsWith("exp.yaml:4:50: sampler.max_model_trials: at most 1000 trials in the "
                          "GP model (got 5000)"));
   EXPECT_THAT(ErrorFor("sampler: {type: gp, trials: 9, max_model_trials: 1}"),
               HasSubstr("sampler.max_model_trials: "));
