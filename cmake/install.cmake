@@ -78,7 +78,7 @@ if(GPUSWEEP_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libc6, libstdc++6, libgcc-s1, libyaml-cpp0.7, libsqlite3-0, libfmt9, libopencv-ml406, libopencv-core406, libcpp-httplib0.11")
+    "libc6, libstdc++6, libgcc-s1, libyaml-cpp0.7, libsqlite3-0, libfmt9, libopencv-ml406, libopencv-core406, libcpp-httplib0.11, libnlopt0")
 endif()
 set(CPACK_GENERATOR DEB)
 set(CPACK_SOURCE_IGNORE_FILES "/build.*/;/\\\\.git/;/web/node_modules/")

@@ -30,9 +30,9 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libfmt-dev
   libexpected-dev libkainjow-mustache-dev libboost1.81-dev
-  libeigen3-dev  # CMA-ES's eigendecomposition (src/search)
   python3
   libcpp-httplib-dev libopencv-ml-dev
+  libeigen3-dev libnlopt-dev  # samplers: CMA-ES's eigendecomposition; gp's Cholesky and L-BFGS
 )
 test_tools=(
   libgtest-dev libgmock-dev

@@ -3,7 +3,7 @@
 //   gs_bench_samplers points
 //       one JSON line per test function: its search space, known minimum and f(x) at
 //       fixed points (the argmin and 30 random points), for test_functions.py to check.
-//   gs_bench_samplers run --samplers random,sobol,tpe,tpe_mv --seeds 20 --evals 200
+//   gs_bench_samplers run --samplers random,sobol,tpe,tpe_mv,gp --seeds 20 --evals 200
 //       (also: cmaes, cmaes_noipop (restart: none), evolution)
 //       one JSON line per (function, sampler): per seed, the simple regret after the
 //       checkpoint numbers of evaluations, and the time spent in Suggest.
@@ -51,6 +51,8 @@ Expected<std::unique_ptr<Sampler>> Make(const std::string& name, const SearchSpa
   } else if (name == "tpe" || name == "tpe_mv") {
     config.kind = SamplerKind::kTpe;
     config.tpe.multivariate = name == "tpe_mv";
+  } else if (name == "gp") {
+    config.kind = SamplerKind::kGp;
   } else {
     return Fail(ErrorCode::kInvalidArgument, "unknown sampler " + name);
   }

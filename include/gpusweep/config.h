@@ -44,7 +44,7 @@ struct SearchSpace {
   std::vector<ParamSpec> params;
 };
 
-enum class SamplerKind { kGrid, kRandom, kSobol, kTpe, kCmaes, kEvolution };
+enum class SamplerKind { kGrid, kRandom, kSobol, kTpe, kCmaes, kEvolution, kGp };
 
 // Options of the TPE sampler (defaults are Optuna 3.1's TPESampler defaults).
 struct TpeConfig {
@@ -74,6 +74,12 @@ struct EvolutionConfig {
   int sample = 5;       // S: tournament size (<= P), the parent is the sample's best
 };
 
+// Options of the Gaussian-process sampler (gpusweep/sampler.h; docs/samplers.md, "gp").
+struct GpConfig {
+  int n_startup_trials = 10;    // completed trials drawn by Sobol (random) before the GP
+  int max_model_trials = 200;   // most trials the GP conditions on (bounds its cost)
+};
+
 struct SamplerConfig {
   SamplerKind kind = SamplerKind::kRandom;
   int trials = 0;           // every kind but kGrid: number of trials (>= 1)
@@ -82,6 +88,7 @@ struct SamplerConfig {
   TpeConfig tpe;            // kTpe only
   CmaesConfig cmaes;        // kCmaes only
   EvolutionConfig evolution;  // kEvolution only
+  GpConfig gp;              // kGp only
   // From the top-level `enqueue:`: parameter settings run first, as trials 0..n-1
   // (Optuna's enqueue_trial, Ray Tune's points_to_evaluate). Each holds a subset of the
   // search space's parameters, validated against it; the sampler fills the rest.

@@ -51,7 +51,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kForeignT
     {"parameters", "search_space (W&B's parameters)"},
     {"config", "search_space (Ray Tune's param_space/config)"},
     {"param_space", "search_space (Ray Tune's param_space/config)"},
-    {"method", "sampler: {type: grid, random, sobol or tpe} (W&B's method; bayes is tpe)"},
+    {"method", "sampler: {type: grid, random, sobol, tpe or gp} (W&B's method; bayes is tpe)"},
     {"num_samples", "sampler: {type: ..., trials: N} (Ray Tune's num_samples)"},
     {"n_trials", "sampler: {type: ..., trials: N} (Optuna's n_trials)"},
     {"early_terminate", "scheduler: {type: hyperband, ...} (W&B's early_terminate)"},

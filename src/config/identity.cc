@@ -54,6 +54,12 @@ Json SamplerKindIdentity(const SamplerConfig& sampler) {
                   {"seed", sampler.seed},
                   {"population", sampler.evolution.population},
                   {"sample", sampler.evolution.sample}};
+    case SamplerKind::kGp:
+      return Json{{"type", "gp"},
+                  {"trials", sampler.trials},
+                  {"seed", sampler.seed},
+                  {"n_startup_trials", sampler.gp.n_startup_trials},
+                  {"max_model_trials", sampler.gp.max_model_trials}};
     case SamplerKind::kTpe: {
       const TpeConfig& tpe = sampler.tpe;
       return Json{{"type", "tpe"},
@@ -146,6 +152,7 @@ std::string_view ToString(SamplerKind kind) {
     case SamplerKind::kTpe: return "tpe";
     case SamplerKind::kCmaes: return "cmaes";
     case SamplerKind::kEvolution: return "evolution";
+    case SamplerKind::kGp: return "gp";
   }
   return "random";
 }

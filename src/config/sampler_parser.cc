@@ -11,14 +11,16 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 6> kSamplerTypes{"random", "grid",  "sobol",
-                                                        "tpe",    "cmaes", "evolution"};
+constexpr std::array<std::string_view, 7> kSamplerTypes{"random", "grid",      "sobol", "tpe",
+                                                        "cmaes",  "evolution", "gp"};
 constexpr std::array<std::string_view, 3> kRandomKeys{"type", "trials", "seed"};
 constexpr std::array<std::string_view, 2> kGridKeys{"type", "repeats"};
 constexpr std::array<std::string_view, 10> kTpeKeys{
     "type",           "trials",       "seed",          "n_startup_trials",
     "n_ei_candidates", "prior_weight", "multivariate", "constant_liar",
     "consider_magic_clip", "consider_endpoints"};
+constexpr std::array<std::string_view, 5> kGpKeys{"type", "trials", "seed", "n_startup_trials",
+                                                  "max_model_trials"};
 
 constexpr std::array<std::string_view, 6> kCmaesKeys{"type",   "trials", "seed",
                                                      "population_size", "sigma0", "restart"};
@@ -27,11 +29,11 @@ constexpr std::array<std::string_view, 5> kEvolutionKeys{"type", "trials", "seed
                                                          "sample"};
 
 // Other tools' sampler names that have a counterpart here.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kForeignSamplers{{
-    {"bayes", "tpe"}, {"bayesian", "tpe"}, {"optuna", "tpe"}, {"hyperopt", "tpe"},
-    {"qmc", "sobol"}, {"grid_search", "grid"}, {"random_search", "random"},
-    {"cma", "cmaes"}, {"cma-es", "cmaes"}, {"regularized_evolution", "evolution"},
-    {"aging_evolution", "evolution"}}};
+constexpr std::array<std::pair<std::string_view, std::string_view>, 13> kForeignSamplers{{
+    {"gaussian_process", "gp"}, {"gpsampler", "gp"}, {"bayes", "tpe"}, {"bayesian", "tpe"},
+    {"optuna", "tpe"}, {"hyperopt", "tpe"}, {"qmc", "sobol"}, {"grid_search", "grid"},
+    {"random_search", "random"}, {"cma", "cmaes"}, {"cma-es", "cmaes"},
+    {"regularized_evolution", "evolution"}, {"aging_evolution", "evolution"}}};
 
 Status CheckForeignSamplerName(const Value& type) {
   if (!type.IsScalar()) return {};
@@ -118,12 +120,29 @@ Status ParseEvolutionOptions(const Mapping& sampler, EvolutionConfig& evolution)
   return {};
 }
 
+// The GpConfig options; absent keys keep the defaults (config.h).
+Status ParseGpOptions(const Mapping& sampler, GpConfig& gp) {
+  if (const Value* startup = sampler.Find("n_startup_trials")) {
+    GS_ASSIGN_OR_RETURN(gp.n_startup_trials, startup->ToIntAtLeast(1));
+  }
+  if (const Value* cap = sampler.Find("max_model_trials")) {
+    GS_ASSIGN_OR_RETURN(gp.max_model_trials, cap->ToIntAtLeast(2));
+    if (gp.max_model_trials > 1000)
+      return cap->Invalid(
+          fmt::format("at most 1000 trials in the GP model (got {}): its cost per "
+                      "suggestion grows as the cube of this number",
+                      gp.max_model_trials),
+          "e.g. max_model_trials: 200 (the default), or use type: tpe for long searches");
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<SamplerConfig> ParseSampler(const Value& value) {
   GS_ASSIGN_OR_RETURN(Mapping sampler, value.ToMapping());
   GS_ASSIGN_OR_RETURN(Value type,
-                      sampler.Require("type", "add type: random, grid, sobol, tpe, cmaes or evolution"));
+                      sampler.Require("type", "add type: random, grid, sobol, tpe, cmaes, evolution or gp"));
   GS_TRY(CheckForeignSamplerName(type));
   GS_ASSIGN_OR_RETURN(std::string_view type_text, type.ToEnum(kSamplerTypes));
   SamplerConfig out;
@@ -154,6 +173,13 @@ Expected<SamplerConfig> ParseSampler(const Value& value) {
     GS_TRY(sampler.CheckKeys(kEvolutionKeys));
     GS_TRY(ParseTrialsAndSeed(sampler, out));
     GS_TRY(ParseEvolutionOptions(sampler, out.evolution));
+    return out;
+  }
+  if (type_text == "gp") {
+    out.kind = SamplerKind::kGp;
+    GS_TRY(sampler.CheckKeys(kGpKeys));
+    GS_TRY(ParseTrialsAndSeed(sampler, out));
+    GS_TRY(ParseGpOptions(sampler, out.gp));
     return out;
   }
   out.kind = type_text == "sobol" ? SamplerKind::kSobol : SamplerKind::kRandom;

@@ -1,4 +1,4 @@
-// The `sampler:` section through ParseConfig: sobol and tpe options, and their errors.
+// The `sampler:` section through ParseConfig: sobol, tpe and gp options, and their errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -141,6 +141,35 @@ TEST(SamplerParserTest, BadValuesAreLocated) {
               HasSubstr("sampler.multivariate: "));
   EXPECT_THAT(ErrorFor("sampler: {type: tpe}"), HasSubstr("missing required key 'trials'"));
   EXPECT_THAT(ErrorFor("sampler: {type: sobol, trials: 0}"), HasSubstr("sampler.trials: "));
+}
+
+TEST(SamplerParserTest, GpWithDefaultsAndOptions) {
+  auto config = Parse("sampler: {type: gp, trials: 40, seed: 3}");
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->sampler.kind, SamplerKind::kGp);
+  EXPECT_EQ(config->sampler.trials, 40);
+  EXPECT_EQ(config->sampler.seed, 3u);
+  EXPECT_EQ(config->sampler.gp.n_startup_trials, GpConfig{}.n_startup_trials);
+  EXPECT_EQ(config->sampler.gp.max_model_trials, GpConfig{}.max_model_trials);
+  config = Parse("sampler: {type: gp, trials: 40, n_startup_trials: 4, max_model_trials: 50}");
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->sampler.gp.n_startup_trials, 4);
+  EXPECT_EQ(config->sampler.gp.max_model_trials, 50);
+}
+
+TEST(SamplerParserTest, GpBadValuesAreLocatedAndExplained) {
+  EXPECT_THAT(ErrorFor("sampler: {type: gp, trials: 9, max_model_trials: 5000}"),
+              StartsWith("exp.yaml:4:50: sampler.max_model_trials: at most 1000 trials in the "
+                         "GP model (got 5000)"));
+  EXPECT_THAT(ErrorFor("sampler: {type: gp, trials: 9, max_model_trials: 1}"),
+              HasSubstr("sampler.max_model_trials: "));
+  EXPECT_THAT(ErrorFor("sampler: {type: gp, trials: 9, n_startup_trials: 0}"),
+              HasSubstr("sampler.n_startup_trials: "));
+  EXPECT_THAT(ErrorFor("sampler: {type: gp, trials: 9, n_ei_candidates: 8}"),
+              HasSubstr("n_ei_candidates"));
+  EXPECT_THAT(ErrorFor("sampler: {type: gp}"), HasSubstr("missing required key 'trials'"));
+  EXPECT_THAT(ErrorFor("sampler: {type: gaussian_process, trials: 9}"),
+              HasSubstr("gpusweep's counterpart is type: gp"));
 }
 
 }  // namespace

@@ -87,9 +87,9 @@ Expected<std::optional<WarmStartConfig>> ParseWarmStart(const Value* value,
   GS_ASSIGN_OR_RETURN(std::string text, from.ToText());
   if (text.empty()) return from.Invalid("the directory is empty", "e.g. from: runs/first-sweep");
   if (sampler != SamplerKind::kTpe && sampler != SamplerKind::kCmaes &&
-      sampler != SamplerKind::kEvolution)
+      sampler != SamplerKind::kEvolution && sampler != SamplerKind::kGp)
     return value->Invalid(
-        "only the tpe, cmaes and evolution samplers learn from earlier trials",
+        "only the tpe, cmaes, evolution and gp samplers learn from earlier trials",
         "use sampler: {type: tpe, ...}, or remove warm_start (enqueue: runs chosen settings "
         "first with any sampler)");
   WarmStartConfig config{(config_dir / text).lexically_normal(), from.line(), Json::object()};

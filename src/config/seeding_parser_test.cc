@@ -62,9 +62,9 @@ TEST(SeedingParserTest, WarmStartIsForLearningSamplersAndResolvesAgainstTheConfi
   auto refused = ParseConfig(random + "warm_start: {from: runs/first}\n", "exp.yaml");
   ASSERT_FALSE(refused);
   EXPECT_THAT(refused.error().message,
-              StartsWith("exp.yaml:10:13: warm_start: only the tpe, cmaes and evolution samplers "
-                         "learn from earlier trials"));
-  for (const char* learner : {"type: cmaes", "type: evolution"}) {
+              StartsWith("exp.yaml:10:13: warm_start: only the tpe, cmaes, evolution and gp "
+                         "samplers learn from earlier trials"));
+  for (const char* learner : {"type: cmaes", "type: evolution", "type: gp"}) {
     std::string other(kHead);
     other.replace(other.find("type: tpe"), 9, learner);
     const std::string choice = "{type: choice, values: [sgd, adam]}";

@@ -164,6 +164,24 @@ Expected<std::unique_ptr<Sampler>> MakeEvolution(const SamplerConfig& config,
                                                     evolution, mode);
 }
 
+// Largest max_model_trials: the GP's cost grows as its cube (docs/samplers.md, "gp").
+constexpr int kMaxGpModelTrials = 1000;
+
+Expected<std::unique_ptr<Sampler>> MakeGp(const SamplerConfig& config, const SearchSpace& space,
+                                          Mode mode) {
+  GS_TRY(CheckTrials(config));
+  const GpConfig& gp = config.gp;
+  if (gp.n_startup_trials < 1)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.n_startup_trials: must be >= 1 (got {})",
+                            gp.n_startup_trials));
+  if (gp.max_model_trials < 2 || gp.max_model_trials > kMaxGpModelTrials)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.max_model_trials: must be in 2..{} (got {})",
+                            kMaxGpModelTrials, gp.max_model_trials));
+  return std::make_unique<search::GpSampler>(space, config.trials, config.seed, gp, mode);
+}
+
 Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
                                                    const SearchSpace& space, Mode mode) {
   for (const ParamSpec& p : space.params) GS_TRY(ValidateParam(p));
@@ -181,6 +199,8 @@ Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
       return MakeCmaes(config, space, mode);
     case SamplerKind::kEvolution:
       return MakeEvolution(config, space, mode);
+    case SamplerKind::kGp:
+      return MakeGp(config, space, mode);
   }
   return Fail(ErrorCode::kInvalidConfig, "sampler: unknown sampler kind");
 }

@@ -89,6 +89,25 @@ class TpeSampler final : public Sampler {
   Mode mode_;
 };
 
+// The Gaussian-process sampler (gp_sampler.cc; the model in gp_model.h, the acquisition
+// in gp_acquisition.h). Its first n_startup_trials come from the Sobol sampler (random
+// beyond Sobol's dimensions) with the same seed.
+class GpSampler final : public Sampler {
+ public:
+  GpSampler(SearchSpace space, int trials, std::uint64_t seed, const GpConfig& config,
+            Mode mode);
+  int total_trials() const override;
+  Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
+
+ private:
+  std::unique_ptr<Sampler> startup_;
+  TpeSpace model_space_;  // the param <-> model-value mapping TPE uses
+  int trials_;
+  std::uint64_t seed_;
+  GpConfig config_;
+  Mode mode_;
+};
+
 // Enqueued settings first: trial k < n (n = enqueued.size()) gets enqueued[k], with the
 // parameters it leaves out taken from the inner sampler's suggestion for trial k (a
 // grid's point k, wrapped to the grid's size). Later trials are the inner sampler's:

@@ -1,0 +1,96 @@
+// Log expected improvement (against the direct formula, across its branches, its
+// derivatives) and its maximiser.
+#include "search/gp_acquisition.h"
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace gpusweep::search {
+namespace {
+
+double DirectEi(double mean, double var, double best) {
+  const double sd = std::sqrt(var);
+  const double z = (best - mean) / sd;
+  const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2 * std::numbers::pi);
+  const double cdf = 0.5 * std::erfc(-z / std::numbers::sqrt2);
+  return sd * (pdf + z * cdf);
+}
+
+TEST(GpAcquisitionTest, LogEiMatchesTheDirectFormulaWhereThatIsAccurate) {
+  for (double z : {3.0, 1.0, 0.0, -0.5, -0.99, -1.01, -2.0, -5.0, -10.0}) {
+    const double var = 0.25, best = 0;
+    const double mean = best - z * std::sqrt(var);
+    EXPECT_NEAR(GpLogExpectedImprovement(mean, var, best, nullptr, nullptr),
+                std::log(DirectEi(mean, var, best)), 1e-9 * std::max(1.0, z * z))
+        << "z = " << z;
+  }
+}
+
+TEST(GpAcquisitionTest, LogEiIsFiniteAndMonotoneWhereEiUnderflows) {
+  double previous = GpLogExpectedImprovement(0, 1, 0, nullptr, nullptr);
+  for (double z : {-20.0, -29.99, -30.01, -40.0, -100.0, -1e4}) {
+    const double value = GpLogExpectedImprovement(-z, 1, 0, nullptr, nullptr);
+    ASSERT_TRUE(std::isfinite(value)) << "z = " << z;
+    EXPECT_LT(value, previous) << "z = " << z;
+    previous = value;
+  }
+  // The two branches meet at z = -30: log h(z) ~ -z^2/2 - log(2 pi)/2 - 2 log|z| there.
+  const double below = GpLogExpectedImprovement(30.0 + 1e-9, 1, 0, nullptr, nullptr);
+  const double above = GpLogExpectedImprovement(30.0 - 1e-9, 1, 0, nullptr, nullptr);
+  EXPECT_NEAR(below, above, 1e-6);
+  EXPECT_EQ(DirectEi(40, 1, 0), 0.0);  // what the logarithm avoids
+}
+
+TEST(GpAcquisitionTest, LogEiDerivativesMatchFiniteDifferences) {
+  for (double mean : {-1.0, 0.3, 2.0, 12.0, 50.0}) {
+    for (double var : {0.04, 1.0}) {
+      double d_mean = 0, d_var = 0;
+      GpLogExpectedImprovement(mean, var, 0.1, &d_mean, &d_var);
+      const double h = 1e-6;
+      const auto f = [](double m, double v) {
+        return GpLogExpectedImprovement(m, v, 0.1, nullptr, nullptr);
+      };
+      const double numeric_mean = (f(mean + h, var) - f(mean - h, var)) / (2 * h);
+      const double numeric_var = (f(mean, var + h * var) - f(mean, var - h * var)) / (2 * h * var);
+      EXPECT_NEAR(d_mean, numeric_mean, 1e-4 * std::max(1.0, std::abs(numeric_mean)))
+          << mean << " " << var;
+      EXPECT_NEAR(d_var, numeric_var, 1e-4 * std::max(1.0, std::abs(numeric_var)))
+          << mean << " " << var;
+    }
+  }
+}
+
+TEST(GpAcquisitionTest, MaximiserPrefersTheUnexploredSideAndTheBetterCategory) {
+  // Losses fall towards x = 1 in category 1; category 0 is worse everywhere.
+  GpData data;
+  data.categorical = {false, true};
+  const int n = 8;
+  data.x.resize(n, 2);
+  data.y.resize(n);
+  for (int i = 0; i < n; ++i) {
+    data.x(i, 0) = 0.1 * (i % 4);
+    data.x(i, 1) = i < 4 ? 0 : 1;
+    data.y[i] = -data.x(i, 0) + (i < 4 ? 1.0 : 0.0);
+  }
+  const double best = data.y.minCoeff();
+  Eigen::VectorXd theta(4);
+  theta << std::log(0.3), std::log(2.0), 0.0, std::log(1e-4);
+  const GpPosterior posterior(data, theta);
+  SplitMix64 rng(5);
+  const std::vector<double> x = GpMaximizeLogEi(posterior, best, {0, 2}, {{0.3, 1.0}},
+                                                GpAcquisitionOptions{}, rng);
+  ASSERT_EQ(x.size(), 2u);
+  EXPECT_GT(x[0], 0.35);  // beyond the best point, where the trend continues
+  EXPECT_LE(x[0], 1.0);
+  EXPECT_EQ(x[1], 1.0);
+  SplitMix64 again(5);
+  EXPECT_EQ(GpMaximizeLogEi(posterior, best, {0, 2}, {{0.3, 1.0}}, GpAcquisitionOptions{},
+                            again),
+            x);
+}
+
+}  // namespace
+}  // namespace gpusweep::search
