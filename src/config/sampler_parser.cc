@@ -11,13 +11,16 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 4> kSamplerTypes{"random", "grid", "sobol", "tpe"};
+constexpr std::array<std::string_view, 5> kSamplerTypes{"random", "grid", "sobol", "tpe", "nsga2"};
 constexpr std::array<std::string_view, 3> kRandomKeys{"type", "trials", "seed"};
 constexpr std::array<std::string_view, 2> kGridKeys{"type", "repeats"};
 constexpr std::array<std::string_view, 10> kTpeKeys{
     "type",           "trials",       "seed",          "n_startup_trials",
     "n_ei_candidates", "prior_weight", "multivariate", "constant_liar",
     "consider_magic_clip", "consider_endpoints"};
+constexpr std::array<std::string_view, 8> kNsga2Keys{
+    "type", "trials", "seed", "population", "crossover_prob", "mutation_prob", "crossover_eta",
+    "mutation_eta"};
 
 // Other tools' sampler names that have a counterpart here.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kForeignSamplers{{
@@ -74,12 +77,37 @@ Status ParseTpeOptions(const Mapping& sampler, TpeConfig& tpe) {
   return {};
 }
 
+// The Nsga2Config options; absent keys keep their defaults (config.h).
+Status ParseNsga2Options(const Mapping& sampler, Nsga2Config& nsga2) {
+  if (const Value* population = sampler.Find("population")) {
+    GS_ASSIGN_OR_RETURN(nsga2.population, population->ToIntAtLeast(2));
+  }
+  for (const auto& [key, out] : {std::pair<std::string_view, double*>{"crossover_prob", &nsga2.crossover_prob},
+                                 std::pair<std::string_view, double*>{"mutation_prob", &nsga2.mutation_prob}})
+    if (const Value* value = sampler.Find(key)) {
+      GS_ASSIGN_OR_RETURN(*out, value->ToNumber());
+      if (!(*out >= 0 && *out <= 1))
+        return value->Invalid(fmt::format("{} must be in [0, 1] (got {})", key, *out),
+                              key == "mutation_prob" ? "e.g. 0.1, or leave it out for 1 / parameters"
+                                                     : "e.g. 0.9");
+    }
+  for (const auto& [key, out] : {std::pair<std::string_view, double*>{"crossover_eta", &nsga2.crossover_eta},
+                                 std::pair<std::string_view, double*>{"mutation_eta", &nsga2.mutation_eta}})
+    if (const Value* value = sampler.Find(key)) {
+      GS_ASSIGN_OR_RETURN(*out, value->ToNumber());
+      if (!(*out >= 0) || !std::isfinite(*out))
+        return value->Invalid(fmt::format("{} must be a finite number >= 0 (got {})", key, *out),
+                              "e.g. 20 (larger keeps children nearer their parents)");
+    }
+  return {};
+}
+
 }  // namespace
 
 Expected<SamplerConfig> ParseSampler(const Value& value) {
   GS_ASSIGN_OR_RETURN(Mapping sampler, value.ToMapping());
   GS_ASSIGN_OR_RETURN(Value type,
-                      sampler.Require("type", "add type: random, grid, sobol or tpe"));
+                      sampler.Require("type", "add type: random, grid, sobol, tpe or nsga2"));
   GS_TRY(CheckForeignSamplerName(type));
   GS_ASSIGN_OR_RETURN(std::string_view type_text, type.ToEnum(kSamplerTypes));
   SamplerConfig out;
@@ -96,6 +124,13 @@ Expected<SamplerConfig> ParseSampler(const Value& value) {
     GS_TRY(sampler.CheckKeys(kTpeKeys));
     GS_TRY(ParseTrialsAndSeed(sampler, out));
     GS_TRY(ParseTpeOptions(sampler, out.tpe));
+    return out;
+  }
+  if (type_text == "nsga2") {
+    out.kind = SamplerKind::kNsga2;
+    GS_TRY(sampler.CheckKeys(kNsga2Keys));
+    GS_TRY(ParseTrialsAndSeed(sampler, out));
+    GS_TRY(ParseNsga2Options(sampler, out.nsga2));
     return out;
   }
   out.kind = type_text == "sobol" ? SamplerKind::kSobol : SamplerKind::kRandom;
