@@ -12,8 +12,8 @@
 namespace gpusweep {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kParetoTestInf = std::numeric_limits<double>::infinity();
+constexpr double kParetoTestNan = std::numeric_limits<double>::quiet_NaN();
 
 // The definition, O(n^3): front k is what nothing left dominates once fronts < k left.
 std::vector<int> BruteForceRanks(const std::vector<LossPoint>& p) {
@@ -45,7 +45,7 @@ double InclusionExclusionVolume(const std::vector<LossPoint>& p, const std::vect
   double volume = 0;
   const std::size_t m = ref.size();
   for (unsigned mask = 1; mask < (1u << p.size()); ++mask) {
-    std::vector<double> corner(m, -kInf);
+    std::vector<double> corner(m, -kParetoTestInf);
     for (std::size_t i = 0; i < p.size(); ++i)
       if (mask & (1u << i))
         for (std::size_t d = 0; d < m; ++d) corner[d] = std::max(corner[d], p[i][d]);
@@ -56,7 +56,7 @@ double InclusionExclusionVolume(const std::vector<LossPoint>& p, const std::vect
   return volume;
 }
 
-std::vector<LossPoint> RandomPoints(std::mt19937_64& rng, int n, int m, int levels) {
+std::vector<LossPoint> ParetoRandomPoints(std::mt19937_64& rng, int n, int m, int levels) {
   std::uniform_int_distribution<int> level(0, levels - 1);
   std::vector<LossPoint> points(n, LossPoint(m));
   for (LossPoint& p : points)
@@ -69,22 +69,22 @@ TEST(ParetoTest, RanksMatchTheDefinitionWithTiesInEveryDimension) {
   for (int m = 1; m <= 5; ++m)
     for (int levels : {3, 6, 1000})
       for (int round = 0; round < 30; ++round) {
-        const std::vector<LossPoint> points = RandomPoints(rng, 1 + round, m, levels);
+        const std::vector<LossPoint> points = ParetoRandomPoints(rng, 1 + round, m, levels);
         EXPECT_EQ(NonDominatedRanks(points), BruteForceRanks(points)) << "m=" << m << " levels=" << levels;
       }
 }
 
 TEST(ParetoTest, NanIsTreatedAsInfinityAndEqualPointsShareAFront) {
-  const std::vector<LossPoint> points{{1, 2}, {1, 2}, {kNan, 0}, {kInf, 0}, {2, 1}, {1, 3}};
+  const std::vector<LossPoint> points{{1, 2}, {1, 2}, {kParetoTestNan, 0}, {kParetoTestInf, 0}, {2, 1}, {1, 3}};
   EXPECT_EQ(NonDominatedRanks(points), (std::vector<int>{0, 0, 0, 0, 0, 1}));
-  const std::vector<LossPoint> three{{0, 0, kNan}, {0, 0, 1}};
+  const std::vector<LossPoint> three{{0, 0, kParetoTestNan}, {0, 0, 1}};
   EXPECT_EQ(NonDominatedRanks(three), (std::vector<int>{1, 0}));
   EXPECT_TRUE(NonDominatedRanks(std::vector<LossPoint>{}).empty());
 }
 
 TEST(ParetoTest, ConstrainedRanksPutFeasibleFrontsFirstThenViolationsAscending) {
   const std::vector<LossPoint> points{{0, 0}, {5, 5}, {6, 4}, {9, 9}, {1, 1}, {0, 0}};
-  const std::vector<double> violation{2, 0, 0, 0, kInf, 0.5};
+  const std::vector<double> violation{2, 0, 0, 0, kParetoTestInf, 0.5};
   EXPECT_EQ(ConstrainedRanks(points, violation), (std::vector<int>{3, 0, 0, 1, 4, 2}));
   // Agrees with ConstrainedCompare: nothing in a later front constraint-dominates an earlier.
   const Objective objective({{"a", Mode::kMin}, {"b", Mode::kMin}}, {{"c", std::nullopt, 1.0}});
@@ -102,8 +102,8 @@ TEST(ParetoTest, CrowdingIsInfiniteAtTheEndsAndSumsNormalisedGaps) {
   const std::vector<LossPoint> front{{0, 10}, {2, 8}, {4, 6}, {10, 0}};
   const std::vector<int> ranks{0, 0, 0, 0};
   const std::vector<double> crowding = CrowdingDistances(front, ranks);
-  EXPECT_EQ(crowding[0], kInf);
-  EXPECT_EQ(crowding[3], kInf);
+  EXPECT_EQ(crowding[0], kParetoTestInf);
+  EXPECT_EQ(crowding[3], kParetoTestInf);
   EXPECT_DOUBLE_EQ(crowding[1], 0.8);
   EXPECT_DOUBLE_EQ(crowding[2], 1.6);
   EXPECT_EQ(ParetoOrder(ranks, crowding), (std::vector<int>{0, 3, 2, 1}));
@@ -112,7 +112,7 @@ TEST(ParetoTest, CrowdingIsInfiniteAtTheEndsAndSumsNormalisedGaps) {
   const std::vector<int> mixed_ranks = NonDominatedRanks(mixed);
   EXPECT_EQ(mixed_ranks, (std::vector<int>{0, 4, 0, 1, 2, 3}));
   const std::vector<double> mixed_crowding = CrowdingDistances(mixed, mixed_ranks);
-  for (double d : mixed_crowding) EXPECT_EQ(d, kInf);
+  for (double d : mixed_crowding) EXPECT_EQ(d, kParetoTestInf);
 }
 
 TEST(ParetoTest, HypervolumeMatchesInclusionExclusionInTwoToSixDimensions) {
@@ -121,7 +121,7 @@ TEST(ParetoTest, HypervolumeMatchesInclusionExclusionInTwoToSixDimensions) {
   for (int m = 1; m <= 6; ++m)
     for (int round = 0; round < 40; ++round) {
       const int n = 1 + round % 10;
-      std::vector<LossPoint> points = round % 2 ? RandomPoints(rng, n, m, 4) : RandomPoints(rng, n, m, 1 << 20);
+      std::vector<LossPoint> points = round % 2 ? ParetoRandomPoints(rng, n, m, 4) : ParetoRandomPoints(rng, n, m, 1 << 20);
       std::vector<double> ref(m);
       for (double& r : ref) r = 0.8 + 0.4 * unit(rng);  // some points lie outside
       std::vector<LossPoint> inside;
@@ -139,7 +139,7 @@ TEST(ParetoTest, HypervolumeOfKnownFrontsAndDegenerateInput) {
   EXPECT_DOUBLE_EQ(Hypervolume(std::vector<LossPoint>{{0.5, 0.5}, {0.2, 0.8}}, std::vector<double>{1, 1}), 0.31);
   EXPECT_DOUBLE_EQ(Hypervolume(std::vector<LossPoint>{{0, 0, 0, 0}}, std::vector<double>{1, 2, 3, 4}), 24);
   EXPECT_EQ(Hypervolume(std::vector<LossPoint>{}, std::vector<double>{1, 1}), 0);
-  EXPECT_EQ(Hypervolume(std::vector<LossPoint>{{1, 0}, {kNan, 0}}, std::vector<double>{1, 1}), 0);
+  EXPECT_EQ(Hypervolume(std::vector<LossPoint>{{1, 0}, {kParetoTestNan, 0}}, std::vector<double>{1, 1}), 0);
   // The 2-objective front of ZDT1 sampled densely approaches 120 + 2/3 at (11, 11).
   std::vector<LossPoint> zdt1;
   for (int i = 0; i <= 20000; ++i) {
@@ -150,9 +150,9 @@ TEST(ParetoTest, HypervolumeOfKnownFrontsAndDegenerateInput) {
 }
 
 TEST(ParetoTest, DerivedReferenceLiesPastTheWorstPoint) {
-  const std::vector<LossPoint> points{{0, 5, 3}, {10, 1, 3}, {kInf, 2, 3}};
+  const std::vector<LossPoint> points{{0, 5, 3}, {10, 1, 3}, {kParetoTestInf, 2, 3}};
   EXPECT_EQ(HypervolumeReference(points), (std::vector<double>{11, 5.4, 4}));
-  EXPECT_EQ(HypervolumeReference(std::vector<LossPoint>{{kNan}}), (std::vector<double>{1}));
+  EXPECT_EQ(HypervolumeReference(std::vector<LossPoint>{{kParetoTestNan}}), (std::vector<double>{1}));
   EXPECT_GT(Hypervolume(points, HypervolumeReference(points)), 0);
 }
 

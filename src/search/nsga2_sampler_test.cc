@@ -33,7 +33,7 @@ Json Zdt1(const Params& params, int dims) {
   return Json{{"f1", f1}, {"f2", g * (1 - std::sqrt(f1 / g))}};
 }
 
-SamplerConfig Nsga2Config(int trials, std::uint64_t seed, int population) {
+SamplerConfig Nsga2SamplerConfig(int trials, std::uint64_t seed, int population) {
   SamplerConfig config;
   config.kind = SamplerKind::kNsga2;
   config.trials = trials;
@@ -67,8 +67,8 @@ double HypervolumeOfHistory(const std::vector<TrialRecord>& history, const Objec
 
 TEST(Nsga2SamplerTest, TheFirstGenerationIsTheRandomSamplersAndLaterOnesBreed) {
   const SearchSpace space = ZdtSpace(3);
-  auto nsga2 = MakeSampler(Nsga2Config(40, 5, 10), space, kZdtObjective);
-  SamplerConfig random_config = Nsga2Config(40, 5, 10);
+  auto nsga2 = MakeSampler(Nsga2SamplerConfig(40, 5, 10), space, kZdtObjective);
+  SamplerConfig random_config = Nsga2SamplerConfig(40, 5, 10);
   random_config.kind = SamplerKind::kRandom;
   auto random = MakeSampler(random_config, space, kZdtObjective);
   ASSERT_TRUE(nsga2 && random);
@@ -85,14 +85,14 @@ TEST(Nsga2SamplerTest, TheFirstGenerationIsTheRandomSamplersAndLaterOnesBreed) {
 
 TEST(Nsga2SamplerTest, ASuggestionIsAFunctionOfSeedNumberAndHistoryInAnyOrder) {
   const SearchSpace space = ZdtSpace(4);
-  auto nsga2 = MakeSampler(Nsga2Config(60, 9, 8), space, kZdtObjective);
+  auto nsga2 = MakeSampler(Nsga2SamplerConfig(60, 9, 8), space, kZdtObjective);
   ASSERT_TRUE(nsga2);
   std::vector<TrialRecord> history = RunSequentially(**nsga2, 30, [](const Params& p) { return Zdt1(p, 4); });
   const Params suggested = (*nsga2)->Suggest(30, history).params;
   std::mt19937 rng(1);
   std::shuffle(history.begin(), history.end(), rng);
   EXPECT_EQ((*nsga2)->Suggest(30, history).params, suggested);
-  auto again = MakeSampler(Nsga2Config(60, 9, 8), space, kZdtObjective);
+  auto again = MakeSampler(Nsga2SamplerConfig(60, 9, 8), space, kZdtObjective);
   EXPECT_EQ((*again)->Suggest(30, history).params, suggested);
   // Running and failed trials are not parents.
   TrialRecord running = history.front();
@@ -111,8 +111,8 @@ TEST(Nsga2SamplerTest, ItBeatsRandomSearchOnZdt1) {
   const SearchSpace space = ZdtSpace(6);
   const std::vector<double> reference{11, 11};
   for (std::uint64_t seed : {1, 2, 3}) {
-    auto nsga2 = MakeSampler(Nsga2Config(400, seed, 20), space, kZdtObjective);
-    SamplerConfig random_config = Nsga2Config(400, seed, 20);
+    auto nsga2 = MakeSampler(Nsga2SamplerConfig(400, seed, 20), space, kZdtObjective);
+    SamplerConfig random_config = Nsga2SamplerConfig(400, seed, 20);
     random_config.kind = SamplerKind::kRandom;
     auto random = MakeSampler(random_config, space, kZdtObjective);
     ASSERT_TRUE(nsga2 && random);
@@ -135,7 +135,7 @@ TEST(Nsga2SamplerTest, ConstraintDominationSteersTowardsFeasibleTrials) {
     metrics["c"] = p["x0"].get<double>() + p["x1"].get<double>();
     return metrics;
   };
-  auto nsga2 = MakeSampler(Nsga2Config(200, 4, 20), space, constrained);
+  auto nsga2 = MakeSampler(Nsga2SamplerConfig(200, 4, 20), space, constrained);
   ASSERT_TRUE(nsga2);
   const std::vector<TrialRecord> history = RunSequentially(**nsga2, 200, evaluate);
   int feasible = 0;
@@ -148,7 +148,7 @@ TEST(Nsga2SamplerTest, IntAndChoiceParamsStayOnTheirValues) {
   space.params = {Int("layers", 1, 7, 2), Choice("act", {"relu", "gelu", "tanh"}),
                   Real("lr", ParamKind::kLogUniform, 1e-4, 1e-1)};
   const Objective objective({{"acc", Mode::kMax}, {"size", Mode::kMin}});
-  auto nsga2 = MakeSampler(Nsga2Config(120, 2, 10), space, objective);
+  auto nsga2 = MakeSampler(Nsga2SamplerConfig(120, 2, 10), space, objective);
   ASSERT_TRUE(nsga2);
   const std::vector<TrialRecord> history = RunSequentially(**nsga2, 120, [](const Params& p) {
     const double layers = p["layers"].get<double>();
@@ -169,18 +169,18 @@ TEST(Nsga2SamplerTest, IntAndChoiceParamsStayOnTheirValues) {
 
 TEST(Nsga2SamplerTest, BadOptionsAndTheModeOnlyOverloadAreRefused) {
   const SearchSpace space = ZdtSpace(2);
-  SamplerConfig config = Nsga2Config(10, 0, 1);
+  SamplerConfig config = Nsga2SamplerConfig(10, 0, 1);
   auto small = MakeSampler(config, space, kZdtObjective);
   ASSERT_FALSE(small);
   EXPECT_EQ(small.error().message, "sampler.population: must be >= 2 (got 1)");
-  config = Nsga2Config(10, 0, 4);
+  config = Nsga2SamplerConfig(10, 0, 4);
   config.nsga2.mutation_prob = 1.5;
   EXPECT_FALSE(MakeSampler(config, space, kZdtObjective));
-  config = Nsga2Config(10, 0, 4);
+  config = Nsga2SamplerConfig(10, 0, 4);
   auto by_mode = MakeSampler(config, space, Mode::kMin);
   ASSERT_FALSE(by_mode);
   EXPECT_EQ(by_mode.error().code, ErrorCode::kInvalidArgument);
-  SamplerConfig tpe = Nsga2Config(10, 0, 4);
+  SamplerConfig tpe = Nsga2SamplerConfig(10, 0, 4);
   tpe.kind = SamplerKind::kTpe;
   EXPECT_FALSE(MakeSampler(tpe, space, kZdtObjective));
 }
