@@ -15,7 +15,8 @@
 #   component and examples/cpp-fashion-mnist;
 #   --tests adds the test tools (GoogleTest, Chromium + chromedriver + Selenium for the
 #   dashboard's browser tests, clang-14 for the libFuzzer targets) and what optional
-#   tests use (Optuna, to load `export --format optuna`;
+#   tests use (Optuna, to load `export --format optuna` and as the independent hypervolume
+#   in tests/hypervolume_optuna_test.py;
 #   everything of --cpp-sdk, whose tests build and sweep the C++ example; PyTorch for
 #   examples/nas-fashion-mnist's network builder and its end-to-end run; everything of
 #   --slurm, whose cluster the SLURM tests start);

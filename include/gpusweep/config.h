@@ -18,6 +18,7 @@
 #include "gpusweep/json.h"
 #include "gpusweep/metric.h"
 #include "gpusweep/nas_config.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/status.h"
 
 namespace gpusweep {
@@ -44,7 +45,7 @@ struct SearchSpace {
   std::vector<ParamSpec> params;
 };
 
-enum class SamplerKind { kGrid, kRandom, kSobol, kTpe, kCmaes, kEvolution, kGp };
+enum class SamplerKind { kGrid, kRandom, kSobol, kTpe, kCmaes, kEvolution, kGp, kNsga2 };
 
 // Options of the TPE sampler (defaults are Optuna 3.1's TPESampler defaults).
 struct TpeConfig {
@@ -80,6 +81,15 @@ struct GpConfig {
   int max_model_trials = 200;   // most trials the GP conditions on (bounds its cost)
 };
 
+// Options of the NSGA-II sampler (Deb et al. 2002; docs/samplers.md, "nsga2").
+struct Nsga2Config {
+  int population = 32;          // >= 2: parents kept, and the random first generation
+  double crossover_prob = 0.9;  // [0, 1]: a child crosses two parents, else copies one
+  double mutation_prob = 0;     // [0, 1] per varying parameter; 0 = 1 / their number
+  double crossover_eta = 20;    // >= 0: SBX distribution index (larger: children nearer)
+  double mutation_eta = 20;     // >= 0: polynomial mutation distribution index
+};
+
 struct SamplerConfig {
   SamplerKind kind = SamplerKind::kRandom;
   int trials = 0;           // every kind but kGrid: number of trials (>= 1)
@@ -89,6 +99,7 @@ struct SamplerConfig {
   CmaesConfig cmaes;        // kCmaes only
   EvolutionConfig evolution;  // kEvolution only
   GpConfig gp;              // kGp only
+  Nsga2Config nsga2;        // kNsga2 only
   // From the top-level `enqueue:`: parameter settings run first, as trials 0..n-1
   // (Optuna's enqueue_trial, Ray Tune's points_to_evaluate). Each holds a subset of the
   // search space's parameters, validated against it; the sampler fills the rest.
@@ -218,7 +229,12 @@ struct ExperimentConfig {
   // Where each argv element (or the one shell command) is in the YAML, same order.
   std::vector<YamlPosition> command_positions;
 
+  // The objective (docs/config.md, "Several objectives and constraints"). `metric:` sets
+  // `metric` and leaves `metrics` empty; `metrics:` (2 to 8 unique names) sets `metrics`
+  // and `metric` = metrics[0], the primary objective that single-number views show.
   MetricSpec metric;
+  std::vector<MetricSpec> metrics;
+  std::vector<ConstraintSpec> constraints;  // `constraints:`; empty = every trial feasible
   SamplerConfig sampler;
   SchedulerConfig scheduler;
   SearchSpace search_space;
@@ -240,6 +256,16 @@ struct ExperimentConfig {
   // parameter under a sampler that draws trials); the run prints them before starting.
   std::vector<std::string> warnings;
 };
+
+// The experiment's objective: every metric of `metrics:` (else `metric` alone) with the
+// constraints; the one Objective every ranking of this experiment's results uses.
+inline Objective ObjectiveOf(const ExperimentConfig& config) {
+  if (config.metrics.empty()) return Objective(config.metric, config.constraints);
+  return Objective(config.metrics, config.constraints);
+}
+
+// Most objectives `metrics:` takes.
+inline constexpr std::size_t kMaxObjectives = 8;
 
 // `value` as parameter `spec` gives it, when it is a value the parameter can take: the
 // matching choice (1 matches 1.0, and 1.0 becomes the listed 1), a number in

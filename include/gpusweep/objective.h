@@ -20,6 +20,19 @@
 //   vector with a missing entry never dominates one without it there. With one metric,
 //   Compare(a, b) == kDominates exactly when RanksBefore(a, b): single-objective ranking
 //   is the special case, not a separate code path.
+// - Constraints (`constraints:`; Deb, "An efficient constraint handling method for
+//   genetic algorithms", CMAME 186, 2000, and NSGA-II's section IV-B): `Violation` is a
+//   trial's total violation, the sum over constraints of how far its value lies outside
+//   [min, max] (0 inside, in the metric's own units); a constraint metric that is
+//   missing (not reported, NaN, not a number) violates by +inf. Feasible: violation 0.
+//   `ConstrainedCompare` is constraint-domination: a feasible vector dominates every
+//   infeasible one; of two infeasible ones the smaller violation dominates (equal
+//   violations: kEqual, whatever the objectives say); two feasible ones compare by
+//   `Compare`. Without constraints it is `Compare`. Works with one metric too.
+// - `Values(metrics)` reads the objective's values out of a JSON object of reported
+//   metrics (a trial's `last_metrics`), in metric order, NaN where a value is missing;
+//   `Losses` turns values into minimisation losses (AsLoss per metric, +inf if missing),
+//   what the Pareto algorithms of pareto.h take.
 // No I/O, no allocation beyond the metric list; every function is pure.
 #pragma once
 
@@ -30,6 +43,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpusweep/json.h"
 #include "gpusweep/metric.h"
 
 namespace gpusweep {
@@ -49,13 +63,15 @@ enum class Dominance { kDominates, kDominated, kEqual, kIncomparable };
 
 class Objective {
  public:
-  explicit Objective(MetricSpec metric);
-  explicit Objective(std::vector<MetricSpec> metrics);
+  explicit Objective(MetricSpec metric, std::vector<ConstraintSpec> constraints = {});
+  explicit Objective(std::vector<MetricSpec> metrics, std::vector<ConstraintSpec> constraints = {});
 
   const std::vector<MetricSpec>& metrics() const { return metrics_; }
   const MetricSpec& primary() const { return metrics_.front(); }
   std::size_t size() const { return metrics_.size(); }
   bool multi() const { return metrics_.size() > 1; }
+  const std::vector<ConstraintSpec>& constraints() const { return constraints_; }
+  bool constrained() const { return !constraints_.empty(); }
 
   // Pareto dominance of a over b; both have size() entries (asserted). NaN is missing.
   Dominance Compare(std::span<const double> a, std::span<const double> b) const;
@@ -63,8 +79,21 @@ class Objective {
     return Compare(a, b) == Dominance::kDominates;
   }
 
+  // Total constraint violation of reported metrics (>= 0; +inf for a missing one).
+  double Violation(const Json& metrics) const;
+  bool Feasible(const Json& metrics) const { return Violation(metrics) == 0; }
+  // Constraint-domination of (a, violation_a) over (b, violation_b).
+  Dominance ConstrainedCompare(std::span<const double> a, double violation_a,
+                               std::span<const double> b, double violation_b) const;
+
+  // size() values from reported metrics, NaN where missing.
+  std::vector<double> Values(const Json& metrics) const;
+  // size() losses (lower is better) of size() values.
+  std::vector<double> Losses(std::span<const double> values) const;
+
  private:
   std::vector<MetricSpec> metrics_;
+  std::vector<ConstraintSpec> constraints_;
 };
 
 }  // namespace gpusweep

@@ -14,6 +14,7 @@
 
 #include "gpusweep/config.h"
 #include "gpusweep/json.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/status.h"
 #include "gpusweep/trial.h"
 
@@ -70,18 +71,35 @@ inline constexpr std::int64_t kMaxGridTrials = 10'000'000;
 // running ones (constant liar) as the worst value; failed and interrupted trials are
 // ignored. Deterministic for a given (seed, number, history).
 //
+// NSGA-II sampler (SamplerKind::kNsga2): Deb, Pratap, Agarwal & Meyarivan, "A fast and
+// elitist multiobjective genetic algorithm: NSGA-II", IEEE TEC 6(2), 2002, made
+// steady-state so no trial waits for a generation (docs/samplers.md, "nsga2"). Trials
+// 0..population-1 are the random sampler's (same seed, same params); after them, each
+// suggestion takes the completed trials of the history whose params are in the space,
+// ranks them by the objective's constraint-domination (pareto.h: front, then crowding),
+// keeps the best `population` as parents, picks two by binary tournaments, and makes a
+// child by SBX / uniform crossover and polynomial / redraw mutation. With fewer than 2
+// such parents it draws at random. Running, failed, pruned and interrupted trials are
+// ignored. Deterministic for a given (seed, number, history): the history is read in
+// trial-number order, whatever order it is given in.
+//
 // With `config.enqueue`, the enqueued settings are trials 0..n-1, each completed by the
 // sampler's own suggestion for that trial; a grid runs all its points after them
 // (total = n + grid x repeats), a sampler with a trial count counts them among its trials.
 //
-// Builds the sampler `config.kind` over `space`; `mode` says which objective values
-// are better (model-based samplers need it). Error{kInvalidConfig} (message names
+// Builds the sampler `config.kind` over `space`; `objective` says which values are better
+// (model-based samplers need it; TPE its primary metric's mode). Error{kInvalidConfig} (message names
 // the sampler setting or parameter and what would be valid) when: grid over a uniform
 // or loguniform param, grid with more than kMaxGridTrials trials, repeats < 1,
 // random with trials < 1, more enqueued settings than trials, an enqueued name that is
 // not a parameter, or a malformed param (choice without values, int with
 // step <= 0 or high < low, uniform with high < low, loguniform with low <= 0 or
-// high <= low, non-finite bounds).
+// high <= low, non-finite bounds), population < 2, crossover_prob or mutation_prob outside [0, 1], a negative or
+// non-finite eta (nsga2), tpe given several metrics or constraints.
+// The Mode overload is for single-objective samplers: it refuses nsga2 (kInvalidArgument),
+// which reads every objective of the trials.
+Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,
+                                               const SearchSpace& space, const Objective& objective);
 Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,
                                                const SearchSpace& space, Mode mode);
 

@@ -36,6 +36,7 @@ Expected<int> StatusCommand(const StatusCommandArgs& args);
 struct BestCommandArgs {
   std::optional<std::string> dir;
   bool single = false;                      // --single: the best single trial
+  bool json = false;                        // --json: the Pareto front as JSON
   std::vector<std::string> ignore{"seed"};  // --ignore NAME: params left out of grouping
 };
 Expected<int> BestCommand(const BestCommandArgs& args);

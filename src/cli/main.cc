@@ -124,6 +124,9 @@ int main(int argc, char** argv) {
               "retrain or until then the latest confirm)");
   best->add_option("experiment_dir", best_args.dir,
                    "experiment directory (default: newest in ./runs)");
+  best->add_flag("--json", best_args.json,
+                 "several objectives or constraints: the Pareto front as JSON (objectives, "
+                 "each member's values and params, the hypervolume)");
   best->add_flag("--single", best_args.single,
                  "the best single trial even when params ran several times (repeats, seeds); "
                  "in a NAS search the highest-scoring evaluation of any stage");

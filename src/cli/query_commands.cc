@@ -22,6 +22,7 @@
 #include "gpusweep/journal.h"
 #include "gpusweep/nas.h"
 #include "gpusweep/report.h"
+#include "report/pareto_views.h"
 #include "run/trial_setup.h"  // WriteFileAtomically
 #include "run/warm_start.h"
 #include "view/experiment_view.h"
@@ -299,6 +300,8 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   } else {
     GS_TRY(Emit(stdout, FormatStatus(trials, opened.context, options)));
   }
+  if (const Objective objective = view.objective(); objective.multi() || objective.constrained())
+    GS_TRY(Emit(stdout, FormatParetoStatus(trials, objective)));
   GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, view.Nas(trials));
   if (nas)
     for (const std::string& line : NasProgressLines(*nas)) GS_TRY(Emit(stdout, line + "\n"));
@@ -331,6 +334,24 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
   }
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.view.Trials());
   GS_TRY(CheckIgnoredNames(args.ignore, trials));
+  // Several objectives or constraints: the Pareto front (report/pareto_views.h).
+  const Objective objective = opened.view.objective();
+  if (args.json && !objective.multi() && !objective.constrained())
+    return Fail(ErrorCode::kInvalidArgument,
+                "--json lists a Pareto front: this experiment has one metric and no constraints; "
+                "use export --format json for every trial");
+  if (objective.multi() || objective.constrained()) {
+    if (args.json) {
+      GS_TRY(Emit(stdout, ParetoBestJson(trials, objective).dump(2) + "\n"));
+      return 0;
+    }
+    if (std::optional<std::string> front = FormatParetoBest(trials, opened.context, objective)) {
+      GS_TRY(Emit(stdout, *front));
+      return 0;
+    }
+    GS_TRY(Emit(stderr, FormatNoBest(trials, opened.context)));
+    return 1;
+  }
   std::optional<std::string> best =
       FormatBest(trials, opened.context, GroupingOptions{args.ignore, args.single});
   if (!best) {

@@ -42,12 +42,64 @@ double AsLoss(Mode mode, std::optional<double> value) {
 
 double FromLoss(Mode mode, double loss) { return mode == Mode::kMin ? loss : -loss; }
 
-Objective::Objective(MetricSpec metric) : metrics_{std::move(metric)} {}
+Objective::Objective(MetricSpec metric, std::vector<ConstraintSpec> constraints)
+    : Objective(std::vector<MetricSpec>{std::move(metric)}, std::move(constraints)) {}
 
-Objective::Objective(std::vector<MetricSpec> metrics) : metrics_(std::move(metrics)) {
+Objective::Objective(std::vector<MetricSpec> metrics, std::vector<ConstraintSpec> constraints)
+    : metrics_(std::move(metrics)), constraints_(std::move(constraints)) {
   assert(!metrics_.empty() && "an objective has at least one metric");
   [[maybe_unused]] std::set<std::string> names;
   for (const MetricSpec& m : metrics_) assert(names.insert(m.name).second && "metric names are unique");
+  for ([[maybe_unused]] const ConstraintSpec& c : constraints_)
+    assert((c.min || c.max) && (!c.min || !c.max || *c.min <= *c.max) && "a constraint has a bound");
+}
+
+namespace {
+
+// The number a reported metric holds, NaN when absent or not a number (a bool is not one).
+double ObjectiveReportedNumber(const Json& metrics, const std::string& name) {
+  if (!metrics.is_object()) return std::numeric_limits<double>::quiet_NaN();
+  const auto it = metrics.find(name);
+  if (it == metrics.end() || !it->is_number()) return std::numeric_limits<double>::quiet_NaN();
+  return it->get<double>();
+}
+
+}  // namespace
+
+double Objective::Violation(const Json& metrics) const {
+  double total = 0;
+  for (const ConstraintSpec& c : constraints_) {
+    const double value = ObjectiveReportedNumber(metrics, c.metric);
+    if (std::isnan(value)) return std::numeric_limits<double>::infinity();
+    if (c.min && value < *c.min) total += *c.min - value;
+    if (c.max && value > *c.max) total += value - *c.max;
+  }
+  return total;
+}
+
+Dominance Objective::ConstrainedCompare(std::span<const double> a, double violation_a,
+                                        std::span<const double> b, double violation_b) const {
+  assert(!(violation_a < 0) && !(violation_b < 0) && "a violation is >= 0");
+  const bool a_feasible = violation_a == 0, b_feasible = violation_b == 0;
+  if (a_feasible && b_feasible) return Compare(a, b);
+  if (a_feasible != b_feasible) return a_feasible ? Dominance::kDominates : Dominance::kDominated;
+  if (violation_a == violation_b) return Dominance::kEqual;
+  return violation_a < violation_b ? Dominance::kDominates : Dominance::kDominated;
+}
+
+std::vector<double> Objective::Values(const Json& metrics) const {
+  std::vector<double> values;
+  values.reserve(metrics_.size());
+  for (const MetricSpec& m : metrics_) values.push_back(ObjectiveReportedNumber(metrics, m.name));
+  return values;
+}
+
+std::vector<double> Objective::Losses(std::span<const double> values) const {
+  assert(values.size() == metrics_.size());
+  std::vector<double> losses;
+  losses.reserve(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) losses.push_back(AsLoss(metrics_[i].mode, values[i]));
+  return losses;
 }
 
 Dominance Objective::Compare(std::span<const double> a, std::span<const double> b) const {

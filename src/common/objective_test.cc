@@ -100,5 +100,47 @@ TEST(ObjectiveTest, OneMetricDominanceIsTheSingleObjectiveRanking) {
   }
 }
 
+TEST(ObjectiveTest, ViolationSumsHowFarEachConstraintIsBrokenAndMissingIsInfinite) {
+  const Objective objective(MetricSpec{"acc", Mode::kMax},
+                            {{"latency_ms", std::nullopt, 10.0}, {"mem_gib", 1.0, 20.0}});
+  ASSERT_TRUE(objective.constrained());
+  EXPECT_EQ(objective.Violation(Json{{"acc", 1}, {"latency_ms", 10}, {"mem_gib", 1}}), 0);
+  EXPECT_TRUE(objective.Feasible(Json{{"latency_ms", 3}, {"mem_gib", 5}}));
+  EXPECT_EQ(objective.Violation(Json{{"latency_ms", 12.5}, {"mem_gib", 0.5}}), 3.0);
+  EXPECT_EQ(objective.Violation(Json{{"latency_ms", 1}, {"mem_gib", 21}}), 1.0);
+  EXPECT_EQ(objective.Violation(Json{{"latency_ms", 1}}), kInf);
+  EXPECT_EQ(objective.Violation(Json{{"latency_ms", "fast"}, {"mem_gib", 2}}), kInf);
+  EXPECT_FALSE(objective.Feasible(Json{{"latency_ms", 1}, {"mem_gib", true}}));
+  EXPECT_EQ(Objective(MetricSpec{"acc", Mode::kMax}).Violation(Json::object()), 0);
+}
+
+TEST(ObjectiveTest, ConstraintDominationPutsFeasibleFirstThenLessViolation) {
+  const Objective objective({{"acc", Mode::kMax}, {"params_m", Mode::kMin}},
+                            {{"latency_ms", std::nullopt, 10.0}});
+  const std::vector<double> good{0.9, 1}, bad{0.1, 100};
+  // Feasible beats infeasible whatever the objectives say.
+  EXPECT_EQ(objective.ConstrainedCompare(bad, 0, good, 0.5), Dominance::kDominates);
+  EXPECT_EQ(objective.ConstrainedCompare(good, 0.5, bad, 0), Dominance::kDominated);
+  // Two infeasible: the smaller violation, objectives ignored; equal violations tie.
+  EXPECT_EQ(objective.ConstrainedCompare(bad, 1, good, 2), Dominance::kDominates);
+  EXPECT_EQ(objective.ConstrainedCompare(good, kInf, bad, 3), Dominance::kDominated);
+  EXPECT_EQ(objective.ConstrainedCompare(good, 2, bad, 2), Dominance::kEqual);
+  // Two feasible: Pareto dominance.
+  EXPECT_EQ(objective.ConstrainedCompare(good, 0, bad, 0), Dominance::kDominates);
+  const std::vector<double> other{0.95, 50};
+  EXPECT_EQ(objective.ConstrainedCompare(good, 0, other, 0), Dominance::kIncomparable);
+}
+
+TEST(ObjectiveTest, ValuesAndLossesFollowTheMetricOrderAndDirections) {
+  const Objective objective({{"acc", Mode::kMax}, {"params_m", Mode::kMin}});
+  const std::vector<double> values = objective.Values(Json{{"params_m", 3}, {"acc", 0.5}, {"x", 1}});
+  EXPECT_EQ(values, (std::vector<double>{0.5, 3}));
+  EXPECT_EQ(objective.Losses(values), (std::vector<double>{-0.5, 3}));
+  const std::vector<double> missing = objective.Values(Json{{"acc", "high"}});
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_TRUE(std::isnan(missing[0]) && std::isnan(missing[1]));
+  EXPECT_EQ(objective.Losses(missing), (std::vector<double>{kInf, kInf}));
+}
+
 }  // namespace
 }  // namespace gpusweep

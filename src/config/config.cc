@@ -15,6 +15,7 @@
 
 #include "config/backend_parser.h"
 #include "config/nas_parser.h"
+#include "config/objective_parser.h"
 #include "config/resources_parser.h"
 #include "config/unit_values.h"
 #include "config/sampler_parser.h"
@@ -34,17 +35,14 @@ using config_detail::Mapping;
 using config_detail::Value;
 using config_detail::YamlSource;
 
-constexpr std::array<std::string_view, 18> kTopKeys{
+constexpr std::array<std::string_view, 20> kTopKeys{
     "name",       "command",   "shell",   "metric",       "sampler",
     "search_space", "resources", "timeout", "kill_grace",  "templates",
     "output_dir", "scheduler", "enqueue", "warm_start",   "max_failures", "nas",
-    "cv",         "backend"};
+    "cv",         "backend",   "metrics", "constraints"};
 // A NAS experiment generates its trials (docs/nas.md): these keys have no meaning there.
 constexpr std::array<std::string_view, 6> kNotWithNas{"sampler", "search_space", "scheduler",
                                                       "enqueue", "warm_start", "cv"};
-constexpr std::array<std::string_view, 4> kMetricKeys{"name", "mode", "goal", "direction"};
-// Ray Tune's words, then Optuna's and W&B's (`direction`/`goal: minimize`).
-constexpr std::array<std::string_view, 4> kModes{"min", "max", "minimize", "maximize"};
 
 // Other tools' top-level keys, with what they are called here.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kForeignTopKeys{{
@@ -129,33 +127,6 @@ Status ParseCommand(const Mapping& top, ExperimentConfig& config) {
   if (config.shell_command.empty())
     return value.Invalid("the command is empty", "write a shell command");
   return CheckTemplateText(value, config.shell_command);
-}
-
-Status ParseMetric(const Mapping& top, ExperimentConfig& config) {
-  GS_ASSIGN_OR_RETURN(Value value,
-                      top.Require("metric", "add e.g. metric: {name: val_acc, mode: max}"));
-  GS_ASSIGN_OR_RETURN(Mapping metric, value.ToMapping());
-  GS_TRY(metric.CheckKeys(kMetricKeys));
-  GS_ASSIGN_OR_RETURN(Value name,
-                      metric.Require("name", "add the reported key, e.g. name: val_acc"));
-  GS_ASSIGN_OR_RETURN(config.metric.name, name.ToText());
-  if (config.metric.name.empty())
-    return name.Invalid("the metric name is empty", "e.g. name: val_acc");
-  // One of mode (ours, Ray's), goal (W&B's), direction (Optuna's).
-  const Value* mode = nullptr;
-  for (std::string_view key : {"mode", "goal", "direction"}) {
-    const Value* found = metric.Find(key);
-    if (found == nullptr) continue;
-    if (mode != nullptr)
-      return found->Invalid(fmt::format("'{}' says the same as '{}'", key, mode->path()),
-                            "give only mode: min or mode: max");
-    mode = found;
-  }
-  if (mode == nullptr)
-    return tl::unexpected(metric.Require("mode", "add mode: min or mode: max").error());
-  GS_ASSIGN_OR_RETURN(std::string_view mode_text, mode->ToEnum(kModes));
-  config.metric.mode = mode_text.starts_with("min") ? Mode::kMin : Mode::kMax;
-  return {};
 }
 
 Status ParseSearchSpaceSection(const Mapping& top, ExperimentConfig& config) {
@@ -299,10 +270,11 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_TRY(top.CheckKeys(kTopKeys));
   GS_TRY(ParseName(top, config));
   GS_TRY(ParseCommand(top, config));
-  GS_TRY(ParseMetric(top, config));
+  GS_TRY(config_detail::ParseObjective(top, config));
   const Value* nas = top.Find("nas");
   GS_TRY(nas ? ParseNasSection(top, *nas, config) : ParseSamplerSection(top, config));
   GS_TRY(ParseSharedSections(top, config_dir, config));
+  GS_TRY(config_detail::CheckObjectiveSupport(top, config));
   if (nas == nullptr) return {};
   if (config.nas->dry_run) {
     ApplyNasDryRun(config);

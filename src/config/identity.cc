@@ -73,6 +73,17 @@ Json SamplerKindIdentity(const SamplerConfig& sampler) {
                   {"consider_magic_clip", tpe.consider_magic_clip},
                   {"consider_endpoints", tpe.consider_endpoints}};
     }
+    case SamplerKind::kNsga2: {
+      const Nsga2Config& nsga2 = sampler.nsga2;
+      return Json{{"type", "nsga2"},
+                  {"trials", sampler.trials},
+                  {"seed", sampler.seed},
+                  {"population", nsga2.population},
+                  {"crossover_prob", nsga2.crossover_prob},
+                  {"mutation_prob", nsga2.mutation_prob},
+                  {"crossover_eta", nsga2.crossover_eta},
+                  {"mutation_eta", nsga2.mutation_eta}};
+    }
   }
   return Json{{"type", "random"}, {"trials", sampler.trials}, {"seed", sampler.seed}};
 }
@@ -153,6 +164,7 @@ std::string_view ToString(SamplerKind kind) {
     case SamplerKind::kCmaes: return "cmaes";
     case SamplerKind::kEvolution: return "evolution";
     case SamplerKind::kGp: return "gp";
+    case SamplerKind::kNsga2: return "nsga2";
   }
   return "random";
 }
@@ -174,6 +186,23 @@ Json ConfigIdentity(const ExperimentConfig& config) {
   identity["shell"] = config.shell;
   identity["metric"] = Json{{"name", config.metric.name},
                             {"mode", ModeName(config.metric.mode)}};
+  // Absent with one metric and no constraints, so earlier experiments keep their identity.
+  if (!config.metrics.empty()) {
+    Json metrics = Json::array();
+    for (const MetricSpec& m : config.metrics)
+      metrics.push_back(Json{{"name", m.name}, {"mode", ModeName(m.mode)}});
+    identity["metrics"] = std::move(metrics);
+  }
+  if (!config.constraints.empty()) {
+    Json constraints = Json::array();
+    for (const ConstraintSpec& c : config.constraints) {
+      Json entry{{"metric", c.metric}};
+      if (c.min) entry["min"] = *c.min;
+      if (c.max) entry["max"] = *c.max;
+      constraints.push_back(std::move(entry));
+    }
+    identity["constraints"] = std::move(constraints);
+  }
   identity["sampler"] = SamplerIdentity(config.sampler);
   // Absent without a scheduler, so experiments created before schedulers existed
   // keep their identity.

@@ -11,8 +11,8 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 7> kSamplerTypes{"random", "grid",      "sobol", "tpe",
-                                                        "cmaes",  "evolution", "gp"};
+constexpr std::array<std::string_view, 8> kSamplerTypes{"random", "grid",      "sobol", "tpe",
+                                                        "cmaes",  "evolution", "gp",    "nsga2"};
 constexpr std::array<std::string_view, 3> kRandomKeys{"type", "trials", "seed"};
 constexpr std::array<std::string_view, 2> kGridKeys{"type", "repeats"};
 constexpr std::array<std::string_view, 10> kTpeKeys{
@@ -27,6 +27,9 @@ constexpr std::array<std::string_view, 6> kCmaesKeys{"type",   "trials", "seed",
 constexpr std::array<std::string_view, 2> kCmaesRestarts{"ipop", "none"};
 constexpr std::array<std::string_view, 5> kEvolutionKeys{"type", "trials", "seed", "population",
                                                          "sample"};
+constexpr std::array<std::string_view, 8> kNsga2Keys{
+    "type", "trials", "seed", "population", "crossover_prob", "mutation_prob", "crossover_eta",
+    "mutation_eta"};
 
 // Other tools' sampler names that have a counterpart here.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 13> kForeignSamplers{{
@@ -137,12 +140,37 @@ Status ParseGpOptions(const Mapping& sampler, GpConfig& gp) {
   return {};
 }
 
+// The Nsga2Config options; absent keys keep their defaults (config.h).
+Status ParseNsga2Options(const Mapping& sampler, Nsga2Config& nsga2) {
+  if (const Value* population = sampler.Find("population")) {
+    GS_ASSIGN_OR_RETURN(nsga2.population, population->ToIntAtLeast(2));
+  }
+  for (const auto& [key, out] : {std::pair<std::string_view, double*>{"crossover_prob", &nsga2.crossover_prob},
+                                 std::pair<std::string_view, double*>{"mutation_prob", &nsga2.mutation_prob}})
+    if (const Value* value = sampler.Find(key)) {
+      GS_ASSIGN_OR_RETURN(*out, value->ToNumber());
+      if (!(*out >= 0 && *out <= 1))
+        return value->Invalid(fmt::format("{} must be in [0, 1] (got {})", key, *out),
+                              key == "mutation_prob" ? "e.g. 0.1, or leave it out for 1 / parameters"
+                                                     : "e.g. 0.9");
+    }
+  for (const auto& [key, out] : {std::pair<std::string_view, double*>{"crossover_eta", &nsga2.crossover_eta},
+                                 std::pair<std::string_view, double*>{"mutation_eta", &nsga2.mutation_eta}})
+    if (const Value* value = sampler.Find(key)) {
+      GS_ASSIGN_OR_RETURN(*out, value->ToNumber());
+      if (!(*out >= 0) || !std::isfinite(*out))
+        return value->Invalid(fmt::format("{} must be a finite number >= 0 (got {})", key, *out),
+                              "e.g. 20 (larger keeps children nearer their parents)");
+    }
+  return {};
+}
+
 }  // namespace
 
 Expected<SamplerConfig> ParseSampler(const Value& value) {
   GS_ASSIGN_OR_RETURN(Mapping sampler, value.ToMapping());
   GS_ASSIGN_OR_RETURN(Value type,
-                      sampler.Require("type", "add type: random, grid, sobol, tpe, cmaes, evolution or gp"));
+                      sampler.Require("type", "add type: random, grid, sobol, tpe, cmaes, evolution, gp or nsga2"));
   GS_TRY(CheckForeignSamplerName(type));
   GS_ASSIGN_OR_RETURN(std::string_view type_text, type.ToEnum(kSamplerTypes));
   SamplerConfig out;
@@ -180,6 +208,13 @@ Expected<SamplerConfig> ParseSampler(const Value& value) {
     GS_TRY(sampler.CheckKeys(kGpKeys));
     GS_TRY(ParseTrialsAndSeed(sampler, out));
     GS_TRY(ParseGpOptions(sampler, out.gp));
+    return out;
+  }
+  if (type_text == "nsga2") {
+    out.kind = SamplerKind::kNsga2;
+    GS_TRY(sampler.CheckKeys(kNsga2Keys));
+    GS_TRY(ParseTrialsAndSeed(sampler, out));
+    GS_TRY(ParseNsga2Options(sampler, out.nsga2));
     return out;
   }
   out.kind = type_text == "sobol" ? SamplerKind::kSobol : SamplerKind::kRandom;

@@ -482,10 +482,15 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
   if (exit.signaled) record.term_signal = exit.signal;
   else record.exit_code = exit.exit_code;
   const std::optional<double> objective = LastMetricValue(active.lines, config_.metric.name);
+  // With metrics:, every objective must be reported; the first one missing says why not.
+  const std::string* missing_objective = objective ? nullptr : &config_.metric.name;
+  for (const MetricSpec& m : config_.metrics)
+    if (missing_objective == nullptr && !LastMetricValue(active.lines, m.name)) missing_objective = &m.name;
   const bool succeeded = !exit.signaled && exit.exit_code == 0;
   // A trial that exits 0 after the interrupt's SIGTERM may have stopped early on
   // purpose (handle_stop): its value is partial, so it runs again on resume.
-  if (succeeded && objective && active.stop_reason.empty() && !active.interrupt_sent) {
+  if (succeeded && missing_objective == nullptr && active.stop_reason.empty() &&
+      !active.interrupt_sent) {
     // Only a completed trial has an objective: it is what ranks trials. What others
     // reported stays in last_metrics and the intermediate results.
     record.objective = objective;
@@ -519,7 +524,8 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
   else if (exit.exit_code != 0)
     record.failure_reason = fmt::format("exit code {}", exit.exit_code);
   else
-    record.failure_reason = MissingMetricReason(config_.metric.name, record.last_metrics);
+    record.failure_reason = MissingMetricReason(
+        missing_objective ? *missing_objective : config_.metric.name, record.last_metrics);
   // The trial's own last words (a Python exception, a shell's complaint) say why.
   if (active.stop_reason.empty() && (exit.signaled || exit.exit_code != 0) &&
       exit.job_end == JobEnd::kNone) {

@@ -182,8 +182,42 @@ Expected<std::unique_ptr<Sampler>> MakeGp(const SamplerConfig& config, const Sea
   return std::make_unique<search::GpSampler>(space, config.trials, config.seed, gp, mode);
 }
 
+Expected<std::unique_ptr<Sampler>> MakeNsga2(const SamplerConfig& config, const SearchSpace& space,
+                                             const Objective& objective) {
+  GS_TRY(CheckTrials(config));
+  const Nsga2Config& nsga2 = config.nsga2;
+  if (nsga2.population < 2)
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler.population: must be >= 2 (got {})", nsga2.population));
+  for (const auto& [name, value] : {std::pair{"crossover_prob", nsga2.crossover_prob},
+                                    std::pair{"mutation_prob", nsga2.mutation_prob}})
+    if (!(value >= 0 && value <= 1))
+      return Fail(ErrorCode::kInvalidConfig,
+                  fmt::format("sampler.{}: must be in [0, 1] (got {})", name, value));
+  for (const auto& [name, value] : {std::pair{"crossover_eta", nsga2.crossover_eta},
+                                    std::pair{"mutation_eta", nsga2.mutation_eta}})
+    if (!(value >= 0) || !std::isfinite(value))
+      return Fail(ErrorCode::kInvalidConfig,
+                  fmt::format("sampler.{}: must be a finite number >= 0 (got {})", name, value));
+  return std::make_unique<search::Nsga2Sampler>(space, config.trials, config.seed, nsga2, objective);
+}
+
+// The YAML name of a sampler that optimises one metric (config's ToString lives in the
+// config module, which search does not link).
+std::string_view SingleObjectiveSamplerName(SamplerKind kind) {
+  switch (kind) {
+    case SamplerKind::kTpe: return "tpe";
+    case SamplerKind::kCmaes: return "cmaes";
+    case SamplerKind::kEvolution: return "evolution";
+    case SamplerKind::kGp: return "gp";
+    default: return "this sampler";
+  }
+}
+
 Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
-                                                   const SearchSpace& space, Mode mode) {
+                                                   const SearchSpace& space,
+                                                   const Objective& objective) {
+  const Mode mode = objective.primary().mode;
   for (const ParamSpec& p : space.params) GS_TRY(ValidateParam(p));
   switch (config.kind) {
     case SamplerKind::kGrid:
@@ -193,6 +227,16 @@ Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
       return std::make_unique<search::RandomSampler>(space, config.trials, config.seed);
     case SamplerKind::kSobol:
       return MakeSobol(config, space);
+    case SamplerKind::kNsga2:
+      return MakeNsga2(config, space, objective);
+    default:
+      break;
+  }
+  if (objective.multi() || objective.constrained())
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("sampler: {} models one metric without constraints; use nsga2 or random",
+                            SingleObjectiveSamplerName(config.kind)));
+  switch (config.kind) {
     case SamplerKind::kTpe:
       return MakeTpe(config, space, mode);
     case SamplerKind::kCmaes:
@@ -201,6 +245,8 @@ Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
       return MakeEvolution(config, space, mode);
     case SamplerKind::kGp:
       return MakeGp(config, space, mode);
+    default:
+      break;
   }
   return Fail(ErrorCode::kInvalidConfig, "sampler: unknown sampler kind");
 }
@@ -245,7 +291,16 @@ std::int64_t GridSize(const SearchSpace& space) {
 Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,
                                                const SearchSpace& space,
                                                Mode mode) {
-  GS_ASSIGN_OR_RETURN(std::unique_ptr<Sampler> sampler, MakeBareSampler(config, space, mode));
+  if (config.kind == SamplerKind::kNsga2)  // it reads every objective from the trials
+    return Fail(ErrorCode::kInvalidArgument,
+                "sampler: nsga2 needs the experiment's objective, not only its mode");
+  return MakeSampler(config, space, Objective(MetricSpec{"objective", mode}));
+}
+
+Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,
+                                               const SearchSpace& space,
+                                               const Objective& objective) {
+  GS_ASSIGN_OR_RETURN(std::unique_ptr<Sampler> sampler, MakeBareSampler(config, space, objective));
   if (config.enqueue.empty()) return sampler;
   GS_TRY(CheckEnqueued(config, space));
   using Numbering = search::EnqueuedFirst::Numbering;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpusweep/objective.h"
 #include "gpusweep/sampler.h"
 #include "search/tpe_space.h"
 
@@ -106,6 +107,25 @@ class GpSampler final : public Sampler {
   std::uint64_t seed_;
   GpConfig config_;
   Mode mode_;
+};
+
+// NSGA-II (contract in gpusweep/sampler.h; Deb et al. 2002), steady-state: every
+// suggestion breeds from the completed trials at that moment, so no trial waits for a
+// generation.
+class Nsga2Sampler final : public Sampler {
+ public:
+  Nsga2Sampler(SearchSpace space, int trials, std::uint64_t seed, const Nsga2Config& config,
+               Objective objective);
+  int total_trials() const override;
+  Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
+
+ private:
+  RandomSampler startup_;  // the first generation: the random sampler's stream
+  TpeSpace model_space_;
+  int trials_;
+  std::uint64_t seed_;
+  Nsga2Config config_;
+  Objective objective_;
 };
 
 // Enqueued settings first: trial k < n (n = enqueued.size()) gets enqueued[k], with the

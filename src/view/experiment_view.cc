@@ -51,6 +51,27 @@ std::string ExperimentView::resource() const {
   return meta_.scheduler ? meta_.scheduler->resource : "budget";
 }
 
+Objective ExperimentView::objective() const {
+  std::vector<MetricSpec> metrics;
+  std::vector<ConstraintSpec> constraints;
+  const Json identity = recorded_ ? recorded_->identity : Json::object();
+  const auto mode_of = [](const Json& m) { return m.value("mode", "max") == "min" ? Mode::kMin : Mode::kMax; };
+  if (const auto it = identity.find("metrics"); it != identity.end() && it->is_array())
+    for (const Json& m : *it)
+      if (m.is_object() && m.contains("name") && m["name"].is_string())
+        metrics.push_back({m["name"].get<std::string>(), mode_of(m)});
+  if (const auto it = identity.find("constraints"); it != identity.end() && it->is_array())
+    for (const Json& c : *it) {
+      if (!c.is_object() || !c.contains("metric") || !c["metric"].is_string()) continue;
+      ConstraintSpec spec{c["metric"].get<std::string>(), std::nullopt, std::nullopt};
+      if (c.contains("min") && c["min"].is_number()) spec.min = c["min"].get<double>();
+      if (c.contains("max") && c["max"].is_number()) spec.max = c["max"].get<double>();
+      if (spec.min || spec.max) constraints.push_back(std::move(spec));
+    }
+  if (metrics.empty()) return Objective(meta_.metric, std::move(constraints));
+  return Objective(std::move(metrics), std::move(constraints));
+}
+
 ReportContext ExperimentView::report_context() const {
   ReportContext context;
   context.experiment_name = meta_.name;

@@ -71,6 +71,10 @@ class ExperimentView {
   Expected<std::optional<NasConfig>> nas_config() const;
   // The scheduler's step key, "budget" without a scheduler: what decisions call a budget.
   std::string resource() const;
+  // The objective as recorded (the identity's metrics and constraints,
+  // docs/config.md "Several objectives and constraints"); experiment.json's one metric
+  // when the identity has no metrics (one objective, or a journal not recorded yet).
+  Objective objective() const;
   // What the report module needs of this experiment (name, dir, metric, planned trials,
   // scheduler, cv, nas); the caller adds the terminal's colour, width and the time.
   ReportContext report_context() const;

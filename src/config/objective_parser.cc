@@ -1,0 +1,164 @@
+// ParseObjective / CheckObjectiveSupport (objective_parser.h).
+#include "config/objective_parser.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <map>
+#include <string>
+
+namespace gpusweep::config_detail {
+namespace {
+
+constexpr std::array<std::string_view, 4> kObjectiveMetricKeys{"name", "mode", "goal", "direction"};
+// Ray Tune's words, then Optuna's and W&B's (`direction`/`goal: minimize`).
+constexpr std::array<std::string_view, 4> kObjectiveModes{"min", "max", "minimize", "maximize"};
+constexpr std::array<std::string_view, 3> kConstraintKeys{"metric", "min", "max"};
+
+Expected<MetricSpec> ParseObjectiveMetric(const Value& value) {
+  GS_ASSIGN_OR_RETURN(Mapping metric, value.ToMapping());
+  GS_TRY(metric.CheckKeys(kObjectiveMetricKeys));
+  MetricSpec spec;
+  GS_ASSIGN_OR_RETURN(Value name, metric.Require("name", "add the reported key, e.g. name: val_acc"));
+  GS_ASSIGN_OR_RETURN(spec.name, name.ToText());
+  if (spec.name.empty()) return name.Invalid("the metric name is empty", "e.g. name: val_acc");
+  // One of mode (ours, Ray's), goal (W&B's), direction (Optuna's).
+  const Value* mode = nullptr;
+  for (std::string_view key : {"mode", "goal", "direction"}) {
+    const Value* found = metric.Find(key);
+    if (found == nullptr) continue;
+    if (mode != nullptr)
+      return found->Invalid(fmt::format("'{}' says the same as '{}'", key, mode->path()),
+                            "give only mode: min or mode: max");
+    mode = found;
+  }
+  if (mode == nullptr)
+    return tl::unexpected(
+        metric.Require("mode", fmt::format("add mode: min or mode: max for {}", spec.name)).error());
+  GS_ASSIGN_OR_RETURN(std::string_view mode_text, mode->ToEnum(kObjectiveModes));
+  spec.mode = mode_text.starts_with("min") ? Mode::kMin : Mode::kMax;
+  return spec;
+}
+
+Status ParseObjectiveList(const Value& value, ExperimentConfig& config) {
+  if (!value.IsList())
+    return value.WrongType("a list of {name, mode}",
+                           "write metrics: [{name: val_acc, mode: max}, {name: params_m, mode: min}]");
+  GS_ASSIGN_OR_RETURN(std::vector<Value> list, value.ToList());
+  if (list.size() == 1)
+    return value.Invalid("metrics: lists one objective",
+                         "write metric: {name: ..., mode: ...} for one, or list 2 to 8");
+  if (list.size() < 2 || list.size() > kMaxObjectives)
+    return value.Invalid(fmt::format("metrics: lists {} objectives", list.size()),
+                         fmt::format("list 2 to {} objectives", kMaxObjectives));
+  std::map<std::string, int> lines;  // name -> line of its first entry
+  for (const Value& element : list) {
+    GS_ASSIGN_OR_RETURN(MetricSpec spec, ParseObjectiveMetric(element));
+    if (const auto it = lines.find(spec.name); it != lines.end())
+      return element.Invalid(
+          fmt::format("metric '{}' is named twice (first on line {})", spec.name, it->second),
+          "list each objective once");
+    lines.emplace(spec.name, element.line());
+    config.metrics.push_back(std::move(spec));
+  }
+  config.metric = config.metrics.front();
+  return {};
+}
+
+Expected<std::optional<double>> ParseConstraintBound(const Mapping& entry, std::string_view key) {
+  const Value* bound = entry.Find(key);
+  if (bound == nullptr || bound->IsNull()) return std::optional<double>();
+  GS_ASSIGN_OR_RETURN(double number, bound->ToNumber());  // finite: ToNumber refuses .inf, .nan
+  return std::optional<double>(number);
+}
+
+Status ParseConstraints(const Value* value, ExperimentConfig& config) {
+  if (value == nullptr || value->IsNull()) return {};
+  if (!value->IsList())
+    return value->WrongType("a list of {metric, min, max}",
+                            "write constraints: [{metric: latency_ms, max: 10}]");
+  GS_ASSIGN_OR_RETURN(std::vector<Value> list, value->ToList());
+  for (const Value& element : list) {
+    GS_ASSIGN_OR_RETURN(Mapping entry, element.ToMapping());
+    GS_TRY(entry.CheckKeys(kConstraintKeys));
+    ConstraintSpec spec;
+    GS_ASSIGN_OR_RETURN(
+        Value metric, entry.Require("metric", "name the reported metric it bounds, e.g. metric: latency_ms"));
+    GS_ASSIGN_OR_RETURN(spec.metric, metric.ToText());
+    if (spec.metric.empty())
+      return metric.Invalid("the constraint's metric name is empty", "e.g. metric: latency_ms");
+    GS_ASSIGN_OR_RETURN(spec.min, ParseConstraintBound(entry, "min"));
+    GS_ASSIGN_OR_RETURN(spec.max, ParseConstraintBound(entry, "max"));
+    if (!spec.min && !spec.max)
+      return element.Invalid(fmt::format("the constraint on '{}' has no bound", spec.metric),
+                             "add min: and/or max:, e.g. max: 10");
+    if (spec.min && spec.max && *spec.min > *spec.max)
+      return element.Invalid(fmt::format("the constraint on '{}' has min {:g} > max {:g}",
+                                         spec.metric, *spec.min, *spec.max),
+                             "no value could satisfy it; swap them or fix one");
+    config.constraints.push_back(std::move(spec));
+  }
+  return {};
+}
+
+// What the search asks for, and why it cannot take the objective.
+Status RefuseObjectiveAt(const Mapping& top, std::string_view section, std::string_view problem,
+                         std::string_view hint) {
+  const Value* at = top.Find(section);
+  if (at != nullptr && at->IsMapping())
+    if (const YAML::Node type = at->node()["type"]; type) return at->Child(type, "type").Invalid(problem, hint);
+  return (at ? *at : top.self()).Invalid(problem, hint);
+}
+
+}  // namespace
+
+Status ParseObjective(const Mapping& top, ExperimentConfig& config) {
+  const Value* metric = top.Find("metric");
+  const Value* metrics = top.Find("metrics");
+  if (metric != nullptr && metrics != nullptr)
+    return metrics->Invalid("metric: and metrics: are both given",
+                            "give metric: for one objective or metrics: for 2 to 8");
+  if (metrics != nullptr) {
+    GS_TRY(ParseObjectiveList(*metrics, config));
+  } else {
+    GS_ASSIGN_OR_RETURN(
+        Value value,
+        top.Require("metric", "add e.g. metric: {name: val_acc, mode: max} (or metrics: [...] "
+                              "for several objectives)"));
+    GS_ASSIGN_OR_RETURN(config.metric, ParseObjectiveMetric(value));
+  }
+  return ParseConstraints(top.Find("constraints"), config);
+}
+
+Status CheckObjectiveSupport(const Mapping& top, const ExperimentConfig& config) {
+  const bool multi = !config.metrics.empty();
+  const bool constrained = !config.constraints.empty();
+  if (!multi && !constrained) return {};
+  const std::string_view asked = multi ? "several objectives (metrics:)" : "constraints";
+  if (config.nas)
+    return RefuseObjectiveAt(top, multi ? "metrics" : "constraints",
+                             fmt::format("a NAS experiment does not take {}", asked),
+                             multi ? "NAS is single-objective: give metric: {name: ..., mode: ...}"
+                                   : "remove constraints: (NAS ranks by its metric alone)");
+  const SamplerKind kind = config.sampler.kind;
+  if (kind == SamplerKind::kTpe || kind == SamplerKind::kCmaes || kind == SamplerKind::kEvolution ||
+      kind == SamplerKind::kGp)
+    return RefuseObjectiveAt(
+        top, "sampler",
+        fmt::format("the {} sampler models one metric and cannot honour {}", ToString(kind), asked),
+        fmt::format("use sampler type nsga2 (or random, sobol, grid), or one metric without "
+                    "constraints for {}",
+                    ToString(kind)));
+  if (config.scheduler.kind != SchedulerKind::kNone)
+    return RefuseObjectiveAt(
+        top, "scheduler",
+        fmt::format("the {} scheduler stops trials by one metric and cannot honour {}",
+                    ToString(config.scheduler.kind), asked),
+        "remove scheduler:, or give one metric without constraints");
+  if (config.cv.enabled())
+    return RefuseObjectiveAt(top, "cv", fmt::format("cross-validation cannot yet combine {}", asked),
+                             "remove cv:, or give one metric without constraints");
+  return {};
+}
+
+}  // namespace gpusweep::config_detail

@@ -1,0 +1,139 @@
+// metrics:, constraints: and what refuses them (objective_parser.h).
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "config/config_test_util.h"
+#include "gpusweep/config.h"
+
+namespace gpusweep {
+namespace {
+
+using config_test::ParseError;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr std::string_view kObjectiveHead = "name: e\ncommand: [a]\n";
+constexpr std::string_view kObjectiveTail =
+    "sampler: {type: random, trials: 4}\n"
+    "search_space:\n"
+    "  lr: {type: uniform, low: 0, high: 1}\n";
+
+std::string ObjectiveYaml(std::string_view objective, std::string_view tail = kObjectiveTail) {
+  return std::string(kObjectiveHead) + std::string(objective) + std::string(tail);
+}
+
+TEST(ObjectiveParserTest, MetricsListsTheObjectivesInOrderAndMetricIsTheFirst) {
+  auto config = ParseConfig(ObjectiveYaml("metrics:\n"
+                                          "  - {name: val_acc, mode: max}\n"
+                                          "  - {name: params_m, direction: minimize}\n"
+                                          "constraints:\n"
+                                          "  - {metric: latency_ms, max: 10}\n"
+                                          "  - {metric: mem_gib, min: 1, max: 20.5}\n"),
+                            "exp.yaml");
+  ASSERT_TRUE(config) << config.error().message;
+  ASSERT_EQ(config->metrics.size(), 2u);
+  EXPECT_EQ(config->metrics[1].name, "params_m");
+  EXPECT_EQ(config->metrics[1].mode, Mode::kMin);
+  EXPECT_EQ(config->metric.name, "val_acc");
+  ASSERT_EQ(config->constraints.size(), 2u);
+  EXPECT_EQ(config->constraints[0].metric, "latency_ms");
+  EXPECT_FALSE(config->constraints[0].min);
+  EXPECT_EQ(config->constraints[0].max, 10.0);
+  EXPECT_EQ(config->constraints[1].min, 1.0);
+  EXPECT_EQ(config->constraints[1].max, 20.5);
+  const Objective objective = ObjectiveOf(*config);
+  EXPECT_TRUE(objective.multi());
+  EXPECT_TRUE(objective.constrained());
+  EXPECT_FALSE(objective.Feasible(Json{{"latency_ms", 11}, {"mem_gib", 2}}));
+  // Both are part of the identity: resuming with other objectives is another experiment.
+  const Json identity = ConfigIdentity(*config);
+  EXPECT_EQ(identity["metrics"][1]["mode"], "min");
+  EXPECT_EQ(identity["constraints"][0]["max"], 10.0);
+}
+
+TEST(ObjectiveParserTest, OneMetricKeepsItsIdentityAndTakesConstraintsToo) {
+  auto plain = ParseConfig(ObjectiveYaml("metric: {name: m, mode: max}\n"), "exp.yaml");
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_TRUE(plain->metrics.empty());
+  EXPECT_FALSE(ConfigIdentity(*plain).contains("metrics"));
+  EXPECT_FALSE(ConfigIdentity(*plain).contains("constraints"));
+  EXPECT_FALSE(ObjectiveOf(*plain).multi());
+  auto constrained = ParseConfig(
+      ObjectiveYaml("metric: {name: m, mode: max}\nconstraints: [{metric: m2, min: 0}]\n"), "exp.yaml");
+  ASSERT_TRUE(constrained) << constrained.error().message;
+  EXPECT_TRUE(ObjectiveOf(*constrained).constrained());
+}
+
+TEST(ObjectiveParserTest, AMetricNamedTwiceSaysWhereItFirstWas) {
+  EXPECT_THAT(ParseError(ObjectiveYaml("metrics:\n"
+                                       "  - {name: acc, mode: max}\n"
+                                       "  - {name: size, mode: min}\n"
+                                       "  - {name: acc, mode: min}\n")),
+              StartsWith("exp.yaml:6:5: metrics[2]: metric 'acc' is named twice (first on line 4)"));
+}
+
+TEST(ObjectiveParserTest, AModeMissingNamesTheMetric) {
+  EXPECT_THAT(ParseError(ObjectiveYaml("metrics:\n  - {name: acc, mode: max}\n  - {name: size}\n")),
+              AllOf(StartsWith("exp.yaml:5:"), HasSubstr("mode"), HasSubstr("for size")));
+}
+
+TEST(ObjectiveParserTest, CountsOutsideTwoToEightAndBothKeysAreRefused) {
+  EXPECT_THAT(ParseError(ObjectiveYaml("metrics: [{name: a, mode: max}]\n")),
+              AllOf(StartsWith("exp.yaml:3:"), HasSubstr("lists one objective"),
+                    HasSubstr("write metric:")));
+  std::string nine = "metrics: [";
+  for (int i = 0; i < 9; ++i) nine += "{name: m" + std::to_string(i) + ", mode: max}, ";
+  nine.resize(nine.size() - 2);
+  nine += "]\n";
+  EXPECT_THAT(ParseError(ObjectiveYaml(nine)), HasSubstr("lists 9 objectives; list 2 to 8"));
+  EXPECT_THAT(ParseError(ObjectiveYaml("metric: {name: a, mode: max}\n"
+                                       "metrics: [{name: a, mode: max}, {name: b, mode: min}]\n")),
+              AllOf(StartsWith("exp.yaml:4:"), HasSubstr("both given")));
+  EXPECT_THAT(ParseError(ObjectiveYaml("")), HasSubstr("or metrics: [...]"));
+}
+
+TEST(ObjectiveParserTest, AConstraintNeedsAMetricAndABoundThatCanHold) {
+  const std::string_view head = "metric: {name: m, mode: max}\n";
+  EXPECT_THAT(ParseError(ObjectiveYaml(std::string(head) + "constraints: [{max: 10}]\n")),
+              AllOf(StartsWith("exp.yaml:4:"), HasSubstr("'metric'"), HasSubstr("latency_ms")));
+  EXPECT_THAT(ParseError(ObjectiveYaml(std::string(head) + "constraints: [{metric: lat}]\n")),
+              AllOf(StartsWith("exp.yaml:4:"), HasSubstr("the constraint on 'lat' has no bound")));
+  EXPECT_THAT(ParseError(ObjectiveYaml(std::string(head) + "constraints: [{metric: lat, min: 5, max: 1}]\n")),
+              HasSubstr("min 5 > max 1"));
+  EXPECT_THAT(ParseError(ObjectiveYaml(std::string(head) + "constraints: [{metric: lat, max: .inf}]\n")),
+              HasSubstr("constraints[0].max: found the number .inf, expected a finite number"));
+  EXPECT_THAT(ParseError(ObjectiveYaml(std::string(head) + "constraints: [{metric: lat, maxx: 1}]\n")),
+              HasSubstr("did you mean 'max'"));
+  EXPECT_THAT(ParseError(ObjectiveYaml(std::string(head) + "constraints: {metric: lat, max: 1}\n")),
+              HasSubstr("expected a list"));
+}
+
+TEST(ObjectiveParserTest, WhatRanksByOneMetricRefusesSeveralOrConstraintsAtItsType) {
+  const std::string two = "metrics: [{name: a, mode: max}, {name: b, mode: min}]\n";
+  EXPECT_THAT(ParseError(ObjectiveYaml(two, "sampler: {type: tpe, trials: 4}\n"
+                                            "search_space: {lr: {type: uniform, low: 0, high: 1}}\n")),
+              AllOf(StartsWith("exp.yaml:4:"), HasSubstr("sampler.type"),
+                    HasSubstr("tpe sampler models one metric")));
+  EXPECT_THAT(ParseError(ObjectiveYaml("metric: {name: a, mode: max}\nconstraints: [{metric: c, max: 1}]\n",
+                                       "sampler: {type: tpe, trials: 4}\n"
+                                       "search_space: {lr: {type: uniform, low: 0, high: 1}}\n")),
+              HasSubstr("cannot honour constraints"));
+  EXPECT_THAT(ParseError(ObjectiveYaml(two, std::string(kObjectiveTail) +
+                                                "scheduler: {type: median}\n")),
+              AllOf(HasSubstr("scheduler.type"), HasSubstr("median scheduler")));
+  EXPECT_THAT(ParseError(ObjectiveYaml(two, std::string(kObjectiveTail) + "cv: {folds: 3}\n")),
+              HasSubstr("cross-validation cannot yet combine"));
+  // Samplers that ignore the history take any objective.
+  for (std::string_view sampler : {"random", "sobol"}) {
+    auto config = ParseConfig(
+        ObjectiveYaml(two, fmt::format("sampler: {{type: {}, trials: 4}}\n"
+                                       "search_space: {{lr: {{type: uniform, low: 0, high: 1}}}}\n",
+                                       sampler)),
+        "exp.yaml");
+    EXPECT_TRUE(config) << config.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace gpusweep

@@ -1,0 +1,64 @@
+// pareto_views.h — results of an experiment with several objectives or constraints
+// (docs/config.md, "Several objectives and constraints"): the Pareto ranking `status`
+// and `best` show, and the front's hypervolume.
+//
+// Contract: pure; trials are ranked through the Objective (objective.h) and pareto.h,
+// never by a second ordering. Only completed trials are ranked (as RankTrials does).
+// - `RankParetoTrials`: completed trials in Pareto order: constraint-domination front
+//   (feasible fronts first, then infeasible ones by violation), then crowding distance
+//   (larger first), then trial number. `values` are the objective's reported values
+//   (NaN where missing), `rank` the 0-based front (0 = the Pareto front when feasible).
+// - `FrontHypervolume`: the hypervolume of the feasible trials (hence of their front) in
+//   the objectives' own units: a point counts where it is better than `reference` (in
+//   metric values: e.g. val_acc 0.5 for max, params_m 10 for min) in every objective.
+//   Without a reference, one is derived from the feasible trials (pareto.h's
+//   HypervolumeReference in loss terms: 10% past the worst value) and `derived` says
+//   so. nullopt without a feasible trial.
+// - `FormatParetoBest` (`best`): the front, one block per member (trial, each objective
+//   with its mode, violation when constrained, params, directory); nullopt when no
+//   trial completed. `ParetoBestJson` (`best --json`): {"objectives": [{name, mode}],
+//   "constraints": [...], "front": [{"trial", "values": {name: value}, "feasible",
+//   "violation", "params"}], "hypervolume": {value, reference, derived}} (hypervolume
+//   null without a feasible trial).
+// - `FormatParetoStatus` (`status`): after the table, the front (trials, size), the
+//   infeasible count and the hypervolume with the reference used.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusweep/json.h"
+#include "gpusweep/objective.h"
+#include "gpusweep/report.h"
+#include "gpusweep/trial.h"
+
+namespace gpusweep {
+
+struct ParetoTrial {
+  const TrialRecord* trial = nullptr;  // points into the trials given
+  std::vector<double> values;
+  double violation = 0;
+  int rank = 0;
+  double crowding = 0;
+};
+
+std::vector<ParetoTrial> RankParetoTrials(const std::vector<TrialRecord>& trials,
+                                          const Objective& objective);
+
+struct FrontHypervolume {
+  double value = 0;
+  std::vector<double> reference;  // metric values, one per objective
+  bool derived = false;
+};
+
+std::optional<FrontHypervolume> ComputeFrontHypervolume(
+    const std::vector<ParetoTrial>& ranked, const Objective& objective,
+    const std::optional<std::vector<double>>& reference = std::nullopt);
+
+std::optional<std::string> FormatParetoBest(const std::vector<TrialRecord>& trials,
+                                            const ReportContext& ctx, const Objective& objective);
+Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective);
+std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Objective& objective);
+
+}  // namespace gpusweep

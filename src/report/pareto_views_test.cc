@@ -1,0 +1,109 @@
+#include "report/pareto_views.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace gpusweep {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TrialRecord ParetoTrialRecord(int number, TrialState state, Json metrics) {
+  TrialRecord t;
+  t.number = number;
+  t.state = state;
+  t.params = Json{{"lr", 0.1 * number}};
+  t.last_metrics = std::move(metrics);
+  if (t.last_metrics.contains("acc")) t.objective = t.last_metrics["acc"].get<double>();
+  return t;
+}
+
+const Objective kAccAndSize({{"acc", Mode::kMax}, {"size", Mode::kMin}}, {{"ms", std::nullopt, 10.0}});
+
+std::vector<TrialRecord> ParetoTrials() {
+  return {
+      ParetoTrialRecord(0, TrialState::kCompleted, {{"acc", 0.9}, {"size", 10}, {"ms", 5}}),  // front
+      ParetoTrialRecord(1, TrialState::kCompleted, {{"acc", 0.8}, {"size", 2}, {"ms", 5}}),   // front
+      ParetoTrialRecord(2, TrialState::kCompleted, {{"acc", 0.7}, {"size", 5}, {"ms", 5}}),   // dominated by 1
+      ParetoTrialRecord(3, TrialState::kCompleted, {{"acc", 0.99}, {"size", 1}, {"ms", 12}}), // infeasible
+      ParetoTrialRecord(4, TrialState::kFailed, {{"acc", 1.0}, {"size", 0}, {"ms", 0}}),      // not ranked
+  };
+}
+
+TEST(ParetoViewsTest, RanksByFeasibleFrontThenCrowdingThenViolation) {
+  const std::vector<TrialRecord> trials = ParetoTrials();
+  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, kAccAndSize);
+  ASSERT_EQ(ranked.size(), 4u);
+  EXPECT_EQ(ranked[0].trial->number, 0);
+  EXPECT_EQ(ranked[1].trial->number, 1);
+  EXPECT_EQ(ranked[0].rank, 0);
+  EXPECT_EQ(ranked[1].rank, 0);
+  EXPECT_EQ(ranked[2].trial->number, 2);
+  EXPECT_EQ(ranked[2].rank, 1);
+  EXPECT_EQ(ranked[3].trial->number, 3);  // best objectives, but infeasible: last
+  EXPECT_EQ(ranked[3].violation, 2);
+}
+
+TEST(ParetoViewsTest, HypervolumeUsesTheGivenReferenceOrDerivesOne) {
+  const std::vector<TrialRecord> trials = ParetoTrials();
+  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, kAccAndSize);
+  // Reference acc 0.5 (max), size 12 (min): boxes (0.4 x 2) and (0.3 x 10), overlap 0.3 x 2.
+  const auto given = ComputeFrontHypervolume(ranked, kAccAndSize, std::vector<double>{0.5, 12});
+  ASSERT_TRUE(given);
+  EXPECT_NEAR(given->value, 0.4 * 2 + 0.3 * 10 - 0.3 * 2, 1e-12);
+  EXPECT_FALSE(given->derived);
+  const auto derived = ComputeFrontHypervolume(ranked, kAccAndSize);
+  ASSERT_TRUE(derived);
+  EXPECT_TRUE(derived->derived);
+  // Worst feasible acc 0.7 (range 0.2) -> 0.68; worst size 10 (range 8) -> 10.8.
+  EXPECT_NEAR(derived->reference[0], 0.68, 1e-12);
+  EXPECT_NEAR(derived->reference[1], 10.8, 1e-12);
+  EXPECT_GT(derived->value, 0);
+}
+
+TEST(ParetoViewsTest, BestListsTheFrontWithObjectivesAndParamsAsTextAndJson) {
+  const std::vector<TrialRecord> trials = ParetoTrials();
+  ReportContext ctx;
+  ctx.experiment_dir = "/runs/e";
+  const std::optional<std::string> text = FormatParetoBest(trials, ctx, kAccAndSize);
+  ASSERT_TRUE(text);
+  EXPECT_THAT(*text, HasSubstr("Pareto front: 2 of 4 completed trials"));
+  EXPECT_THAT(*text, HasSubstr("trial 0\n  acc (max): 0.9\n  size (min): 10\n  violation: 0\n  lr = 0"));
+  EXPECT_THAT(*text, HasSubstr("trial 1\n"));
+  EXPECT_THAT(*text, HasSubstr("dir: /runs/e/trials/0001"));
+  EXPECT_THAT(*text, Not(HasSubstr("trial 3")));
+  const Json json = ParetoBestJson(trials, kAccAndSize);
+  ASSERT_EQ(json["front"].size(), 2u);
+  EXPECT_EQ(json["front"][1]["trial"], 1);
+  EXPECT_EQ(json["front"][1]["values"]["size"], 2.0);
+  EXPECT_EQ(json["front"][1]["feasible"], true);
+  EXPECT_EQ(json["objectives"][1]["mode"], "min");
+  EXPECT_EQ(json["constraints"][0]["max"], 10.0);
+  EXPECT_EQ(json["hypervolume"]["derived"], true);
+}
+
+TEST(ParetoViewsTest, StatusNamesTheFrontTheInfeasibleAndTheHypervolume) {
+  const std::string status = FormatParetoStatus(ParetoTrials(), kAccAndSize);
+  EXPECT_THAT(status, HasSubstr("Pareto front: 2 of 4 completed trials: 0, 1\n"));
+  EXPECT_THAT(status, HasSubstr("Infeasible: 1 of 4 completed trials break a constraint\n"));
+  EXPECT_THAT(status, HasSubstr("Hypervolume: "));
+  EXPECT_THAT(status, HasSubstr("(reference acc=0.68, size=10.8; derived"));
+}
+
+TEST(ParetoViewsTest, NothingFeasibleListsTheLeastViolatingAndNoHypervolume) {
+  std::vector<TrialRecord> trials{
+      ParetoTrialRecord(0, TrialState::kCompleted, {{"acc", 0.9}, {"size", 10}, {"ms", 15}}),
+      ParetoTrialRecord(1, TrialState::kCompleted, {{"acc", 0.8}, {"size", 2}, {"ms", 11}})};
+  ReportContext ctx;
+  const std::optional<std::string> text = FormatParetoBest(trials, ctx, kAccAndSize);
+  ASSERT_TRUE(text);
+  EXPECT_THAT(*text, HasSubstr("No feasible trial: the 1 least violating of 2 completed trials"));
+  EXPECT_THAT(*text, HasSubstr("trial 1\n"));
+  EXPECT_TRUE(ParetoBestJson(trials, kAccAndSize)["hypervolume"].is_null());
+  EXPECT_THAT(FormatParetoStatus(trials, kAccAndSize), Not(HasSubstr("Hypervolume")));
+  EXPECT_FALSE(FormatParetoBest({}, ctx, kAccAndSize));
+}
+
+}  // namespace
+}  // namespace gpusweep
