@@ -364,7 +364,7 @@ Json NasConfigJson(const NasConfig& config) {
   const NasOperations& ops = config.operations;
   Json pooling = nullptr;
   if (ops.pooling.enabled) pooling = Json{{"pool", ops.pooling.pool}, {"kernel", ops.pooling.kernel}};
-  return Json{
+  Json json{
       {"blocks", config.blocks},
       {"depth", config.depth},
       {"width", config.width},
@@ -390,9 +390,13 @@ Json NasConfigJson(const NasConfig& config) {
       {"search", config.search == NasSearch::kRandom      ? "random"
                  : config.search == NasSearch::kEvolution ? "evolution"
                                                           : "tournament"},
-      {"evolution", {{"population", config.evolution.population},
-                     {"sample", config.evolution.sample}}},
       {"seed", static_cast<std::int64_t>(config.seed)}};
+  // Only where it is used: a tournament or random NAS experiment recorded before
+  // evolution existed keeps its identity, so it resumes.
+  if (config.search == NasSearch::kEvolution)
+    json["evolution"] = {{"population", config.evolution.population},
+                         {"sample", config.evolution.sample}};
+  return json;
 }
 
 }  // namespace gpusweep

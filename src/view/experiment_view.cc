@@ -209,7 +209,11 @@ std::vector<ViewParamLeaf> ViewSharedParams(const std::vector<TrialRecord>& tria
 }  // namespace
 
 bool ExperimentView::Sliceable() const {
-  return !meta_.cv.enabled() && !is_nas() && !meta_.scheduler;
+  if (meta_.cv.enabled() || is_nas() || meta_.scheduler) return false;
+  // The queries rank by one metric; a Pareto front (several objectives, or constraints
+  // that make trials infeasible) is computed over every trial.
+  const Objective ranked = objective();
+  return !ranked.multi() && !ranked.constrained();
 }
 
 Expected<ExperimentView::SliceRead> ExperimentView::Slice(const std::optional<TrialQuery>& rows,
