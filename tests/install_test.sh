@@ -33,30 +33,7 @@ done
 
 # A sweep from outside both trees, with nothing of them on any search path.
 work=$scratch/work
-mkdir -p "$work"
-cat > "$work/trial.py" <<'PY'
-import gpusweep
-with open("helper.txt", "w") as out:
-    out.write(gpusweep.__file__)
-gpusweep.report(acc=gpusweep.params()["x"])
-PY
-cat > "$work/sweep.yaml" <<YAML
-name: installed
-command: [/usr/bin/python3, $work/trial.py]
-metric: {name: acc, mode: max}
-sampler: {type: grid}
-search_space:
-  x: {type: choice, values: [1, 2]}
-YAML
-(cd "$work" && env -u PYTHONPATH "$gpusweep" run sweep.yaml > run.log 2>&1) ||
-  { cat "$work/run.log"; fail "the installed gpusweep run failed"; }
-(cd "$work" && "$gpusweep" best) | grep -q 'x.*2' || fail "best is not x=2: $(cd "$work" && "$gpusweep" best)"
-for helper in "$work"/runs/installed/trials/*/helper.txt; do
-  [[ -f $helper ]] || fail "no trial wrote helper.txt (runs/: $(ls -R "$work/runs" | head -20))"
-  path=$(cat "$helper")
-  [[ $path == "$installed/share/gpusweep/python/gpusweep.py" ]] ||
-    fail "the trial imported $path, not the installed helper under $installed"
-done
+"$source/tests/installed_sweep.sh" "$gpusweep" "$installed/share/gpusweep/python/gpusweep.py" "$work"
 # Nothing the run wrote names the source or build tree.
 if grep -rlF -e "$source" -e "$build" "$work" 2>/dev/null; then
   fail "the files above, written by the installed gpusweep, name $source or $build"
