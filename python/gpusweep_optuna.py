@@ -18,11 +18,15 @@ def load_study(path, storage=None):
                                              log=d.get("log", False)),
             "categorical": lambda d: CategoricalDistribution(d["choices"])}
     dists = {name: make[d["type"]](d) for name, d in data["distributions"].items()}
-    study = optuna.create_study(study_name=data["study_name"], direction=data["direction"],
+    # Several objectives: "directions" and each trial's "values"; one: "direction", "value".
+    directions = data.get("directions") or [data["direction"]]
+    study = optuna.create_study(study_name=data["study_name"], directions=directions,
                                 storage=storage)
     for t in data["trials"]:
+        values = t["values"] if "values" in t else None if t["value"] is None else [t["value"]]
         study.add_trial(optuna.trial.create_trial(
-            state=optuna.trial.TrialState[t["state"]], value=t["value"], params=t["params"],
+            state=optuna.trial.TrialState[t["state"]], values=values, params=t["params"],
             distributions={name: dists[name] for name in t["params"]}, user_attrs=t["user_attrs"],
+            system_attrs=t.get("system_attrs", {}),
             intermediate_values={int(s): v for s, v in t["intermediate_values"].items()}))
     return study

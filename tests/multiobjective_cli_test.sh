@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Several objectives and a constraint end to end: a real `gpusweep run` with the nsga2
 # sampler over a sh trial (f1 = x, f2 = (1 - x)^2 + y, constraint x + y <= 1.2), then
-# status (front, infeasible count, hypervolume), best (the front) and best --json, whose
-# front is checked against the non-dominated feasible trials of `export --format json`.
-# Usage: multiobjective_cli_test.sh GPUSWEEP_BINARY.
+# status (each objective and the Pareto rank per trial, front, infeasible count,
+# hypervolume from the configured reference), best (the front) and best --json, whose
+# front is checked against the non-dominated feasible trials of `export --format json`
+# and its pareto_rank/feasible/violation columns, and `export --format optuna` loaded
+# into Optuna 3.1 (Debian's python3-optuna, where installed), whose Pareto front of the
+# feasible trials must be the same trials.
+# Usage: multiobjective_cli_test.sh GPUSWEEP_BINARY [SOURCE_DIR].
 set -euo pipefail
 gpusweep=$1
+source_dir=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat > "$work/mo.yaml" <<'YAML'
@@ -16,6 +21,7 @@ metrics:
   - {name: f2, mode: min}
 constraints:
   - {metric: c, max: 1.2}
+hypervolume_reference: {f1: 1.0, f2: 2.0}
 sampler: {type: nsga2, trials: 24, seed: 3, population: 8}
 search_space:
   x: {type: uniform, low: 0, high: 1}
@@ -28,9 +34,13 @@ cd "$work"
 "$gpusweep" best > best.txt
 "$gpusweep" best --json > best.json
 "$gpusweep" export --format json -o trials.json
+"$gpusweep" export --format optuna -o study.json
+"$gpusweep" status --sort objective > ranked.txt
 grep -q "^Pareto front: " status.txt || { cat status.txt; exit 1; }
 grep -q "^Infeasible: " status.txt || { cat status.txt; exit 1; }
-grep -q "^Hypervolume: .*(reference f1=.*, f2=.*; derived" status.txt || { cat status.txt; exit 1; }
+grep -q "^Hypervolume: .*(reference f1=1, f2=2)$" status.txt || { cat status.txt; exit 1; }
+grep -q "^Best       Pareto front of .* trials (f1 min, f2 min)" status.txt || { cat status.txt; exit 1; }
+grep -Eq "^TRIAL +STATE +GPUS +DURATION +f1 +f2 +PARETO +PARAMS" status.txt || { cat status.txt; exit 1; }
 grep -q "^Pareto front: " best.txt || { cat best.txt; exit 1; }
 /usr/bin/python3 - <<'PY'
 import json
@@ -48,7 +58,43 @@ front = sorted(n for n, p in feasible.items() if not any(dominates(q, p) for q i
 got = sorted(m["trial"] for m in best["front"])
 assert got == front, (got, front)
 assert all(m["feasible"] for m in best["front"])
-assert best["hypervolume"]["value"] > 0 and best["hypervolume"]["derived"]
+assert not best["hypervolume"]["derived"] and best["hypervolume"]["reference"] == [1.0, 2.0]
+# The exact 2-D hypervolume of the feasible front from the reference (1, 2).
+inside = sorted((p[0], p[1]) for n, p in feasible.items() if n in front and p[0] < 1 and p[1] < 2)
+hv, last_f2 = 0.0, 2.0
+for f1, f2 in inside:
+    if f2 < last_f2:
+        hv += (1 - f1) * (last_f2 - f2)
+        last_f2 = f2
+assert abs(best["hypervolume"]["value"] - hv) < 1e-9, (best["hypervolume"], hv)
+# export: pareto_rank 1 exactly on the front; feasible and violation as the constraint says.
+for r in done:
+    n = r["trial"]
+    assert (r["pareto_rank"] == 1) == (n in front), (n, r["pareto_rank"])
+    assert r["feasible"] == (n in feasible), (n, r["feasible"])
+    assert abs(r["violation"] - max(0.0, pts[n][2] - 1.2)) < 1e-9, (n, r["violation"])
+    assert r["pareto_rank"] > max(x["pareto_rank"] for x in done if x["trial"] in feasible) or n in feasible
+# status --sort objective: the front first.
+rows = [int(line.split()[0]) for line in open("ranked.txt") if line[:5].strip().isdigit()]
+assert sorted(rows[:len(front)]) == front, (rows, front)
 assert [o["name"] for o in best["objectives"]] == ["f1", "f2"]
 print("front of %d among %d feasible of 24 trials: %s; hypervolume %.4f" % (len(front), len(feasible), front, best["hypervolume"]["value"]))
+PY
+if ! /usr/bin/python3 -c "import optuna" 2>/dev/null; then
+  echo "python3-optuna is not installed: the Optuna half skipped (scripts/install-deps.sh --tests)"
+  exit 0
+fi
+PYTHONPATH="$source_dir/python" /usr/bin/python3 - <<'PY'
+import json
+import optuna
+from optuna.study._multi_objective import _get_pareto_front_trials_by_trials
+import gpusweep_optuna
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+study = gpusweep_optuna.load_study("study.json")
+best = json.load(open("best.json"))
+assert [d.name for d in study.directions] == ["MINIMIZE", "MINIMIZE"], study.directions
+feasible = [t for t in study.trials if t.state.name == "COMPLETE" and all(c <= 0 for c in t.system_attrs["constraints"])]
+front = sorted(t.number for t in _get_pareto_front_trials_by_trials(feasible, study.directions))
+assert front == sorted(m["trial"] for m in best["front"]), (front, best["front"])
+print("Optuna's front of the feasible trials is gpusweep's: %s" % front)
 PY

@@ -235,6 +235,10 @@ struct ExperimentConfig {
   MetricSpec metric;
   std::vector<MetricSpec> metrics;
   std::vector<ConstraintSpec> constraints;  // `constraints:`; empty = every trial feasible
+  // `hypervolume_reference: {val_acc: 0.5, params_m: 10}` (several objectives only): the
+  // point hypervolume is measured from, in each objective's own units, in `metrics`
+  // order; empty: derived from the trials. A reporting choice, not in the identity.
+  std::vector<double> hypervolume_reference;
   SamplerConfig sampler;
   SchedulerConfig scheduler;
   SearchSpace search_space;

@@ -30,6 +30,7 @@
 
 #include "gpusweep/config.h"
 #include "gpusweep/json.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/trial.h"
 
 namespace gpusweep {
@@ -58,6 +59,14 @@ struct ReportContext {
   // A NAS experiment: two evaluations with equal params are RACOS proposing the same
   // setting again (at its stage's data size), not repeats; its best is never a group.
   bool nas = false;
+  // Several objectives or constraints (objective.h, docs/config.md "Several objectives
+  // and constraints"): `status` shows each objective and each trial's Pareto rank and
+  // ranks by it, its Best line is the front; exports add pareto_rank, feasible and
+  // violation. nullopt: one metric, no constraints.
+  std::optional<Objective> pareto;
+  // `hypervolume_reference:` in the objectives' own units, one per objective in their
+  // order; nullopt: derived from the trials (report/pareto_views.h).
+  std::optional<std::vector<double>> hypervolume_reference;
 };
 
 // What early stopping saved, in the scheduler's resource (e.g. epochs): the sum over
@@ -234,11 +243,19 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
 // "configuration" and "fold", and after "objective", its configuration's "cv_state",
 // "cv_mean" and "cv_std" (gpusweep/cv.h), so rows read as configurations with their
 // folds under them.
-std::string ExportCsv(const std::vector<TrialRecord>& trials, const CvConfig& cv = {});
+// With `pareto` (several objectives or constraints; each objective's value is its
+// "metric.<name>" column), after "objective": "pareto_rank" (1 = the Pareto front; the
+// feasible fronts first, then the infeasible trials by violation), "feasible" and
+// "violation" (the total constraint violation, 0 when feasible; +inf, JSON null, when a
+// constraint's metric was not reported), all three empty/null for trials that did not
+// complete (only completed trials are ranked).
+std::string ExportCsv(const std::vector<TrialRecord>& trials, const CvConfig& cv = {},
+                      const std::optional<Objective>& pareto = std::nullopt);
 // JSON: an array (pretty-printed, 2-space indent) of objects with the same keys in the
 // same order; numbers stay numbers, lists stay lists, gpus is an array of ints, missing
 // values are null.
-std::string ExportJson(const std::vector<TrialRecord>& trials, const CvConfig& cv = {});
+std::string ExportJson(const std::vector<TrialRecord>& trials, const CvConfig& cv = {},
+                       const std::optional<Objective>& pareto = std::nullopt);
 
 // `export --steps`: the learning curves, one row per reported line (trial, attempt,
 // step) in the given order (the journal's: by trial, then as read). Columns: trial,
@@ -267,6 +284,12 @@ Json ParamDistributions(const Json& search_space);
 //                "params", "intermediate_values": {"<step>": value},
 //                "user_attrs": {"gpusweep_state", "start_time_iso", "end_time_iso",
 //                               "failure_reason"?, "repeat"?}}]}
+// With several objectives (ctx.pareto multi): "directions" and "metrics" (lists, in
+// objective order) instead of "direction" and "metric", and each trial's "values" (a
+// list, null unless COMPLETE; a completed trial missing an objective is FAIL) instead
+// of "value". With constraints, each trial's "system_attrs": {"constraints": [...]},
+// Optuna's key: per bound `value - max` or `min - value` (feasible when all <= 0;
+// null for a metric not reported).
 // Trials that are running, interrupted or paused are left out (Optuna adds only
 // finished trials). A categorical whose choices are not all null, bool, number or
 // string (lists, maps) is written with each choice as its compact JSON text, and the

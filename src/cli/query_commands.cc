@@ -301,7 +301,7 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
     GS_TRY(Emit(stdout, FormatStatus(trials, opened.context, options)));
   }
   if (const Objective objective = view.objective(); objective.multi() || objective.constrained())
-    GS_TRY(Emit(stdout, FormatParetoStatus(trials, objective)));
+    GS_TRY(Emit(stdout, FormatParetoStatus(trials, objective, opened.context.hypervolume_reference)));
   GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, view.Nas(trials));
   if (nas)
     for (const std::string& line : NasProgressLines(*nas)) GS_TRY(Emit(stdout, line + "\n"));
@@ -342,7 +342,7 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
                 "use export --format json for every trial");
   if (objective.multi() || objective.constrained()) {
     if (args.json) {
-      GS_TRY(Emit(stdout, ParetoBestJson(trials, objective).dump(2) + "\n"));
+      GS_TRY(Emit(stdout, ParetoBestJson(trials, objective, opened.context.hypervolume_reference).dump(2) + "\n"));
       return 0;
     }
     if (std::optional<std::string> front = FormatParetoBest(trials, opened.context, objective)) {
@@ -386,8 +386,8 @@ Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat 
   } else if (rows == ExportRows::kSteps) {
     text = format == ExportFormat::kCsv ? ExportStepsCsv(results) : ExportStepsJson(results);
   } else {
-    text = format == ExportFormat::kCsv ? ExportCsv(trials, view.meta().cv)
-                                        : ExportJson(trials, view.meta().cv);
+    text = format == ExportFormat::kCsv ? ExportCsv(trials, view.meta().cv, opened.context.pareto)
+                                        : ExportJson(trials, view.meta().cv, opened.context.pareto);
     GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, view.Nas(trials));
     if (nas && format == ExportFormat::kJson)  // the trials, and the NAS state beside them
       text = Json{{"trials", Json::parse(text)}, {"nas", NasProgressJson(*nas)}}.dump(2) + "\n";

@@ -35,11 +35,11 @@ using config_detail::Mapping;
 using config_detail::Value;
 using config_detail::YamlSource;
 
-constexpr std::array<std::string_view, 20> kTopKeys{
+constexpr std::array<std::string_view, 21> kTopKeys{
     "name",       "command",   "shell",   "metric",       "sampler",
     "search_space", "resources", "timeout", "kill_grace",  "templates",
     "output_dir", "scheduler", "enqueue", "warm_start",   "max_failures", "nas",
-    "cv",         "backend",   "metrics", "constraints"};
+    "cv",         "backend",   "metrics", "constraints", "hypervolume_reference"};
 // A NAS experiment generates its trials (docs/nas.md): these keys have no meaning there.
 constexpr std::array<std::string_view, 6> kNotWithNas{"sampler", "search_space", "scheduler",
                                                       "enqueue", "warm_start", "cv"};

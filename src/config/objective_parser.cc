@@ -101,6 +101,29 @@ Status ParseConstraints(const Value* value, ExperimentConfig& config) {
   return {};
 }
 
+// `hypervolume_reference: {name: value, ...}`: one finite number per objective.
+Status ParseHypervolumeReference(const Value* value, ExperimentConfig& config) {
+  if (value == nullptr || value->IsNull()) return {};
+  if (config.metrics.empty())
+    return value->Invalid("hypervolume_reference needs several objectives",
+                          "list them under metrics: [{name: ..., mode: ...}, ...], or drop the key");
+  std::vector<std::string> names;
+  for (const MetricSpec& m : config.metrics) names.push_back(m.name);
+  const std::string example = fmt::format("e.g. hypervolume_reference: {{{}: ..., {}: ...}}",
+                                          names[0], names[1]);
+  if (!value->IsMapping()) return value->WrongType("a mapping of each objective to a number", example);
+  GS_ASSIGN_OR_RETURN(Mapping reference, value->ToMapping());
+  std::vector<std::string_view> valid(names.begin(), names.end());
+  GS_TRY(reference.CheckKeys(valid));
+  for (const MetricSpec& m : config.metrics) {
+    GS_ASSIGN_OR_RETURN(Value entry, reference.Require(m.name, fmt::format(
+        "give a reference value for every objective ({})", example)));
+    GS_ASSIGN_OR_RETURN(double number, entry.ToNumber());
+    config.hypervolume_reference.push_back(number);
+  }
+  return {};
+}
+
 // What the search asks for, and why it cannot take the objective.
 Status RefuseObjectiveAt(const Mapping& top, std::string_view section, std::string_view problem,
                          std::string_view hint) {
@@ -127,7 +150,8 @@ Status ParseObjective(const Mapping& top, ExperimentConfig& config) {
                               "for several objectives)"));
     GS_ASSIGN_OR_RETURN(config.metric, ParseObjectiveMetric(value));
   }
-  return ParseConstraints(top.Find("constraints"), config);
+  GS_TRY(ParseConstraints(top.Find("constraints"), config));
+  return ParseHypervolumeReference(top.Find("hypervolume_reference"), config);
 }
 
 Status CheckObjectiveSupport(const Mapping& top, const ExperimentConfig& config) {

@@ -4,7 +4,9 @@
 // Contract: ParseObjective fills ExperimentConfig's metric, metrics and constraints or
 // returns a located Error{kInvalidConfig}: neither or both of metric/metrics, fewer than
 // 2 or more than kMaxObjectives entries, a metric named twice, a name or mode missing, a
-// constraint without a metric or without a bound, min > max, a non-finite bound.
+// constraint without a metric or without a bound, min > max, a non-finite bound;
+// `hypervolume_reference` without several metrics, not a mapping of every objective's
+// name to a finite number, or naming a metric that is not an objective.
 // CheckObjectiveSupport runs once every section is parsed and refuses, at the key that
 // asks for it, a search that cannot honour the objective: several metrics or
 // constraints with a sampler, scheduler, cv or nas that would rank by the primary

@@ -109,6 +109,26 @@ TEST(ObjectiveParserTest, AConstraintNeedsAMetricAndABoundThatCanHold) {
               HasSubstr("expected a list"));
 }
 
+TEST(ObjectiveParserTest, HypervolumeReferenceGivesEveryObjectiveAValueInTheirOrder) {
+  const std::string_view two = "metrics:\n  - {name: acc, mode: max}\n  - {name: size, mode: min}\n";
+  auto config = ParseConfig(ObjectiveYaml(std::string(two) + "hypervolume_reference: {size: 12, acc: 0.5}\n"),
+                            "exp.yaml");
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->hypervolume_reference, (std::vector<double>{0.5, 12}));
+  const Json identity = ConfigIdentity(*config);
+  EXPECT_FALSE(identity.dump().find("hypervolume") != std::string::npos) << identity.dump();
+  EXPECT_THAT(ParseError(ObjectiveYaml(std::string(two) + "hypervolume_reference: {acc: 0.5}\n")),
+              AllOf(StartsWith("exp.yaml:6:"), HasSubstr("'size'"), HasSubstr("every objective")));
+  EXPECT_THAT(ParseError(ObjectiveYaml(std::string(two) + "hypervolume_reference: {acc: 0.5, sise: 1}\n")),
+              AllOf(StartsWith("exp.yaml:6:"), HasSubstr("did you mean 'size'")));
+  EXPECT_THAT(ParseError(ObjectiveYaml(std::string(two) + "hypervolume_reference: [0.5, 12]\n")),
+              AllOf(StartsWith("exp.yaml:6:"), HasSubstr("hypervolume_reference: {acc: ..., size: ...}")));
+  EXPECT_THAT(ParseError(ObjectiveYaml(std::string(two) + "hypervolume_reference: {acc: .nan, size: 1}\n")),
+              HasSubstr("expected a finite number"));
+  EXPECT_THAT(ParseError(ObjectiveYaml("metric: {name: acc, mode: max}\nhypervolume_reference: {acc: 0.5}\n")),
+              AllOf(StartsWith("exp.yaml:4:"), HasSubstr("needs several objectives")));
+}
+
 TEST(ObjectiveParserTest, WhatRanksByOneMetricRefusesSeveralOrConstraintsAtItsType) {
   const std::string two = "metrics: [{name: a, mode: max}, {name: b, mode: min}]\n";
   EXPECT_THAT(ParseError(ObjectiveYaml(two, "sampler: {type: tpe, trials: 4}\n"

@@ -10,6 +10,7 @@
 #include "gpusweep/cv.h"
 #include "gpusweep/report.h"
 #include "report/export_rows.h"
+#include "report/pareto_views.h"
 #include "report/text.h"
 
 namespace gpusweep {
@@ -38,11 +39,29 @@ Json OrNull(const std::optional<T>& value) {
   return value ? Json(*value) : Json(nullptr);
 }
 
+// A completed trial's place among several objectives or constraints.
+struct ParetoCells {
+  int rank = 0;  // 0-based front, as RankParetoTrials gives it
+  double violation = 0;
+};
+using ParetoCellsByTrial = std::map<int, ParetoCells>;
+
+ParetoCellsByTrial RankForExport(const std::vector<TrialRecord>& trials,
+                                 const std::optional<Objective>& pareto) {
+  ParetoCellsByTrial cells;
+  if (pareto)
+    for (const ParetoTrial& t : RankParetoTrials(trials, *pareto))
+      cells[t.trial->number] = {t.rank, t.violation};
+  return cells;
+}
+
 // One trial as an ordered object of typed values, missing values null.
 // `configuration`: under cv, the fold's configuration (nullptr without cv).
+// `pareto`: with several objectives or constraints, every trial's ranking (possibly
+// without this one: not completed); nullptr otherwise.
 Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_columns,
               const std::vector<std::string>& metric_columns, const CvConfig& cv,
-              const CvConfiguration* configuration) {
+              const CvConfiguration* configuration, const ParetoCellsByTrial* pareto) {
   Json row = Json::object();
   row["trial"] = t.number;
   if (configuration != nullptr) {
@@ -57,6 +76,13 @@ Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_column
     row["cv_state"] = configuration->queued ? "queued" : std::string(ToString(configuration->state));
     row["cv_mean"] = OrNull(configuration->mean);
     row["cv_std"] = OrNull(configuration->stddev);
+  }
+  if (pareto != nullptr) {  // 1 = the Pareto front; infeasible trials rank after feasible ones
+    const auto it = pareto->find(t.number);
+    const bool ranked = it != pareto->end();
+    row["pareto_rank"] = ranked ? Json(it->second.rank + 1) : Json(nullptr);
+    row["feasible"] = ranked ? Json(it->second.violation == 0) : Json(nullptr);
+    row["violation"] = ranked ? Json(it->second.violation) : Json(nullptr);
   }
   row["start_time"] = t.start_time > 0 ? Json(t.start_time) : Json(nullptr);
   const bool ended = t.state != TrialState::kRunning && t.end_time > 0;
@@ -96,7 +122,9 @@ void AddUnique(std::vector<std::string>& names, const std::string& name) {
   if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
 }
 
-std::vector<Json> Rows(const std::vector<TrialRecord>& trials, const CvConfig& cv) {
+std::vector<Json> Rows(const std::vector<TrialRecord>& trials, const CvConfig& cv,
+                       const std::optional<Objective>& pareto) {
+  const ParetoCellsByTrial ranking = RankForExport(trials, pareto);
   std::vector<std::string> param_columns, metric_columns;
   for (const TrialRecord& t : trials) {
     for (const auto& [name, value] : FlattenParams(t.params)) AddUnique(param_columns, name);
@@ -112,7 +140,8 @@ std::vector<Json> Rows(const std::vector<TrialRecord>& trials, const CvConfig& c
     const CvConfiguration* configuration =
         cv.enabled() && t.number >= 0 ? by_number.at(FoldOf(t.number, cv.folds).configuration)
                                       : nullptr;
-    rows.push_back(TrialRow(t, param_columns, metric_columns, cv, configuration));
+    rows.push_back(TrialRow(t, param_columns, metric_columns, cv, configuration,
+                            pareto ? &ranking : nullptr));
   }
   return rows;
 }
@@ -148,12 +177,14 @@ std::vector<std::pair<std::string, Json>> FlattenParams(const Json& params) {
   return out;
 }
 
-std::string ExportCsv(const std::vector<TrialRecord>& trials, const CvConfig& cv) {
-  return report::RowsToCsv(Rows(trials, cv), kFixedColumns);
+std::string ExportCsv(const std::vector<TrialRecord>& trials, const CvConfig& cv,
+                      const std::optional<Objective>& pareto) {
+  return report::RowsToCsv(Rows(trials, cv, pareto), kFixedColumns);
 }
 
-std::string ExportJson(const std::vector<TrialRecord>& trials, const CvConfig& cv) {
-  return report::RowsToJson(Rows(trials, cv));
+std::string ExportJson(const std::vector<TrialRecord>& trials, const CvConfig& cv,
+                       const std::optional<Objective>& pareto) {
+  return report::RowsToJson(Rows(trials, cv, pareto));
 }
 
 namespace report {

@@ -1,5 +1,7 @@
 // `export --steps` (learning curves) and `export --format optuna` (a study's worth of
 // trials with their parameters' distributions).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -197,6 +199,35 @@ Json FoldAttributes(const CvConfiguration& c, const CvConfig& cv) {
   return attrs;
 }
 
+// Optuna's constraint values (a trial is feasible when every one is <= 0): per bound,
+// how far the metric lies past it; a metric not reported gives null.
+Json OptunaConstraints(const TrialRecord& t, const Objective& objective) {
+  Json values = Json::array();
+  for (const ConstraintSpec& c : objective.constraints()) {
+    const auto it = t.last_metrics.is_object() ? t.last_metrics.find(c.metric) : t.last_metrics.end();
+    const bool number = it != t.last_metrics.end() && it->is_number() && std::isfinite(it->get<double>());
+    const double value = number ? it->get<double>() : 0;
+    if (c.min) values.push_back(number ? Json(*c.min - value) : Json(nullptr));
+    if (c.max) values.push_back(number ? Json(value - *c.max) : Json(nullptr));
+  }
+  return values;
+}
+
+// Several objectives: the trial's "value" becomes "values" (one per objective, in the
+// study's order; a completed trial missing one is FAIL, as with one objective).
+// Constraints (any number of objectives): system_attrs "constraints", Optuna's key.
+void AddParetoFields(Json& row, const TrialRecord& t, const Objective& objective) {
+  if (objective.multi()) {
+    const std::vector<double> values = objective.Values(t.last_metrics);
+    const bool complete = row["state"] == "COMPLETE" &&
+                          std::none_of(values.begin(), values.end(), [](double v) { return std::isnan(v); });
+    if (row["state"] == "COMPLETE" && !complete) row["state"] = "FAIL";
+    row.erase("value");
+    row["values"] = complete ? Json(values) : Json(nullptr);
+  }
+  if (objective.constrained()) row["system_attrs"] = Json{{"constraints", OptunaConstraints(t, objective)}};
+}
+
 }  // namespace
 
 std::string ExportOptuna(const std::vector<TrialRecord>& trials,
@@ -213,15 +244,27 @@ std::string ExportOptuna(const std::vector<TrialRecord>& trials,
   } else {
     for (const TrialRecord& t : trials)
       if (auto row = OptunaTrial(t, space, IntermediateValues(t, results, ctx.metric.name),
-                                 Json::object()))
+                                 Json::object())) {
+        if (ctx.pareto) AddParetoFields(*row, t, *ctx.pareto);
         rows.push_back(std::move(*row));
+      }
   }
-  Json study{{"study_name", ctx.experiment_name},
-             {"direction", DirectionName(ctx.metric.mode)},
-             {"metric", ctx.metric.name},
-             {"distributions", space.distributions},
-             {"constants", space.constants},
-             {"trials", std::move(rows)}};
+  Json study{{"study_name", ctx.experiment_name}};
+  if (ctx.pareto && ctx.pareto->multi()) {  // Optuna's multi-objective study
+    Json directions = Json::array(), metrics = Json::array();
+    for (const MetricSpec& m : ctx.pareto->metrics()) {
+      directions.push_back(DirectionName(m.mode));
+      metrics.push_back(m.name);
+    }
+    study["directions"] = std::move(directions);
+    study["metrics"] = std::move(metrics);
+  } else {
+    study["direction"] = DirectionName(ctx.metric.mode);
+    study["metric"] = ctx.metric.name;
+  }
+  study["distributions"] = space.distributions;
+  study["constants"] = space.constants;
+  study["trials"] = std::move(rows);
   return study.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

@@ -10,6 +10,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::MakeTrial;
 
 TEST(ReportFlattenTest, NestedMapsBecomeDottedNames) {
@@ -171,6 +172,34 @@ TEST(ReportJsonTest, ScheduledTrialsCarryBudgetRungAndBracket) {
   EXPECT_EQ(row["rung"], Json(2));
   EXPECT_EQ(row["bracket"], Json(1));
   EXPECT_EQ(row["state"], "paused");
+}
+
+TEST(ReportJsonTest, SeveralObjectivesAddParetoRankFeasibleAndViolation) {
+  auto trial = [](int number, TrialState state, Json metrics) {
+    TrialRecord t = MakeTrial(number, state, std::nullopt);
+    t.last_metrics = std::move(metrics);
+    return t;
+  };
+  const std::vector<TrialRecord> trials{
+      trial(0, TrialState::kCompleted, {{"acc", 0.9}, {"size", 10}, {"ms", 5}}),
+      trial(1, TrialState::kCompleted, {{"acc", 0.7}, {"size", 12}, {"ms", 5}}),
+      trial(2, TrialState::kCompleted, {{"acc", 0.99}, {"size", 1}, {"ms", 12.5}}),
+      trial(3, TrialState::kRunning, {{"acc", 1.0}})};
+  const Objective objective({{"acc", Mode::kMax}, {"size", Mode::kMin}}, {{"ms", std::nullopt, 10.0}});
+  const Json rows = Json::parse(ExportJson(trials, {}, objective));
+  EXPECT_EQ(rows[0]["pareto_rank"], Json(1));
+  EXPECT_EQ(rows[1]["pareto_rank"], Json(2));
+  EXPECT_EQ(rows[2]["pareto_rank"], Json(3));  // the best values, but infeasible
+  EXPECT_EQ(rows[2]["feasible"], Json(false));
+  EXPECT_EQ(rows[2]["violation"], Json(2.5));
+  EXPECT_EQ(rows[0]["feasible"], Json(true));
+  EXPECT_TRUE(rows[3]["pareto_rank"].is_null());
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : rows[0].items()) keys.push_back(k);
+  EXPECT_EQ(std::vector<std::string>(keys.begin() + 4, keys.begin() + 8),
+            (std::vector<std::string>{"objective", "pareto_rank", "feasible", "violation"}));
+  EXPECT_THAT(ExportCsv(trials, {}, objective), HasSubstr("objective,pareto_rank,feasible,violation,"));
+  EXPECT_THAT(ExportCsv(trials), Not(HasSubstr("pareto_rank")));
 }
 
 }  // namespace

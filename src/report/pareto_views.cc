@@ -1,6 +1,7 @@
 // Pareto ranking, best and status lines (report/pareto_views.h).
 #include "report/pareto_views.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -113,7 +114,8 @@ std::optional<std::string> FormatParetoBest(const std::vector<TrialRecord>& tria
   return out;
 }
 
-Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective) {
+Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective,
+                    const std::optional<std::vector<double>>& reference) {
   const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
   Json out = Json::object();
   out["objectives"] = Json::array();
@@ -136,11 +138,12 @@ Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& obj
                                   {"violation", ParetoJsonNumber(m->violation)},
                                   {"params", m->trial->params}});
     }
-  out["hypervolume"] = ParetoHypervolumeJson(ComputeFrontHypervolume(ranked, objective));
+  out["hypervolume"] = ParetoHypervolumeJson(ComputeFrontHypervolume(ranked, objective, reference));
   return out;
 }
 
-std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Objective& objective) {
+std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Objective& objective,
+                               const std::optional<std::vector<double>>& reference) {
   const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
   std::vector<int> front;
   int infeasible = 0;
@@ -155,9 +158,31 @@ std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Obj
   if (objective.constrained())
     out += fmt::format("Infeasible: {} of {} completed trials break a constraint\n", infeasible,
                        ranked.size());
-  if (const std::optional<FrontHypervolume> hv = ComputeFrontHypervolume(ranked, objective))
+  if (!objective.multi()) return out;  // one metric: the best feasible value says it all
+  if (const std::optional<FrontHypervolume> hv = ComputeFrontHypervolume(ranked, objective, reference))
     out += fmt::format("Hypervolume: {:g} (reference {})\n", hv->value, ParetoReferenceText(*hv, objective));
   return out;
+}
+
+std::string ParetoBestHeader(const std::vector<TrialRecord>& trials, const Objective& objective) {
+  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
+  if (ranked.empty()) return "no completed trial yet";
+  if (ranked.front().violation != 0)
+    return fmt::format("no feasible trial yet: all {} completed trials break a constraint", ranked.size());
+  if (!objective.multi())
+    return fmt::format("{}={} (trial #{}, the best of the feasible trials)", objective.primary().name,
+                       ParetoNumber(ranked.front().values[0]), ranked.front().trial->number);
+  const auto front = std::count_if(ranked.begin(), ranked.end(), ParetoFeasibleFront);
+  std::vector<std::string> directions;
+  for (const MetricSpec& m : objective.metrics())
+    directions.push_back(fmt::format("{} {}", m.name, ModeName(m.mode)));
+  return fmt::format("Pareto front of {} trials ({}); `gpusweep best` lists them", front,
+                     fmt::join(directions, ", "));
+}
+
+std::string ParetoRankText(const ParetoTrial& trial) {
+  if (trial.violation != 0) return fmt::format("infeasible +{:g}", trial.violation);
+  return trial.rank == 0 ? std::string("front") : std::to_string(trial.rank + 1);
 }
 
 }  // namespace gpusweep

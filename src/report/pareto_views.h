@@ -21,7 +21,13 @@
 //   "violation", "params"}], "hypervolume": {value, reference, derived}} (hypervolume
 //   null without a feasible trial).
 // - `FormatParetoStatus` (`status`): after the table, the front (trials, size), the
-//   infeasible count and the hypervolume with the reference used.
+//   infeasible count and the hypervolume with the reference used (`reference`: the
+//   config's hypervolume_reference, else derived; likewise for ParetoBestJson).
+// - `ParetoBestHeader` (`status`'s Best line): with several objectives, the front's size
+//   and the objectives' directions; with one constrained objective, the best feasible
+//   trial's value; without a feasible trial, how many completed and that none is.
+// - `ParetoRankText` (`status`'s PARETO column): "front" for the feasible front, "2",
+//   "3", ... for later feasible fronts, "infeasible +0.25" (the total violation) else.
 #pragma once
 
 #include <optional>
@@ -58,7 +64,11 @@ std::optional<FrontHypervolume> ComputeFrontHypervolume(
 
 std::optional<std::string> FormatParetoBest(const std::vector<TrialRecord>& trials,
                                             const ReportContext& ctx, const Objective& objective);
-Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective);
-std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Objective& objective);
+Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective,
+                    const std::optional<std::vector<double>>& reference = std::nullopt);
+std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Objective& objective,
+                               const std::optional<std::vector<double>>& reference = std::nullopt);
+std::string ParetoBestHeader(const std::vector<TrialRecord>& trials, const Objective& objective);
+std::string ParetoRankText(const ParetoTrial& trial);
 
 }  // namespace gpusweep

@@ -105,5 +105,34 @@ TEST(ParetoViewsTest, NothingFeasibleListsTheLeastViolatingAndNoHypervolume) {
   EXPECT_FALSE(FormatParetoBest({}, ctx, kAccAndSize));
 }
 
+TEST(ParetoViewsTest, RankTextNamesTheFrontLaterFrontsAndTheViolation) {
+  const std::vector<TrialRecord> trials = ParetoTrials();
+  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, kAccAndSize);
+  EXPECT_EQ(ParetoRankText(ranked[0]), "front");
+  EXPECT_EQ(ParetoRankText(ranked[2]), "2");
+  EXPECT_EQ(ParetoRankText(ranked[3]), "infeasible +2");
+}
+
+TEST(ParetoViewsTest, BestHeaderCountsTheFrontOrGivesTheBestFeasibleValue) {
+  const std::vector<TrialRecord> trials = ParetoTrials();
+  EXPECT_EQ(ParetoBestHeader(trials, kAccAndSize),
+            "Pareto front of 2 trials (acc max, size min); `gpusweep best` lists them");
+  // One constrained metric: trial 3 has the best acc but breaks ms <= 10.
+  const Objective acc_only(MetricSpec{"acc", Mode::kMax}, {{"ms", std::nullopt, 10.0}});
+  EXPECT_EQ(ParetoBestHeader(trials, acc_only), "acc=0.9 (trial #0, the best of the feasible trials)");
+  const std::vector<TrialRecord> infeasible{trials[3]};
+  EXPECT_EQ(ParetoBestHeader(infeasible, acc_only),
+            "no feasible trial yet: all 1 completed trials break a constraint");
+  EXPECT_EQ(ParetoBestHeader({}, acc_only), "no completed trial yet");
+}
+
+TEST(ParetoViewsTest, StatusLinesUseTheConfiguredReference) {
+  const std::vector<TrialRecord> trials = ParetoTrials();
+  const std::string given = FormatParetoStatus(trials, kAccAndSize, std::vector<double>{0.5, 12});
+  EXPECT_THAT(given, HasSubstr("Hypervolume: 3.2 (reference acc=0.5, size=12)\n"));
+  EXPECT_THAT(FormatParetoStatus(trials, kAccAndSize), HasSubstr("derived"));
+  EXPECT_EQ(ParetoBestJson(trials, kAccAndSize, std::vector<double>{0.5, 12})["hypervolume"]["derived"], false);
+}
+
 }  // namespace
 }  // namespace gpusweep

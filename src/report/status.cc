@@ -3,6 +3,7 @@
 #include <cassert>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "gpusweep/report.h"
 #include "gpusweep/objective.h"
 #include "report/param_text.h"
+#include "report/pareto_views.h"
 #include "report/cv_views.h"
 #include "report/nas_result.h"
 #include "report/status_header.h"
@@ -143,9 +145,14 @@ bool ParamBefore(const TrialRecord& a, const TrialRecord& b, const std::string& 
   return x->dump() < y->dump();
 }
 
+// Trial number -> its place in the Pareto order (report/pareto_views.h); empty
+// without several objectives or constraints.
+using ParetoPlaces = std::map<int, std::size_t>;
+
 std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trials,
                                            const MetricSpec& metric, double now,
-                                           const StatusOptions& options) {
+                                           const StatusOptions& options,
+                                           const ParetoPlaces& pareto = {}) {
   std::vector<const TrialRecord*> rows;
   for (const TrialRecord& t : trials)
     if (!options.state || t.state == *options.state) rows.push_back(&t);
@@ -154,6 +161,15 @@ std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trial
   switch (options.sort) {
     case StatusSort::kNumber: break;
     case StatusSort::kObjective:
+      if (!pareto.empty()) {  // by Pareto rank, then crowding; trials not ranked last
+        auto place = [&](const TrialRecord* t) {
+          const auto it = pareto.find(t->number);
+          return it == pareto.end() ? pareto.size() : it->second;
+        };
+        std::stable_sort(rows.begin(), rows.end(),
+                         [&](const auto* a, const auto* b) { return place(a) < place(b); });
+        break;
+      }
       std::stable_sort(rows.begin(), rows.end(), [&](const auto* a, const auto* b) {
         return RanksBefore(metric.mode, a->objective, b->objective);
       });
@@ -177,9 +193,30 @@ std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trial
 
 // The table of `status` rows (repeats, jobs: some trial, listed or not, has a repeat
 // index, a cluster job id: the column is there).
+// With several objectives or constraints, a row shows each objective and its Pareto
+// rank instead of the one objective.
+struct ParetoColumns {
+  const Objective* objective = nullptr;
+  std::map<int, const ParetoTrial*> ranked;  // by trial number
+};
+
+void AppendObjectiveCells(std::vector<report::Segment>& row, const TrialRecord& t,
+                          const ReportContext& ctx, const StatusOptions& options,
+                          const ParetoColumns& pareto) {
+  if (pareto.objective == nullptr) {
+    row.push_back({RowObjective(t, ctx, options)});
+    return;
+  }
+  for (double value : pareto.objective->Values(t.last_metrics))
+    row.push_back({std::isnan(value) ? std::string("-") : report::FormatNumber(value)});
+  const auto it = pareto.ranked.find(t.number);
+  row.push_back({it == pareto.ranked.end() ? std::string("-") : ParetoRankText(*it->second)});
+}
+
 void AppendStatusRows(std::string& out, const std::vector<const TrialRecord*>& rows,
                       const ReportContext& ctx, const StatusOptions& options,
-                      const report::ParamText& params, bool repeats, bool jobs) {
+                      const report::ParamText& params, bool repeats, bool jobs,
+                      const ParetoColumns& pareto = {}) {
   // With a scheduler, how far each trial got (its last reported resource) tells why
   // it stopped where it did.
   std::vector<report::Column> columns{{"TRIAL", Align::kRight},
@@ -191,7 +228,12 @@ void AppendStatusRows(std::string& out, const std::vector<const TrialRecord*>& r
   // staff know them by. Their GPUs are SLURM's choice, so only the count is shown.
   if (jobs) columns.push_back({"JOB", Align::kRight, /*drop_order=*/2});
   if (ctx.scheduler) columns.push_back({ResourceHeader(*ctx.scheduler), Align::kRight});
-  columns.push_back({"OBJECTIVE", Align::kRight});
+  if (pareto.objective == nullptr) {
+    columns.push_back({"OBJECTIVE", Align::kRight});
+  } else {
+    for (const MetricSpec& m : pareto.objective->metrics()) columns.push_back({m.name, Align::kRight});
+    columns.push_back({"PARETO", Align::kLeft});
+  }
   const bool any_note = std::any_of(rows.begin(), rows.end(),
                                     [](const TrialRecord* t) { return !report::NoteText(*t).empty(); });
   if (any_note) columns.push_back({"NOTE", Align::kLeft, /*drop_order=*/3});
@@ -206,7 +248,7 @@ void AppendStatusRows(std::string& out, const std::vector<const TrialRecord*>& r
     if (repeats) row.push_back({std::to_string(t->repeat)});
     if (jobs) row.push_back({t->job_id.empty() ? "-" : t->job_id});
     if (ctx.scheduler) row.push_back({ResourceText(*t, ctx)});
-    row.push_back({RowObjective(*t, ctx, options)});
+    AppendObjectiveCells(row, *t, ctx, options, pareto);
     if (any_note)
       row.push_back({report::Elide(report::NoteText(*t), ctx.width > 0 ? kNoteWidth : 0)});
     row.push_back({params.Varying(t->params)});
@@ -271,6 +313,7 @@ void AppendStatusHeader(std::string& out, const std::vector<TrialRecord>& trials
   AppendHeaderLine(out, "Best",
                    ctx.cv.enabled() ? CvBestText(trials, ctx)
                    : ctx.nas        ? NasBestText(trials, ctx)
+                   : ctx.pareto     ? ParetoBestHeader(trials, *ctx.pareto)
                    : by_group       ? BestGroupText(groups, ctx.metric)
                                     : BestText(trials, ctx.metric),
                    ctx);
@@ -291,7 +334,19 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
   auto header = [&](std::string_view label, const std::string& value) {
     report::AppendHeaderLine(out, label, value, ctx);
   };
-  const std::vector<const TrialRecord*> rows = SelectRows(trials, ctx.metric, ctx.now, options);
+  // Several objectives or constraints: ranked once, for the rows and their order.
+  std::vector<ParetoTrial> ranked;
+  ParetoColumns pareto;
+  ParetoPlaces places;
+  if (ctx.pareto) {
+    ranked = RankParetoTrials(trials, *ctx.pareto);
+    pareto.objective = &*ctx.pareto;
+    for (std::size_t i = 0; i < ranked.size(); ++i) {
+      pareto.ranked[ranked[i].trial->number] = &ranked[i];
+      places[ranked[i].trial->number] = i;
+    }
+  }
+  const std::vector<const TrialRecord*> rows = SelectRows(trials, ctx.metric, ctx.now, options, places);
   if (rows.size() != trials.size())
     header("Showing", fmt::format("{} of {} recorded trials", rows.size(), trials.size()));
   out += '\n';
@@ -299,7 +354,7 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
                                    [](const TrialRecord& t) { return t.repeat > 0; });
   const bool jobs = std::any_of(trials.begin(), trials.end(),
                                 [](const TrialRecord& t) { return !t.job_id.empty(); });
-  AppendStatusRows(out, rows, ctx, options, params, repeats, jobs);
+  AppendStatusRows(out, rows, ctx, options, params, repeats, jobs, pareto);
   return out;
 }
 

@@ -309,5 +309,46 @@ TEST(ReportSummaryTest, TableFitsWidth) {
   }
 }
 
+// Several objectives and a constraint: one column per objective and the Pareto rank,
+// and --sort objective ranks by it.
+std::vector<TrialRecord> ParetoStatusTrials() {
+  auto trial = [](int number, TrialState state, Json metrics) {
+    TrialRecord t = MakeTrial(number, state, std::nullopt, Json{{"lr", number}});
+    if (metrics.contains("acc")) t.objective = metrics["acc"].get<double>();
+    t.last_metrics = std::move(metrics);
+    return t;
+  };
+  return {trial(0, TrialState::kCompleted, {{"acc", 0.7}, {"size", 5}, {"ms", 5}}),   // dominated by 2
+          trial(1, TrialState::kCompleted, {{"acc", 0.99}, {"size", 1}, {"ms", 12}}), // infeasible
+          trial(2, TrialState::kCompleted, {{"acc", 0.8}, {"size", 2}, {"ms", 5}}),   // front
+          trial(3, TrialState::kFailed, Json::object()),                                // not ranked
+          trial(4, TrialState::kCompleted, {{"acc", 0.9}, {"size", 10}, {"ms", 5}})}; // front
+}
+
+TEST(ReportStatusTest, SeveralObjectivesShowEachValueAndTheParetoRank) {
+  ReportContext ctx = MakeContext(200);
+  ctx.metric = MetricSpec{"acc", Mode::kMax};
+  ctx.pareto = Objective({{"acc", Mode::kMax}, {"size", Mode::kMin}}, {{"ms", std::nullopt, 10.0}});
+  const std::string out = StripAnsi(FormatStatus(ParetoStatusTrials(), ctx));
+  EXPECT_THAT(out, HasSubstr("Best       Pareto front of 2 trials (acc max, size min)"));
+  EXPECT_THAT(out, HasSubstr("acc  size  PARETO"));
+  EXPECT_THAT(out, Not(HasSubstr("OBJECTIVE")));
+  const auto lines = SplitLines(out);
+  auto row = [&](int number) {
+    for (const std::string& line : lines)
+      if (line.rfind(fmt::format("{:>5}  ", number), 0) == 0) return line;
+    return std::string();
+  };
+  EXPECT_THAT(row(0), HasSubstr("0.7     5  2 "));
+  EXPECT_THAT(row(1), HasSubstr("infeasible +2"));
+  EXPECT_THAT(row(2), HasSubstr("front"));
+  EXPECT_THAT(row(3), HasSubstr("-     -  -"));
+  StatusOptions ranked;
+  ranked.sort = StatusSort::kObjective;
+  // The front (4 before 2: equal crowding, then input order), the next front, the
+  // infeasible trial, then the trial that never completed.
+  EXPECT_EQ(RowTrials(FormatStatus(ParetoStatusTrials(), ctx, ranked)), (std::vector<int>{2, 4, 0, 1, 3}));
+}
+
 }  // namespace
 }  // namespace gpusweep

@@ -7,4 +7,10 @@ SearchSpace RecordedSearchSpace(const ExperimentRecord& record) {
   return {};
 }
 
+std::vector<double> RecordedHypervolumeReference(const ExperimentRecord& record) {
+  if (auto config = ParseConfig(record.config_yaml, record.config_path))
+    return config->hypervolume_reference;
+  return {};
+}
+
 }  // namespace gpusweep

@@ -13,4 +13,8 @@ namespace gpusweep {
 // treat as "no declared bounds", never as an error.
 SearchSpace RecordedSearchSpace(const ExperimentRecord& record);
 
+// The recorded config's hypervolume_reference (ExperimentConfig), in objective order;
+// empty when it gives none or no longer parses (the reference is then derived).
+std::vector<double> RecordedHypervolumeReference(const ExperimentRecord& record);
+
 }  // namespace gpusweep

@@ -81,6 +81,13 @@ ReportContext ExperimentView::report_context() const {
   context.scheduler = meta_.scheduler;
   context.cv = meta_.cv;
   context.nas = is_nas();
+  if (Objective kept = objective(); kept.multi() || kept.constrained()) {
+    if (kept.multi() && recorded_)
+      if (std::vector<double> reference = RecordedHypervolumeReference(*recorded_);
+          reference.size() == kept.size())
+        context.hypervolume_reference = std::move(reference);
+    context.pareto = std::move(kept);
+  }
   return context;
 }
 
