@@ -1,0 +1,199 @@
+// gs_bench_mo — gpusweep's half of the multi-objective benchmark (bench/README.md,
+// "multiobjective").
+//
+//   gs_bench_mo points
+//       one JSON line per problem: its objectives and violation at 20 fixed points, for
+//       run_optuna.py --check to compare with its own implementation.
+//   gs_bench_mo run --samplers nsga2,random --seeds 20 --evals 200 --population 50
+//       one JSON line per (problem, sampler, seed): the hypervolume of the feasible
+//       trials (reference of problems.h) after each of the checkpoints 50, 100, ...,
+//       evals, and the seconds spent in Suggest. Trials run one after another, each
+//       suggestion seeing every earlier trial, as Optuna's study.optimize(n_jobs=1) does.
+//   gs_bench_mo score < optuna_runs.jsonl
+//       run_optuna.py's lines ({problem, sampler, seed, points: [[f..., violation], ...],
+//       suggest_s}) as `run` writes its own: both sides' hypervolumes are computed here,
+//       by pareto.h, so they differ only by the sampler.
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "bench/multiobjective/problems.h"
+#include "gpusweep/json.h"
+#include "gpusweep/objective.h"
+#include "gpusweep/pareto.h"
+#include "gpusweep/sampler.h"
+#include "search/splitmix64.h"
+
+namespace gpusweep::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+SearchSpace UnitCube(int variables) {
+  SearchSpace space;
+  for (int i = 0; i < variables; ++i) {
+    ParamSpec p;
+    p.name = "x" + std::to_string(i);
+    p.kind = ParamKind::kUniform;
+    p.low = 0;
+    p.high = 1;
+    space.params.push_back(p);
+  }
+  return space;
+}
+
+Objective ProblemObjective(const MoProblem& problem) {
+  std::vector<MetricSpec> metrics;
+  for (int i = 0; i < problem.objectives; ++i) metrics.push_back({"f" + std::to_string(i + 1), Mode::kMin});
+  std::vector<ConstraintSpec> constraints;
+  if (problem.constrained) constraints.push_back({"c", std::nullopt, 0.0});
+  return Objective(std::move(metrics), std::move(constraints));
+}
+
+// The evaluations of one run, in order.
+struct Evaluated {
+  std::vector<MoValue> values;
+
+  // The hypervolume of the feasible ones among the first n.
+  double Hypervolume(const MoProblem& problem, std::size_t n) const {
+    std::vector<LossPoint> points;
+    for (std::size_t i = 0; i < n && i < values.size(); ++i)
+      if (values[i].violation == 0) points.push_back(values[i].f);
+    return gpusweep::Hypervolume(points, problem.reference);
+  }
+
+  // {"50": hv, "100": hv, ..., "<evals>": hv}.
+  Json Checkpoints(const MoProblem& problem) const {
+    Json out = Json::object();
+    for (std::size_t n = 1; n <= values.size(); ++n)
+      if (n % 50 == 0 || n == values.size()) out[std::to_string(n)] = Hypervolume(problem, n);
+    return out;
+  }
+};
+
+Json RunOne(const MoProblem& problem, const std::string& sampler_name, int seed, int evals, int population) {
+  SamplerConfig config;
+  config.kind = sampler_name == "nsga2" ? SamplerKind::kNsga2 : SamplerKind::kRandom;
+  config.trials = evals;
+  config.seed = static_cast<std::uint64_t>(seed);
+  config.nsga2.population = population;
+  const Objective objective = ProblemObjective(problem);
+  auto sampler = MakeSampler(config, UnitCube(problem.variables), objective);
+  if (!sampler) return Json{{"problem", problem.name}, {"sampler", sampler_name}, {"error", sampler.error().message}};
+  std::vector<TrialRecord> history;
+  Evaluated evaluated;
+  double suggest_s = 0;
+  for (int k = 0; k < evals; ++k) {
+    const auto start = Clock::now();
+    const Suggestion s = (*sampler)->Suggest(k, history);
+    suggest_s += std::chrono::duration<double>(Clock::now() - start).count();
+    std::vector<double> x;
+    for (int i = 0; i < problem.variables; ++i) x.push_back(s.params["x" + std::to_string(i)].get<double>());
+    const MoValue value = Evaluate(problem, x);
+    TrialRecord t;
+    t.number = k;
+    t.state = TrialState::kCompleted;
+    t.params = s.params;
+    for (int i = 0; i < problem.objectives; ++i) t.last_metrics["f" + std::to_string(i + 1)] = value.f[i];
+    t.last_metrics["c"] = value.violation;
+    t.objective = value.f[0];
+    history.push_back(std::move(t));
+    evaluated.values.push_back(value);
+  }
+  return Json{{"problem", problem.name}, {"side", "gpusweep"}, {"sampler", sampler_name}, {"seed", seed},
+              {"hypervolume", evaluated.Checkpoints(problem)}, {"suggest_s", suggest_s}};
+}
+
+const MoProblem* FindProblem(const std::string& name) {
+  for (const MoProblem& problem : MoProblems())
+    if (problem.name == name) return &problem;
+  return nullptr;
+}
+
+int Score() {
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    const Json run = Json::parse(line);
+    const MoProblem* problem = FindProblem(run.at("problem").get<std::string>());
+    if (problem == nullptr) {
+      std::cerr << "gs_bench_mo score: unknown problem in " << line << "\n";
+      return 1;
+    }
+    Evaluated evaluated;
+    for (const Json& point : run.at("points")) {
+      MoValue value;
+      for (int i = 0; i < problem->objectives; ++i) value.f.push_back(point.at(i).get<double>());
+      value.violation = point.at(problem->objectives).get<double>();
+      evaluated.values.push_back(std::move(value));
+    }
+    std::cout << Json{{"problem", problem->name}, {"side", "optuna"}, {"sampler", run.at("sampler")},
+                      {"seed", run.at("seed")}, {"hypervolume", evaluated.Checkpoints(*problem)},
+                      {"suggest_s", run.at("suggest_s")}}.dump()
+              << std::endl;
+  }
+  return 0;
+}
+
+void Points() {
+  for (const MoProblem& problem : MoProblems()) {
+    search::SplitMix64 rng(12345);
+    Json points = Json::array();
+    for (int k = 0; k < 20; ++k) {
+      std::vector<double> x;
+      for (int i = 0; i < problem.variables; ++i) x.push_back(static_cast<double>(rng.Next() >> 11) * 0x1.0p-53);
+      const MoValue value = Evaluate(problem, x);
+      points.push_back(Json{{"x", x}, {"f", value.f}, {"violation", value.violation}});
+    }
+    std::cout << Json{{"problem", problem.name}, {"points", points}}.dump() << "\n";
+  }
+}
+
+std::vector<std::string> Split(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace gpusweep::bench
+
+int main(int argc, char** argv) {
+  using namespace gpusweep::bench;
+  CLI::App app{"gpusweep's multi-objective samplers on ZDT1-3, DTLZ2 and C2-DTLZ2"};
+  app.require_subcommand(1);
+  app.add_subcommand("points", "each problem at fixed points, to check against run_optuna.py");
+  app.add_subcommand("score", "hypervolumes of run_optuna.py's runs (JSON lines on stdin)");
+  CLI::App* run = app.add_subcommand("run", "optimisation runs: hypervolume per seed");
+  std::string samplers = "nsga2,random", problems;
+  int seeds = 20, evals = 200, population = 50;
+  run->add_option("--samplers", samplers, "nsga2, random");
+  run->add_option("--problems", problems, "default: all");
+  run->add_option("--seeds", seeds)->check(CLI::PositiveNumber);
+  run->add_option("--evals", evals)->check(CLI::PositiveNumber);
+  run->add_option("--population", population)->check(CLI::Range(2, 100000));
+  CLI11_PARSE(app, argc, argv);
+  if (app.got_subcommand("points")) {
+    Points();
+    return 0;
+  }
+  if (app.got_subcommand("score")) return Score();
+  const std::vector<std::string> wanted = problems.empty() ? std::vector<std::string>{} : Split(problems);
+  for (const MoProblem& problem : MoProblems()) {
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), problem.name) == wanted.end()) continue;
+    for (const std::string& sampler : Split(samplers))
+      for (int seed = 0; seed < seeds; ++seed)
+        std::cout << RunOne(problem, sampler, seed, evals, population).dump() << std::endl;
+  }
+  return 0;
+}
