@@ -153,18 +153,6 @@ void Points() {
   }
 }
 
-std::vector<std::string> Split(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = text.find(',', start);
-    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 }  // namespace
 }  // namespace gpusweep::bench
 
@@ -175,10 +163,11 @@ int main(int argc, char** argv) {
   app.add_subcommand("points", "each problem at fixed points, to check against run_optuna.py");
   app.add_subcommand("score", "hypervolumes of run_optuna.py's runs (JSON lines on stdin)");
   CLI::App* run = app.add_subcommand("run", "optimisation runs: hypervolume per seed");
-  std::string samplers = "nsga2,random", problems;
+  std::vector<std::string> samplers{"nsga2", "random"}, problems, names;
+  for (const MoProblem& problem : MoProblems()) names.push_back(problem.name);
   int seeds = 20, evals = 200, population = 50;
-  run->add_option("--samplers", samplers, "nsga2, random");
-  run->add_option("--problems", problems, "default: all");
+  run->add_option("--samplers", samplers, "nsga2, random")->delimiter(',')->check(CLI::IsMember({"nsga2", "random"}));
+  run->add_option("--problems", problems, "default: all")->delimiter(',')->check(CLI::IsMember(names));
   run->add_option("--seeds", seeds)->check(CLI::PositiveNumber);
   run->add_option("--evals", evals)->check(CLI::PositiveNumber);
   run->add_option("--population", population)->check(CLI::Range(2, 100000));
@@ -188,10 +177,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (app.got_subcommand("score")) return Score();
-  const std::vector<std::string> wanted = problems.empty() ? std::vector<std::string>{} : Split(problems);
   for (const MoProblem& problem : MoProblems()) {
-    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), problem.name) == wanted.end()) continue;
-    for (const std::string& sampler : Split(samplers))
+    if (!problems.empty() && std::find(problems.begin(), problems.end(), problem.name) == problems.end()) continue;
+    for (const std::string& sampler : samplers)
       for (int seed = 0; seed < seeds; ++seed)
         std::cout << RunOne(problem, sampler, seed, evals, population).dump() << std::endl;
   }
