@@ -190,6 +190,12 @@ Json DescribeSpace(const SearchSpace& space) {
       case ParamKind::kConstant:
         out.push_back({{"name", p.name}, {"kind", "constant"}, {"value", p.constant}});
         break;
+      case ParamKind::kNormal:
+      case ParamKind::kLogNormal:
+        out.push_back({{"name", p.name},
+                       {"kind", p.kind == ParamKind::kNormal ? "normal" : "lognormal"},
+                       {"mu", p.mu}, {"sigma", p.sigma}, {"low", p.low}, {"high", p.high}});
+        break;
     }
   }
   return out;

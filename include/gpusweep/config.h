@@ -23,7 +23,9 @@
 
 namespace gpusweep {
 
-enum class ParamKind { kChoice, kUniform, kLogUniform, kInt, kConstant };
+// kNormal / kLogNormal (appended, so the values of the others stay): see ParamSpec's
+// distribution block below.
+enum class ParamKind { kChoice, kUniform, kLogUniform, kInt, kConstant, kNormal, kLogNormal };
 
 // One search-space dimension.
 struct ParamSpec {
@@ -38,6 +40,20 @@ struct ParamSpec {
   bool int_log = false;
   Json constant;             // kConstant: the value every trial gets
   int line = 0;              // 1-based line in the YAML file, for later error messages
+
+  // ---- Distributions beyond even draws: normal, log-normal, q-rounding, weights ----
+  // (docs/config.md, "Distributions"; the samplers' handling in docs/samplers.md.)
+  // kNormal: x ~ N(mu, sigma^2). kLogNormal: x = exp(y), y ~ N(mu, sigma^2) (mu and sigma
+  // are of log x, as in W&B, Hyperopt and NNI). Both truncated to [low, high], which are
+  // -inf/+inf (kLogNormal: 0/+inf) where not given.
+  double mu = 0, sigma = 1;  // sigma > 0
+  // q > 0 (uniform, loguniform, int, normal, lognormal): each draw x becomes
+  // round(x / q) * q, as W&B, Hyperopt, NNI and Ray quantise (so a value may lie up to
+  // q/2 outside [low, high]); 0 = not rounded. An integer q gives JSON integers.
+  double q = 0;
+  bool q_clip = false;       // q > 0: the rounded value is then clamped into [low, high] (NNI)
+  // kChoice: probability of each value (same size as values, summing to 1); empty: equal.
+  std::vector<double> weights;
 };
 
 // Parameters in declaration order (the order of keys under `search_space:`).

@@ -44,24 +44,63 @@ constexpr std::array<std::string_view, 21> kTopKeys{
 constexpr std::array<std::string_view, 6> kNotWithNas{"sampler", "search_space", "scheduler",
                                                       "enqueue", "warm_start", "cv"};
 
-// Other tools' top-level keys, with what they are called here.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kForeignTopKeys{{
-    {"parameters", "search_space (W&B's parameters)"},
-    {"config", "search_space (Ray Tune's param_space/config)"},
-    {"param_space", "search_space (Ray Tune's param_space/config)"},
-    {"method", "sampler: {type: grid, random, sobol, tpe or gp} (W&B's method; bayes is tpe)"},
-    {"num_samples", "sampler: {type: ..., trials: N} (Ray Tune's num_samples)"},
-    {"n_trials", "sampler: {type: ..., trials: N} (Optuna's n_trials)"},
-    {"early_terminate", "scheduler: {type: hyperband, ...} (W&B's early_terminate)"},
+// Other tools' top-level keys (W&B sweeps, NNI experiments, Ray Tune, Optuna), with
+// what they are called here; none has the same meaning and shape as a key of ours, so
+// each is refused naming the key to write.
+struct ForeignTopKey {
+  std::string_view key, tool, ours;
+};
+constexpr std::array<ForeignTopKey, 29> kForeignTopKeys{{
+    {"parameters", "W&B", "search_space: (the same parameter mappings)"},
+    {"program", "W&B", "command: [python, train.py, --lr={{lr}}] (the program and its "
+                       "arguments; parameters reach it as {{name}} templates)"},
+    {"project", "W&B", "name: <experiment name> (gpusweep has no W&B project; log to W&B "
+                       "from the trial if you want)"},
+    {"entity", "W&B", "nothing: log to W&B from the trial if you want; name: names the "
+                      "experiment"},
+    {"description", "W&B", "a YAML comment (# ...); gpusweep keeps no description"},
+    {"method", "W&B", "sampler: {type: grid, random, sobol, tpe or gp} (W&B's method; bayes "
+                      "is tpe or gp)"},
+    {"run_cap", "W&B", "sampler: {type: ..., trials: N}"},
+    {"early_terminate", "W&B", "scheduler: {type: hyperband, min_resource: <min_iter>, "
+                               "max_resource: <max_iter>, reduction_factor: <eta>}"},
+    {"config", "Ray Tune", "search_space: (Ray Tune's param_space/config)"},
+    {"param_space", "Ray Tune", "search_space: (Ray Tune's param_space/config)"},
+    {"num_samples", "Ray Tune", "sampler: {type: ..., trials: N}"},
+    {"mode", "Ray Tune", "metric: {name: <metric>, mode: min or max}"},
+    {"n_trials", "Optuna", "sampler: {type: ..., trials: N}"},
+    {"direction", "Optuna", "metric: {name: <metric>, mode: min or max}"},
+    {"searchSpace", "NNI", "search_space: (NNI's _type/_value parameters are read as NNI "
+                           "means them)"},
+    {"searchSpaceFile", "NNI", "search_space: with the parameters written in this file"},
+    {"search_space_file", "NNI", "search_space: with the parameters written in this file"},
+    {"trialCommand", "NNI", "command: [python, train.py, --lr={{lr}}] (parameters reach "
+                            "it as {{name}} templates, not nni.get_next_parameter())"},
+    {"trialCodeDirectory", "NNI", "command: with paths under {{config_dir}} (trials run in "
+                                  "their own directories)"},
+    {"maxTrialNumber", "NNI", "sampler: {type: ..., trials: N}"},
+    {"max_trial_number", "NNI", "sampler: {type: ..., trials: N}"},
+    {"trialConcurrency", "NNI", "resources: {max_concurrent: N}"},
+    {"trialGpuNumber", "NNI", "resources: {gpus_per_trial: N}"},
+    {"maxExperimentDuration", "NNI", "timeout: (per trial); gpusweep has no limit on the "
+                                     "whole experiment"},
+    {"tuner", "NNI", "sampler: {type: tpe, random, grid, evolution, gp, ...} (NNI's "
+                     "builtinTunerName; classArgs.optimize_mode goes to metric: {mode: ...})"},
+    {"optimize_mode", "NNI", "metric: {name: <metric>, mode: min or max} (maximize is max)"},
+    {"assessor", "NNI", "scheduler: {type: median, ...} (NNI's Medianstop; Curvefitting "
+                        "has no counterpart)"},
+    {"trainingService", "NNI", "backend: (local, the default, or slurm)"},
+    {"experimentName", "NNI", "name:"},
 }};
 
 // Another tool's key at the top level: say what gpusweep calls it.
 Status CheckForeignTopKeys(const Mapping& top) {
   for (const Mapping::Entry& entry : top.entries())
-    for (const auto& [foreign, ours] : kForeignTopKeys)
-      if (entry.name == foreign)
-        return entry.key.Invalid(fmt::format("unknown key '{}'", foreign),
-                                 fmt::format("gpusweep calls it {}", ours));
+    for (const ForeignTopKey& foreign : kForeignTopKeys)
+      if (entry.name == foreign.key)
+        return entry.key.Invalid(
+            fmt::format("'{}' is {}'s key, not gpusweep's", foreign.key, foreign.tool),
+            fmt::format("gpusweep writes {}", foreign.ours));
   return {};
 }
 

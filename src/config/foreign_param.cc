@@ -24,7 +24,7 @@ struct Word {
 
 // What the other tool's spelling says, as texts the way they were written.
 struct Args {
-  std::optional<std::string> low, high, q, values;
+  std::optional<std::string> low, high, q, values, mu, sigma, weights;
   bool log = false;
 };
 
@@ -130,17 +130,50 @@ std::string SteppedChoice(const Args& a) {
   return "{type: choice, values: [<each value you want>]}";
 }
 
+// Ray Tune quantises over the bounds rounded inwards to multiples of q (its Quantized
+// sampler: ceil(lower / q) * q .. floor(upper / q) * q), then rounds each draw.
+struct InwardBounds {
+  std::string low, high;
+  bool changed = false;
+};
+std::optional<InwardBounds> RayInward(const Args& a) {
+  const auto low = AsNumber(a.low), high = AsNumber(a.high), q = AsNumber(a.q);
+  if (!low || !high || !q || *q <= 0) return std::nullopt;
+  const double l = std::ceil(*low / *q) * *q, h = std::floor(*high / *q) * *q;
+  return InwardBounds{fmt::format("{:g}", l), fmt::format("{:g}", h), l != *low || h != *high};
+}
+
+bool BoundsAreMultiples(const Args& a) {
+  const auto bounds = RayInward(a);
+  return bounds && !bounds->changed;
+}
+
+std::string Rounded(std::string_view type, std::string_view low, std::string_view high,
+                    const Args& a) {
+  return fmt::format("{{type: {}, low: {}, high: {}, q: {}}}", type, low, high, Or(a.q, "<q>"));
+}
+
+std::string NormalText(bool log, const Args& a, bool with_q) {
+  std::string text = fmt::format("{{type: {}, mu: {}, sigma: {}", log ? "lognormal" : "normal",
+                                 Or(a.mu, "<mu>"), Or(a.sigma, "<sigma>"));
+  if (with_q) text += fmt::format(", q: {}", Or(a.q, "<q>"));
+  return text + "}";
+}
+
 // Hyperopt's log-scale bounds are natural-log exponents.
-std::string ExpRange(const Args& a) {
+std::string ExpRange(const Args& a, bool with_q = false) {
   auto bound = [](const std::optional<std::string>& text, std::string_view name) {
     const auto value = AsNumber(text);
     return value ? fmt::format("{:.6g}", std::exp(*value)) : fmt::format("<e^{}>", name);
   };
-  return fmt::format("{{type: loguniform, low: {}, high: {}}}", bound(a.low, "low"),
-                     bound(a.high, "high"));
+  return fmt::format("{{type: loguniform, low: {}, high: {}{}}}", bound(a.low, "low"),
+                     bound(a.high, "high"), with_q ? fmt::format(", q: {}", Or(a.q, "<q>")) : "");
 }
 
 std::string Choice(const Args& a) {
+  if (a.weights)
+    return fmt::format("{{type: choice, values: {}, weights: {}}}", Or(a.values, "[a, b, c]"),
+                       *a.weights);
   return fmt::format("{{type: choice, values: {}}}", Or(a.values, "[a, b, c]"));
 }
 
@@ -149,6 +182,37 @@ Translation Same(ParamKind kind, std::string ours, bool log = false) {
 }
 Translation Differs(std::string why, std::string ours) {
   return Translation{std::nullopt, std::move(why), std::move(ours)};
+}
+
+// quniform and qloguniform: round(x / q) * q in Hyperopt (log bounds are exponents),
+// over bounds rounded inwards to multiples of q in Ray Tune, clipped into the bounds in
+// NNI (nni_param.cc reads NNI's own form). The readings agree when the bounds are
+// multiples of q (Hyperopt's log bounds never are values).
+std::optional<Translation> TranslateQuantised(const Word& w, const Args& a) {
+  const bool log = w.base == "qloguniform";
+  const std::string_view type = log ? "loguniform" : "uniform";
+  if (!a.q) return Differs(fmt::format("{} needs q, the multiple to round to", w.base),
+                           Rounded(type, Or(a.low, "<low>"), Or(a.high, "<high>"), a));
+  if (w.tool == Tool::kHyperopt && log)
+    return Differs("Hyperopt's qloguniform takes natural-log exponents (values from e^low to "
+                   "e^high, rounded to q)",
+                   ExpRange(a, true));
+  const std::string low = Or(a.low, "<low>"), high = Or(a.high, "<high>");
+  if (w.tool == Tool::kHyperopt) return Same(ParamKind::kUniform, Rounded(type, low, high, a));
+  const auto inward = RayInward(a);
+  if (w.tool == Tool::kRay && inward && inward->changed)
+    return Differs(fmt::format("Ray Tune's {} rounds within the bounds rounded inwards to "
+                               "multiples of q",
+                               w.base),
+                   Rounded(type, inward->low, inward->high, a));
+  if (BoundsAreMultiples(a))
+    return Same(log ? ParamKind::kLogUniform : ParamKind::kUniform, Rounded(type, low, high, a));
+  return Differs(fmt::format("'{}' without a prefix is read differently by Hyperopt (rounds "
+                             "past the bounds), Ray Tune (bounds rounded inwards) and NNI "
+                             "(clipped) when the bounds are not multiples of q; write hp.{} or "
+                             "tune.{} to say which, or",
+                             w.base, w.base, w.base),
+                 Rounded(type, low, high, a) + " (Hyperopt's reading; add clip: true for NNI's)");
 }
 
 std::optional<Translation> TranslateFloat(const Word& w, const Args& a) {
@@ -167,35 +231,51 @@ std::optional<Translation> TranslateFloat(const Word& w, const Args& a) {
     return a.log ? Same(ParamKind::kLogUniform, Range("loguniform", a))
                  : Same(ParamKind::kUniform, Range("uniform", a));
   }
-  if (b == "quniform" || b == "suggest_discrete_uniform" || b == "discreteuniformdistribution") {
-    if (AllInts(a)) return Same(ParamKind::kInt, IntRange(a, false, false, true));
-    return Differs(fmt::format("{} over non-integers has no counterpart here", b),
-                   SteppedChoice(a));
-  }
-  if (b == "qloguniform") {
-    if (w.tool == Tool::kHyperopt)
-      return Differs("Hyperopt's qloguniform takes natural-log exponents and rounds to q; "
-                     "round in the trial if you need the steps",
-                     ExpRange(a));
+  if (b == "suggest_discrete_uniform" || b == "discreteuniformdistribution") {
+    // Optuna counts low, low + q, ...: our step, not our q (which rounds to multiples).
     if (AllInts(a))
-      return Differs("integers on a log scale are written as an int with log: true (without "
-                     "a step)",
-                     IntRange(a, false, true, false));
-    return Differs("a log scale rounded to q has no counterpart here; round in the trial",
-                   Range("loguniform", a));
+      return Differs("Optuna's q counts from low, which is step: here (q: rounds to multiples "
+                     "of q)",
+                     IntRange(a, false, false, true));
+    return Differs(fmt::format("{} over non-integers counts from low by q", b), SteppedChoice(a));
   }
+  if (b == "quniform" || b == "qloguniform") return TranslateQuantised(w, a);
   return std::nullopt;
 }
 
 std::optional<Translation> TranslateInt(const Word& w, const Args& a) {
   const std::string& b = w.base;
-  if (b == "uniformint" || b == "intuniformdistribution")
+  if (b == "uniformint" && w.tool != Tool::kOptuna) {
+    // Hyperopt: scope.int(quniform(low, high, q = 1)), so low and high get half the mass.
+    if (!a.q || a.q == "1") {
+      Args unit = a;
+      unit.q = "1";
+      Translation t = Same(ParamKind::kUniform, Rounded("uniform", Or(a.low, "<low>"),
+                                                        Or(a.high, "<high>"), unit));
+      t.same->q = 1;
+      return t;
+    }
+    return Same(ParamKind::kUniform,
+                Rounded("uniform", Or(a.low, "<low>"), Or(a.high, "<high>"), a));
+  }
+  if (b == "intuniformdistribution")
     return Same(ParamKind::kInt, IntRange(a, false, false, true));
   if (b == "suggest_int" || b == "intdistribution")
     return Same(ParamKind::kInt, IntRange(a, false, a.log, true), a.log);
   if (b == "intloguniformdistribution")
     return Same(ParamKind::kInt, IntRange(a, false, true, false), true);
-  if (b == "qrandint") return Same(ParamKind::kInt, IntRange(a, false, false, true));
+  if (b == "qrandint") {  // Ray: multiples of q between the bounds, both included
+    if (!a.q || a.q == "1") return Same(ParamKind::kInt, IntRange(a, false, false, false));
+    const auto inward = RayInward(a);
+    Args stepped = a;
+    if (inward) {
+      stepped.low = inward->low;
+      stepped.high = inward->high;
+    }
+    return Differs("Ray Tune's qrandint gives the multiples of q between the bounds; here "
+                   "that is step: q from the first multiple",
+                   IntRange(stepped, false, false, true));
+  }
   if (b == "randint")
     return Differs(fmt::format("{} randint excludes the upper bound; ours includes it",
                                ToolName(w.tool)),
@@ -203,9 +283,19 @@ std::optional<Translation> TranslateInt(const Word& w, const Args& a) {
   if (b == "lograndint")
     return Differs("Ray Tune's lograndint excludes the upper bound; ours includes it",
                    IntRange(a, true, true, false));
-  if (b == "qlograndint")
-    return Differs("integers on a log scale take no step here",
-                   IntRange(a, false, true, false));
+  if (b == "qlograndint") {  // Ray: log-scale integers rounded to multiples of q, inwards
+    const auto inward = RayInward(a);
+    Args rounded = a;
+    if (inward) {
+      rounded.low = inward->low;
+      rounded.high = inward->high;
+    }
+    std::string ours = IntRange(rounded, false, true, false);
+    ours.insert(ours.size() - 1, fmt::format(", q: {}", Or(a.q, "<q>")));
+    return Differs("Ray Tune's qlograndint rounds to multiples of q within the bounds rounded "
+                   "inwards",
+                   ours);
+  }
   return std::nullopt;
 }
 
@@ -217,13 +307,18 @@ std::optional<Translation> TranslateOther(const Word& w, const Args& a) {
     return Differs("a grid is the sampler's choice here",
                    Choice(a) + " with sampler: {type: grid}");
   if (b == "pchoice")
-    return Differs("weighted choices have no counterpart here (every value is equally likely)",
-                   Choice(a));
-  if (b == "normal" || b == "qnormal" || b == "lognormal" || b == "qlognormal" ||
-      b == "randn" || b == "qrandn")
-    return Differs("unbounded normal distributions have no counterpart here; give the range "
-                   "that matters",
-                   "{type: uniform, low: <low>, high: <high>} (or type: loguniform)");
+    return Differs("a weighted choice is a choice with weights here", Choice(a));
+  if (b == "normal" || b == "lognormal")  // Hyperopt's: exp(normal) for lognormal, as ours
+    return Same(b == "normal" ? ParamKind::kNormal : ParamKind::kLogNormal,
+                NormalText(b == "lognormal", a, false));
+  if (b == "qnormal" || b == "qlognormal") {
+    const ParamKind kind = b == "qnormal" ? ParamKind::kNormal : ParamKind::kLogNormal;
+    if (!a.q) return Differs(fmt::format("{} needs q, the multiple to round to", b),
+                             NormalText(b == "qlognormal", a, true));
+    return Same(kind, NormalText(b == "qlognormal", a, true));
+  }
+  if (b == "randn" || b == "qrandn")
+    return Differs("Ray Tune's mean and sd are mu and sigma here", NormalText(false, a, b == "qrandn"));
   if (b == "sample_from" || b == "function")
     return Differs("a value computed from other parameters has no counterpart here",
                    "a parameter for what varies, and compute the rest in the trial");
@@ -247,7 +342,12 @@ Args ArgsOfMapping(const Mapping& spec) {
   Args a;
   a.low = ScalarText(FindParamKey(spec, "low"));
   a.high = ScalarText(FindParamKey(spec, "high"));
-  a.q = ScalarText(FindParamKey(spec, "step"));
+  a.q = ScalarText(FindParamKey(spec, "q"));
+  if (!a.q) a.q = ScalarText(FindParamKey(spec, "step"));
+  a.mu = ScalarText(spec.Find("mu"));
+  a.sigma = ScalarText(spec.Find("sigma"));
+  if (!a.mu) a.mu = ScalarText(spec.Find("mean"));  // Ray Tune's randn(mean, sd)
+  if (!a.sigma) a.sigma = ScalarText(spec.Find("sd"));
   Expected<const Value*> values = FindParamKey(spec, "values");
   if (values && *values != nullptr)
     if (Expected<Json> json = (*values)->ToJson()) a.values = DumpForPeople(*json);
@@ -298,8 +398,26 @@ void SetKeyword(Args& a, const std::string& key, const std::string& value) {
   else if (key == "high" || key == "upper") a.high = value;
   else if (key == "q" || key == "step") a.q = value;
   else if (key == "log") a.log = value == "True" || value == "true";
+  else if (key == "mu" || key == "mean") a.mu = value;
+  else if (key == "sigma" || key == "sd") a.sigma = value;
   else if (key == "choices" || key == "categories" || key == "values" || key == "options")
     a.values = value;
+}
+
+// Hyperopt's pchoice list "[(0.1, 'a'), (0.9, 'b')]" -> values ['a', 'b'], weights [0.1, 0.9].
+void SetWeightedValues(Args& a, std::string_view list) {
+  const std::string text = Trim(list);
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return;
+  std::string values, weights;
+  for (const std::string& pair : SplitArguments(std::string_view(text).substr(1, text.size() - 2))) {
+    if (pair.size() < 2 || pair.front() != '(' || pair.back() != ')') return;
+    const auto parts = SplitArguments(std::string_view(pair).substr(1, pair.size() - 2));
+    if (parts.size() != 2) return;
+    weights += (weights.empty() ? "" : ", ") + parts[0];
+    values += (values.empty() ? "" : ", ") + parts[1];
+  }
+  a.values = "[" + values + "]";
+  a.weights = "[" + weights + "]";
 }
 
 Args ArgsOfCall(const Word& w, std::string_view arguments) {
@@ -314,8 +432,24 @@ Args ArgsOfCall(const Word& w, std::string_view arguments) {
   // Hyperopt's and Optuna's first argument is the parameter's label.
   if (!positional.empty() && IsQuoted(positional.front())) positional.erase(positional.begin());
   const std::string& b = w.base;
-  if (b == "choice" || b == "suggest_categorical" || b == "grid_search" || b == "pchoice") {
+  if (b == "pchoice") {
+    if (!positional.empty()) SetWeightedValues(a, positional[0]);
+    return a;
+  }
+  if (b == "choice" || b == "suggest_categorical" || b == "grid_search") {
     if (!positional.empty()) a.values = positional[0];
+    return a;
+  }
+  const bool normal = b == "normal" || b == "qnormal" || b == "lognormal" || b == "qlognormal" ||
+                      b == "randn" || b == "qrandn";
+  if (normal) {
+    if (positional.size() > 0) a.mu = positional[0];
+    if (positional.size() > 1) a.sigma = positional[1];
+    if (positional.size() > 2) a.q = positional[2];
+    if (b == "randn" || b == "qrandn") {  // Ray's defaults: mean 0, sd 1
+      if (!a.mu) a.mu = "0";
+      if (!a.sigma) a.sigma = "1";
+    }
     return a;
   }
   if (b == "randint" && w.tool == Tool::kHyperopt && positional.size() == 1) {

@@ -40,16 +40,30 @@ TEST(ForeignParamTest, TrueSynonymsAreAccepted) {
             ParamKind::kLogUniform);
   EXPECT_EQ(ParamOf("  d: {type: FloatDistribution, low: 0, high: 0.5}\n").kind,
             ParamKind::kUniform);
+  // Hyperopt's uniformint is scope.int(quniform(low, high, 1)): uniform rounded to 1,
+  // both bounds included (with half the mass of the others, as in Hyperopt).
   ParamSpec n = ParamOf("  n: {type: hp.uniformint, low: 1, high: 5}\n");
-  EXPECT_EQ(n.kind, ParamKind::kInt);
-  EXPECT_EQ(n.int_high, 5);  // Hyperopt's uniformint includes its upper bound, as ours
-  ParamSpec batch = ParamOf("  batch: {type: tune.qrandint, low: 16, high: 64, q: 16}\n");
+  EXPECT_EQ(n.kind, ParamKind::kUniform);
+  EXPECT_EQ(n.high, 5);
+  EXPECT_EQ(n.q, 1);
+  ParamSpec batch = ParamOf("  batch: {type: tune.qrandint, low: 16, high: 64}\n");
   EXPECT_EQ(batch.kind, ParamKind::kInt);
   EXPECT_EQ(batch.int_high, 64);
-  EXPECT_EQ(batch.int_step, 16);
+  // quniform with bounds that are multiples of q: Hyperopt, Ray and NNI agree.
   ParamSpec q = ParamOf("  k: {type: quniform, low: 0, high: 10, q: 2}\n");
-  EXPECT_EQ(q.kind, ParamKind::kInt);
-  EXPECT_EQ(q.int_step, 2);
+  EXPECT_EQ(q.kind, ParamKind::kUniform);
+  EXPECT_EQ(q.q, 2);
+  ParamSpec hq = ParamOf("  k: {type: hp.quniform, low: 0.5, high: 10.5, q: 1}\n");
+  EXPECT_EQ(hq.kind, ParamKind::kUniform);
+  EXPECT_EQ(hq.low, 0.5);
+  EXPECT_EQ(hq.q, 1);
+  ParamSpec normal = ParamOf("  x: {type: hp.normal, mu: 0, sigma: 2, low: -1, high: 1}\n");
+  EXPECT_EQ(normal.kind, ParamKind::kNormal);
+  EXPECT_EQ(normal.sigma, 2);
+  EXPECT_EQ(normal.high, 1);
+  ParamSpec qlog = ParamOf("  x: {type: hp.qlognormal, mu: 0, sigma: 1, q: 1}\n");
+  EXPECT_EQ(qlog.kind, ParamKind::kLogNormal);
+  EXPECT_EQ(qlog.q, 1);
   EXPECT_EQ(ParamOf("  k: {type: suggest_int, low: 1, high: 9}\n").kind, ParamKind::kInt);
 }
 
@@ -63,10 +77,20 @@ TEST(ForeignParamTest, WordsThatMeanSomethingElseShowWhatToWrite) {
   EXPECT_THAT(ErrorOf("  lr: {type: hp.loguniform, low: -9, high: -2}\n"),
               AllOf(HasSubstr("Hyperopt's loguniform takes natural-log exponents"),
                     HasSubstr("write lr: {type: loguniform, low: 0.00012341, high: 0.135335}")));
-  EXPECT_THAT(ErrorOf("  x: {type: tune.quniform, low: 0, high: 1, q: 0.25}\n"),
-              HasSubstr("write x: {type: choice, values: [0, 0.25, 0.5, 0.75, 1]}"));
-  EXPECT_THAT(ErrorOf("  x: {type: hp.normal, low: 0, high: 1}\n"),
-              HasSubstr("unbounded normal distributions have no counterpart here"));
+  // Ray's qrandint gives the multiples of q between the bounds: {3, 6, 9} here.
+  EXPECT_THAT(ErrorOf("  n: {type: tune.qrandint, low: 1, high: 10, q: 3}\n"),
+              HasSubstr("write n: {type: int, low: 3, high: 9, step: 3}"));
+  EXPECT_THAT(ErrorOf("  x: {type: tune.quniform, low: 0.1, high: 1, q: 0.25}\n"),
+              HasSubstr("write x: {type: uniform, low: 0.25, high: 1, q: 0.25}"));
+  EXPECT_THAT(ErrorOf("  x: {type: quniform, low: 1, high: 10, q: 3}\n"),
+              AllOf(HasSubstr("read differently by Hyperopt"),
+                    HasSubstr("write x: {type: uniform, low: 1, high: 10, q: 3}")));
+  EXPECT_THAT(ErrorOf("  x: {type: hp.qloguniform, low: 0, high: 2, q: 1}\n"),
+              HasSubstr("write x: {type: loguniform, low: 1, high: 7.38906, q: 1}"));
+  EXPECT_THAT(ErrorOf("  x: {type: suggest_discrete_uniform, low: 1, high: 10, q: 3}\n"),
+              HasSubstr("write x: {type: int, low: 1, high: 10, step: 3}"));
+  EXPECT_THAT(ErrorOf("  x: {type: tune.qrandn, mean: 0, sd: 1, q: 1}\n"),
+              HasSubstr("write x: {type: normal, mu: 0, sigma: 1, q: 1}"));
   EXPECT_THAT(ErrorOf("  x: {type: grid_search, values: [1, 2]}\n"),
               HasSubstr("write x: {type: choice, values: [1,2]} with sampler: {type: grid}"));
   // A typo of ours is still answered with our word.
@@ -85,9 +109,8 @@ TEST(ForeignParamTest, RayTunesLowerAndUpperAreLowAndHigh) {
   EXPECT_EQ(x.kind, ParamKind::kUniform);
   EXPECT_EQ(x.low, 0.1);
   EXPECT_EQ(x.high, 0.5);
-  ParamSpec batch = ParamOf("  batch: {type: tune.qrandint, lower: 16, upper: 64, q: 16}\n");
-  EXPECT_EQ(batch.int_low, 16);
-  EXPECT_EQ(batch.int_high, 64);
+  EXPECT_THAT(ErrorOf("  batch: {type: tune.qrandint, lower: 16, upper: 64, q: 16}\n"),
+              HasSubstr("write batch: {type: int, low: 16, high: 64, step: 16}"));
   EXPECT_THAT(ErrorOf("  x: {type: uniform, low: 0, lower: 0, high: 1}\n"),
               HasSubstr("'lower' and 'low' mean the same; give only low"));
   EXPECT_THAT(ErrorOf("  x: {type: uniform, min: 0, lower: 0, high: 1}\n"),
@@ -113,6 +136,18 @@ TEST(ForeignParamTest, CallsAreTranslated) {
               HasSubstr("write n: {type: int, low: 1, high: 9}"));
   EXPECT_THAT(ErrorOf("  n:\n    type: suggest_int('n', 8, 256, step=8)\n"),
               HasSubstr("write n: {type: int, low: 8, high: 256, step: 8}"));
+  EXPECT_THAT(ErrorOf("  x: hp.quniform('x', 0.5, 10.5, 1)\n"),
+              HasSubstr("write x: {type: uniform, low: 0.5, high: 10.5, q: 1}"));
+  EXPECT_THAT(ErrorOf("  n: tune.qrandint(1, 10, 3)\n"),
+              HasSubstr("write n: {type: int, low: 3, high: 9, step: 3}"));
+  EXPECT_THAT(ErrorOf("  x: tune.randn(1, 2)\n"),
+              HasSubstr("write x: {type: normal, mu: 1, sigma: 2}"));
+  EXPECT_THAT(ErrorOf("  x: tune.qrandn(0, 1, 0.5)\n"),
+              HasSubstr("write x: {type: normal, mu: 0, sigma: 1, q: 0.5}"));
+  EXPECT_THAT(ErrorOf("  x: hp.lognormal('x', 0, 1)\n"),
+              HasSubstr("write x: {type: lognormal, mu: 0, sigma: 1}"));
+  EXPECT_THAT(ErrorOf("  opt: hp.pchoice('opt', [(0.1, 'sgd'), (0.9, 'adam')])\n"),
+              HasSubstr("write opt: {type: choice, values: ['sgd', 'adam'], weights: [0.1, 0.9]}"));
   // Not another tool's word: a string constant like any other.
   EXPECT_EQ(ParamOf("  cmd: echo(1)\n").constant, "echo(1)");
 }

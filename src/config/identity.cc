@@ -11,8 +11,23 @@
 namespace gpusweep {
 namespace {
 
-Json ParamIdentity(const ParamSpec& param) {
+// The distribution block (config.h), only where used, so that identities of experiments
+// recorded before it existed are unchanged.
+void AddShapeIdentity(const ParamSpec& param, Json& identity) {
+  if (param.q > 0) identity["q"] = param.q;
+  if (param.q_clip) identity["clip"] = true;
+  if (!param.weights.empty()) identity["weights"] = param.weights;
+}
+
+Json BareParamIdentity(const ParamSpec& param) {
   switch (param.kind) {
+    case ParamKind::kNormal:
+    case ParamKind::kLogNormal:  // infinite bounds dump as null: still one identity
+      return Json{{"type", param.kind == ParamKind::kNormal ? "normal" : "lognormal"},
+                  {"mu", param.mu},
+                  {"sigma", param.sigma},
+                  {"low", param.low},
+                  {"high", param.high}};
     case ParamKind::kChoice:
       return Json{{"type", "choice"}, {"values", param.values}};
     case ParamKind::kUniform:
@@ -31,6 +46,12 @@ Json ParamIdentity(const ParamSpec& param) {
       break;
   }
   return Json{{"type", "constant"}, {"value", param.constant}};
+}
+
+Json ParamIdentity(const ParamSpec& param) {
+  Json identity = BareParamIdentity(param);
+  AddShapeIdentity(param, identity);
+  return identity;
 }
 
 Json SamplerKindIdentity(const SamplerConfig& sampler) {

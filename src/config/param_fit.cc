@@ -43,10 +43,36 @@ Expected<Json> FitInt(const ParamSpec& spec, const Json& value) {
   return Json(x);
 }
 
+// A value of a q-rounded parameter (config.h): a multiple of q, within [low, high]
+// widened by q/2 on each side (rounding reaches there), or within them when clipped.
+Expected<Json> FitRounded(const ParamSpec& spec, const Json& value) {
+  if (!value.is_number()) return Outside(fmt::format("{} is not a number", DumpForPeople(value)));
+  const double x = value.get<double>();
+  const double k = x / spec.q;
+  if (!std::isfinite(k) || std::abs(k - std::nearbyint(k)) > 1e-9 * std::max(1.0, std::abs(k)))
+    return Outside(fmt::format("{} is not a multiple of q = {}", DumpForPeople(value), spec.q));
+  double low = spec.low, high = spec.high;
+  if (spec.kind == ParamKind::kInt) {
+    low = static_cast<double>(spec.int_low);
+    high = static_cast<double>(spec.int_high);
+  }
+  const double slack = spec.q_clip ? 0 : spec.q / 2;
+  if (!(x >= low - slack && x <= high + slack))
+    return Outside(fmt::format("{} is outside what rounding [{}, {}] to multiples of {} gives",
+                               DumpForPeople(value), low, high, spec.q));
+  return value;
+}
+
 }  // namespace
 
 Expected<Json> FitToParam(const ParamSpec& spec, const Json& value) {
+  if (spec.q > 0) return FitRounded(spec, value);
   switch (spec.kind) {
+    case ParamKind::kNormal:
+    case ParamKind::kLogNormal:
+      if (spec.kind == ParamKind::kLogNormal && value.is_number() && !(value.get<double>() > 0))
+        return Outside(fmt::format("{} is not > 0 (a log-normal value)", DumpForPeople(value)));
+      return FitRange(spec, value);
     case ParamKind::kChoice:
       for (const Json& candidate : spec.values)
         if (candidate == value) return candidate;

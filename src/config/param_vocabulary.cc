@@ -2,6 +2,7 @@
 #include "config/param_vocabulary.h"
 
 #include <array>
+#include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
@@ -11,50 +12,65 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 5> kParamTypes{"choice", "uniform", "loguniform", "int",
-                                                 "constant"};
+constexpr std::array<std::string_view, 7> kParamTypes{"choice", "uniform", "loguniform", "int",
+                                                      "constant", "normal", "lognormal"};
 // Ours first, so a did-you-mean prefers our word.
-constexpr std::array<std::string_view, 8> kTypeWords{"choice", "uniform", "loguniform", "int",
-                                                     "constant", "float", "categorical",
-                                                     "integer"};
-// W&B Sweeps' distributions that mean the same as one of ours.
-constexpr std::array<std::pair<std::string_view, ParamKind>, 6> kDistributions{{
+constexpr std::array<std::string_view, 10> kTypeWords{"choice", "uniform", "loguniform", "int",
+                                                      "constant", "normal", "lognormal",
+                                                      "float", "categorical", "integer"};
+// W&B Sweeps' distributions that mean the same as one of ours; `q` is the rounding the
+// name implies where the mapping gives no q: (W&B's default q is 1).
+struct Distribution {
+  std::string_view name;
+  ParamKind kind;
+  double q = 0;
+};
+constexpr std::array<Distribution, 11> kDistributions{{
     {"constant", ParamKind::kConstant},
     {"categorical", ParamKind::kChoice},
     {"uniform", ParamKind::kUniform},
     {"int_uniform", ParamKind::kInt},
     {"log_uniform_values", ParamKind::kLogUniform},
-    {"q_uniform", ParamKind::kInt},  // integers only, checked below
+    {"q_uniform", ParamKind::kUniform, 1},
+    {"q_log_uniform_values", ParamKind::kLogUniform, 1},
+    {"normal", ParamKind::kNormal},
+    {"q_normal", ParamKind::kNormal, 1},
+    {"log_normal", ParamKind::kLogNormal},
+    {"q_log_normal", ParamKind::kLogNormal, 1},
 }};
 // W&B's other distributions: known names, so the error says they have no counterpart
 // instead of guessing a typo.
-constexpr std::array<std::string_view, 9> kForeignDistributions{
-    "q_log_uniform", "normal", "q_normal", "log_normal", "q_log_normal",
+constexpr std::array<std::string_view, 4> kForeignDistributions{
     "inv_log_uniform", "inv_log_uniform_values", "beta", "q_beta"};
-// Our key, then another tool's name for it.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kKeySynonyms{{
+// Our key, then another tool's name for it. (`q` is not `step`: q rounds to multiples
+// of q, as W&B, Hyperopt, NNI and Ray do; step counts from low.)
+constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kKeySynonyms{{
     {"low", "min"},      // W&B
     {"low", "lower"},    // Ray Tune (tune.uniform(lower, upper))
     {"high", "max"},     // W&B
     {"high", "upper"},   // Ray Tune
-    {"values", "choices"},
-    {"step", "q"}}};
+    {"values", "choices"}}};
 
 // Ours first, so "valid keys: ..." starts with our words.
-constexpr std::array<std::string_view, 4> kChoiceKeys{"type", "values", "distribution", "choices"};
-constexpr std::array<std::string_view, 9> kRangeKeys{"type", "low", "high", "log",
-                                                     "distribution", "min", "max",
-                                                     "lower", "upper"};
-constexpr std::array<std::string_view, 11> kIntKeys{"type", "low", "high", "step", "log",
-                                                    "distribution", "min", "max", "q",
+constexpr std::array<std::string_view, 6> kChoiceKeys{"type", "values", "weights",
+                                                      "distribution", "choices",
+                                                      "probabilities"};
+constexpr std::array<std::string_view, 11> kRangeKeys{"type", "low", "high", "log", "q", "clip",
+                                                      "distribution", "min", "max",
+                                                      "lower", "upper"};
+constexpr std::array<std::string_view, 12> kIntKeys{"type", "low", "high", "step", "log", "q",
+                                                    "clip", "distribution", "min", "max",
                                                     "lower", "upper"};
+constexpr std::array<std::string_view, 12> kNormalKeys{"type", "mu", "sigma", "low", "high",
+                                                       "q", "clip", "distribution", "min",
+                                                       "max", "lower", "upper"};
 constexpr std::array<std::string_view, 3> kConstantKeys{"type", "value", "distribution"};
 
 std::string DistributionNames() {
   std::string names;
-  for (const auto& [name, kind] : kDistributions)
-    names += (names.empty() ? "" : ", ") + std::string(name);
-  return names + ", q_log_uniform_values";
+  for (const Distribution& d : kDistributions)
+    names += (names.empty() ? "" : ", ") + std::string(d.name);
+  return names;
 }
 
 // `log: true` (Optuna's FloatDistribution(log=True)) picks the log scale.
@@ -64,19 +80,18 @@ Expected<bool> LogScale(const Mapping& spec) {
   return log->ToBool();
 }
 
-// W&B's quantized distributions map to int only over integers (min, max and q).
-Status RequireIntegerBounds(const Value& value, const Mapping& spec, std::string_view name,
-                            std::string_view becomes, std::string_view otherwise) {
-  for (std::string_view key : {"min", "max", "q"}) {
-    const Value* part = spec.Find(key);
-    if (part == nullptr || !part->ToInt())
-      return value.Invalid(
-          fmt::format("{} is supported over integers only: min, max and q must be integers (it "
-                      "becomes {})",
-                      name, becomes),
-          std::string(otherwise));
-  }
-  return {};
+// ", q: <q>" (W&B's default 1) for the mapping to write.
+std::string QOf(const Mapping& spec) {
+  const Value* q = spec.Find("q");
+  return fmt::format(", q: {}", q != nullptr && q->IsScalar() ? q->node().Scalar() : "1");
+}
+
+// e^bound of a W&B exponent bound, for the mapping to write.
+std::string ExpOf(const Mapping& spec, std::string_view key) {
+  const Value* bound = spec.Find(key);
+  if (bound == nullptr) return fmt::format("<e^{}>", key);
+  const Expected<double> x = bound->ToNumber();
+  return x ? fmt::format("{:.6g}", std::exp(*x)) : fmt::format("<e^{}>", key);
 }
 
 // `log:` next to a distribution is honoured where it adds the log scale (int_uniform,
@@ -85,40 +100,31 @@ Status RequireIntegerBounds(const Value& value, const Mapping& spec, std::string
 Expected<ResolvedKind> FromDistribution(const Value& value, const Mapping& spec) {
   GS_ASSIGN_OR_RETURN(std::string name, value.ToText());
   GS_ASSIGN_OR_RETURN(bool log, LogScale(spec));
-  if (name == "log_uniform")
+  if (name == "log_uniform" || name == "q_log_uniform")
     return value.Invalid(
-        "W&B's log_uniform takes natural-log exponents (values from e^min to e^max)",
-        "write distribution: log_uniform_values (or type: loguniform) with the values "
-        "themselves, e.g. min: 1.0e-4, max: 0.1");
-  const bool log_named = name == "log_uniform_values" || name == "q_log_uniform_values";
+        fmt::format("W&B's {} takes natural-log exponents (values from e^min to e^max)", name),
+        fmt::format("write {{type: loguniform, low: {}, high: {}{}}} (W&B: "
+                    "distribution: {}_values) with the values themselves",
+                    ExpOf(spec, "min"), ExpOf(spec, "max"),
+                    name == "q_log_uniform" ? QOf(spec) : "", name));
+  const bool log_named = name == "log_uniform_values" || name == "q_log_uniform_values" ||
+                         name == "log_normal" || name == "q_log_normal";
   if (log_named && spec.Find("log") && !log)
     return spec.Find("log")->Invalid(fmt::format("{} is always on a log scale", name),
                                      "remove log: false, or use distribution: uniform");
-  if (name == "q_log_uniform_values") {
-    GS_TRY(RequireIntegerBounds(
-        value, spec, name, "type: int, log: true",
-        "for floats write distribution: log_uniform_values (not quantized), or type: choice "
-        "with the values you want"));
-    return ResolvedKind{ParamKind::kInt, true};
-  }
   for (std::string_view foreign : kForeignDistributions)
     if (name == foreign)
       return value.Invalid(fmt::format("the distribution '{}' has no counterpart here", name),
                            fmt::format("use one of {} (or type: {})", DistributionNames(),
                                        JoinNames(kParamTypes)));
-  for (const auto& [known, kind] : kDistributions) {
-    if (name != known) continue;
-    if (name == "q_uniform")
-      GS_TRY(RequireIntegerBounds(value, spec, name, "type: int with step q",
-                                  "for other values write type: choice with the values you "
-                                  "want"));
-    if (kind == ParamKind::kInt) return ResolvedKind{kind, log};
-    if (kind == ParamKind::kUniform && log) return ResolvedKind{ParamKind::kLogUniform};
-    return ResolvedKind{kind};
+  for (const Distribution& d : kDistributions) {
+    if (name != d.name) continue;
+    if (d.kind == ParamKind::kInt) return ResolvedKind{d.kind, log};
+    if (d.kind == ParamKind::kUniform && log) return ResolvedKind{ParamKind::kLogUniform, false, d.q};
+    return ResolvedKind{d.kind, false, d.q};
   }
   std::vector<std::string_view> all;
-  for (const auto& [known, kind] : kDistributions) all.push_back(known);
-  all.push_back("q_log_uniform_values");
+  for (const Distribution& d : kDistributions) all.push_back(d.name);
   const std::string valid =
       fmt::format("valid distributions: {} (or type: {})", DistributionNames(), JoinNames(kParamTypes));
   if (auto close = ClosestMatch(name, all))
@@ -142,6 +148,8 @@ Expected<ResolvedKind> FromType(const Value& type_value, const Mapping& spec,
   GS_ASSIGN_OR_RETURN(bool log, LogScale(spec));
   if (type == "choice" || type == "categorical") return ResolvedKind{ParamKind::kChoice};
   if (type == "constant") return ResolvedKind{ParamKind::kConstant};
+  if (type == "normal") return ResolvedKind{ParamKind::kNormal};
+  if (type == "lognormal") return ResolvedKind{ParamKind::kLogNormal};
   if (type == "int" || type == "integer") return ResolvedKind{ParamKind::kInt, log};
   if (type == "loguniform") {
     if (spec.Find("log") && !log)
@@ -195,6 +203,13 @@ Expected<ResolvedKind> ResolveParamKind(const Mapping& spec, std::string_view pa
   if (values != nullptr) return ResolvedKind{ParamKind::kChoice};
   if (spec.Find("value") != nullptr && spec.entries().size() == 1)
     return ResolvedKind{ParamKind::kConstant};
+  // W&B's inference from min/max: int_uniform when both are integers, else uniform.
+  const Value* min = spec.Find("min");
+  const Value* max = spec.Find("max");
+  if (min != nullptr && max != nullptr) {
+    if (min->ToInt() && max->ToInt()) return ResolvedKind{ParamKind::kInt};
+    return ResolvedKind{ParamKind::kUniform};
+  }
   GS_TRY(CheckForMisspelledType(spec));
   const bool has_range = spec.Find("low") || spec.Find("high") || spec.Find("min") ||
                          spec.Find("max") || spec.Find("lower") || spec.Find("upper");
@@ -215,6 +230,8 @@ Status CheckParamKeys(const Mapping& spec, ParamKind kind) {
     case ParamKind::kLogUniform: return spec.CheckKeys(kRangeKeys);
     case ParamKind::kInt: return spec.CheckKeys(kIntKeys);
     case ParamKind::kConstant: return spec.CheckKeys(kConstantKeys);
+    case ParamKind::kNormal:
+    case ParamKind::kLogNormal: return spec.CheckKeys(kNormalKeys);
   }
   return {};
 }

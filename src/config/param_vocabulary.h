@@ -4,15 +4,19 @@
 // one meaning here, it is accepted; where it would mean something else (W&B's
 // `log_uniform` takes exponents), the error names what to write instead. Accepted:
 //   type:         float (with log: true -> loguniform), categorical -> choice, integer -> int
-//   distribution: W&B's constant, categorical, uniform, int_uniform, log_uniform_values,
-//                 q_uniform (integer min/max/q -> int with step q), q_log_uniform_values
-//                 (integers -> int with log: true); instead of type:. log: true adds the
-//                 log scale (uniform -> loguniform, int_uniform -> int log); log: false
-//                 with a log_* distribution is refused
-//   no type:      values: [...] -> choice, value: x -> constant (W&B's inference)
+//   distribution: W&B's constant, categorical (probabilities -> weights), uniform,
+//                 int_uniform, log_uniform_values, q_uniform and q_log_uniform_values
+//                 (uniform / loguniform with q, default 1), normal, q_normal, log_normal,
+//                 q_log_normal (mu, sigma; q default 1); instead of type:. log: true adds
+//                 the log scale (uniform -> loguniform, int_uniform -> int log); log: false
+//                 with a log_* distribution is refused. log_uniform and q_log_uniform take
+//                 exponents: refused with the bounds computed (e^min, e^max)
+//   no type:      values: [...] -> choice, value: x -> constant, min/max -> int when both
+//                 are integers, else uniform (W&B's inference)
 //   type:         Ray Tune's, Hyperopt's and Optuna's words, see foreign_param.h
 //   keys:         min/max (W&B), lower/upper (Ray Tune) -> low/high, choices -> values,
-//                 q -> step (int)
+//                 probabilities -> weights. q is its own key (round to multiples of q),
+//                 never step (which counts from low)
 #pragma once
 
 #include <string_view>

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/did_you_mean.h"
+#include "config/distribution_parser.h"
 #include "config/param_vocabulary.h"
 
 namespace gpusweep::config_detail {
@@ -131,7 +132,8 @@ Expected<ResolvedKind> ParseKind(const Mapping& spec, SamplerKind sampler,
                  "has one value, or use sampler type: tpe or evolution");
   }
   if (sampler != SamplerKind::kGrid ||
-      (kind != ParamKind::kUniform && kind != ParamKind::kLogUniform))
+      (kind != ParamKind::kUniform && kind != ParamKind::kLogUniform) ||
+      spec.Find("q") != nullptr || resolved.q > 0)  // CheckShapeForSampler lists the values
     return resolved;
   const Value* at = spec.Find("type") ? spec.Find("type") : spec.Find("distribution");
   return (at ? *at : spec.self())
@@ -185,7 +187,16 @@ Expected<ParamSpec> ParseParam(const Mapping::Entry& entry, SamplerKind sampler)
     case ParamKind::kConstant:
       GS_TRY(ParseConstant(spec, param));
       break;
+    case ParamKind::kNormal:
+    case ParamKind::kLogNormal:
+      GS_TRY(ParseNormal(spec, param));
+      break;
   }
+  // The distribution block (distribution_parser.h): q-rounding, weights, the sampler.
+  if (param.kind == ParamKind::kChoice) GS_TRY(ParseWeights(spec, param));
+  if (param.kind != ParamKind::kChoice && param.kind != ParamKind::kConstant)
+    GS_TRY(ParseRounding(spec, param, resolved.q));
+  GS_TRY(CheckShapeForSampler(spec, param, sampler));
   return param;
 }
 
@@ -218,7 +229,7 @@ std::uint64_t GridCardinality(const ParamSpec& param) {
     }
     case ParamKind::kConstant:
       return 1;
-    default:
+    default:  // continuous: uniform, loguniform, normal, lognormal
       return 0;
   }
 }

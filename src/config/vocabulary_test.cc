@@ -53,11 +53,13 @@ TEST(VocabularyTest, OptunaTypesWithLog) {
   ParamSpec opt = ParamOf("  opt: {type: categorical, choices: [sgd, adam]}\n");
   EXPECT_EQ(opt.kind, ParamKind::kChoice);
   EXPECT_EQ(opt.values, (std::vector<Json>{"sgd", "adam"}));
+  // q rounds to multiples of q (as W&B, Hyperopt, NNI and Ray); it is not step.
   ParamSpec depth = ParamOf("  depth: {type: int, min: 2, max: 8, q: 2}\n");
   EXPECT_EQ(depth.kind, ParamKind::kInt);
   EXPECT_EQ(depth.int_low, 2);
   EXPECT_EQ(depth.int_high, 8);
-  EXPECT_EQ(depth.int_step, 2);
+  EXPECT_EQ(depth.int_step, 1);
+  EXPECT_EQ(depth.q, 2);
   ParamSpec width = ParamOf("  n: {type: int, low: 16, high: 256, log: true}\n");
   EXPECT_EQ(width.kind, ParamKind::kInt);
   EXPECT_TRUE(width.int_log);
@@ -87,9 +89,18 @@ TEST(VocabularyTest, WandbDistributionsAndInference) {
             ParamKind::kLogUniform);
   EXPECT_EQ(ParamOf("  x: {distribution: uniform, min: 0, max: 1}\n").kind, ParamKind::kUniform);
   EXPECT_EQ(ParamOf("  n: {distribution: int_uniform, min: 1, max: 4}\n").kind, ParamKind::kInt);
+  // W&B's q_uniform: round(U(min, max) / q) * q, q defaulting to 1.
   ParamSpec q = ParamOf("  b: {distribution: q_uniform, min: 16, max: 64, q: 16}\n");
-  EXPECT_EQ(q.kind, ParamKind::kInt);
-  EXPECT_EQ(q.int_step, 16);
+  EXPECT_EQ(q.kind, ParamKind::kUniform);
+  EXPECT_EQ(q.q, 16);
+  ParamSpec q1 = ParamOf("  b: {distribution: q_uniform, min: 0.5, max: 9.5}\n");
+  EXPECT_EQ(q1.kind, ParamKind::kUniform);
+  EXPECT_EQ(q1.q, 1);
+  ParamSpec qf = ParamOf("  x: {distribution: q_uniform, min: 0, max: 1, q: 0.1}\n");
+  EXPECT_EQ(qf.q, 0.1);
+  ParamSpec weighted =
+      ParamOf("  opt: {distribution: categorical, values: [a, b], probabilities: [0.25, 0.75]}\n");
+  EXPECT_EQ(weighted.weights, (std::vector<double>{0.25, 0.75}));
   ParamSpec c = ParamOf("  opt: {distribution: categorical, values: [sgd, adam]}\n");
   EXPECT_EQ(c.kind, ParamKind::kChoice);
   ParamSpec values = ParamOf("  opt: {values: [sgd, adam]}\n");  // W&B: a list of values
@@ -102,13 +113,21 @@ TEST(VocabularyTest, WandbDistributionsAndInference) {
               AllOf(StartsWith("exp.yaml:6:22: search_space.lr.distribution: W&B's log_uniform "
                                "takes natural-log exponents"),
                     HasSubstr("log_uniform_values")));
-  EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {distribution: normal, mu: 0, sigma: 1}\n"),
-              HasSubstr("the distribution 'normal' has no counterpart here"));
+  ParamSpec normal = ParamOf("  x: {distribution: normal, mu: 1, sigma: 2}\n");
+  EXPECT_EQ(normal.kind, ParamKind::kNormal);
+  EXPECT_EQ(normal.mu, 1);
+  EXPECT_EQ(normal.sigma, 2);
+  ParamSpec qlog = ParamOf("  x: {distribution: q_log_normal, mu: 1, sigma: 2}\n");
+  EXPECT_EQ(qlog.kind, ParamKind::kLogNormal);
+  EXPECT_EQ(qlog.q, 1);
+  EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {distribution: beta, a: 1}\n"),
+              HasSubstr("the distribution 'beta' has no counterpart here"));
   EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {distribution: unifrom, min: 0, max: 1}\n"),
               HasSubstr("unknown distribution 'unifrom'; did you mean 'uniform'?"));
-  EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {distribution: q_uniform, min: 0, max: 1, q: 0.1}\n"),
-              HasSubstr("q_uniform is supported over integers only"));
-  EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {min: 0, max: 1}\n"),
+  // W&B's inference from bare min/max: integers -> int_uniform, else uniform.
+  EXPECT_EQ(ParamOf("  x: {min: 0, max: 1}\n").kind, ParamKind::kInt);
+  EXPECT_EQ(ParamOf("  x: {min: 0, max: 1.5}\n").kind, ParamKind::kUniform);
+  EXPECT_THAT(ErrorOf(std::string(kHead) + "  x: {low: 0, high: 1}\n"),
               HasSubstr("missing required key 'type'; add type: uniform (floats)"));
 }
 
@@ -120,12 +139,9 @@ TEST(VocabularyTest, WandbDistributionHonoursLog) {
   EXPECT_FALSE(ParamOf("  n: {distribution: int_uniform, min: 1, max: 9, log: false}\n").int_log);
   EXPECT_EQ(ParamOf("  x: {distribution: uniform, min: 1.0e-4, max: 1, log: true}\n").kind,
             ParamKind::kLogUniform);
-  ParamSpec q = ParamOf("  b: {distribution: q_uniform, min: 1, max: 64, q: 1, log: true}\n");
-  EXPECT_EQ(q.kind, ParamKind::kInt);
-  EXPECT_TRUE(q.int_log);
-  EXPECT_THAT(ErrorOf(std::string(kHead) +
-                      "  b: {distribution: q_uniform, min: 1, max: 64, q: 4, log: true}\n"),
-              HasSubstr("an int on a log scale takes no step"));
+  ParamSpec q = ParamOf("  b: {distribution: q_uniform, min: 1, max: 64, q: 4, log: true}\n");
+  EXPECT_EQ(q.kind, ParamKind::kLogUniform);
+  EXPECT_EQ(q.q, 4);
   EXPECT_THAT(
       ErrorOf(std::string(kHead) +
               "  lr: {distribution: log_uniform_values, min: 1.0e-5, max: 0.1, log: false}\n"),
@@ -133,21 +149,21 @@ TEST(VocabularyTest, WandbDistributionHonoursLog) {
                  "scale; remove log: false, or use distribution: uniform"));
 }
 
-// W&B's q_log_uniform_values over integers is our int on a log scale.
-TEST(VocabularyTest, WandbQLogUniformValuesIsIntLog) {
-  ParamSpec n = ParamOf("  n: {distribution: q_log_uniform_values, min: 1, max: 1024, q: 1}\n");
-  EXPECT_EQ(n.kind, ParamKind::kInt);
-  EXPECT_TRUE(n.int_log);
-  EXPECT_EQ(n.int_low, 1);
-  EXPECT_EQ(n.int_high, 1024);
+// W&B's q_log_uniform_values is round(X / q) * q with X log-uniform over the values.
+TEST(VocabularyTest, WandbQLogUniformValuesRoundsALogUniform) {
+  ParamSpec n = ParamOf("  n: {distribution: q_log_uniform_values, min: 1, max: 1024}\n");
+  EXPECT_EQ(n.kind, ParamKind::kLogUniform);
+  EXPECT_EQ(n.q, 1);
+  EXPECT_EQ(n.low, 1);
+  EXPECT_EQ(n.high, 1024);
   EXPECT_THAT(ErrorOf(std::string(kHead) +
                       "  n: {distribution: q_log_uniform_values, min: 0, max: 8, q: 1}\n"),
-              HasSubstr("an int on a log scale needs low >= 1"));
-  EXPECT_THAT(
-      ErrorOf(std::string(kHead) +
-              "  x: {distribution: q_log_uniform_values, min: 0.001, max: 1, q: 0.001}\n"),
-      AllOf(HasSubstr("q_log_uniform_values is supported over integers only"),
-            HasSubstr("becomes type: int, log: true"), HasSubstr("log_uniform_values")));
+              HasSubstr("loguniform needs low > 0"));
+  EXPECT_EQ(ParamOf("  x: {distribution: q_log_uniform_values, min: 0.001, max: 1, q: 0.001}\n").q,
+            0.001);
+  EXPECT_THAT(ErrorOf(std::string(kHead) +
+                      "  x: {distribution: q_log_uniform, min: 0, max: 2, q: 2}\n"),
+              HasSubstr("write {type: loguniform, low: 1, high: 7.38906, q: 2}"));
 }
 
 TEST(VocabularyTest, ForeignSamplerAndTopLevelNamesNameOurs) {
@@ -157,8 +173,8 @@ TEST(VocabularyTest, ForeignSamplerAndTopLevelNamesNameOurs) {
                          "counterpart is type: tpe"));
   EXPECT_THAT(ErrorOf("name: e\ncommand: [a]\nmetric: {name: m, mode: max}\n"
                       "parameters: {x: {values: [1, 2]}}\n"),
-              StartsWith("exp.yaml:4:1: parameters: unknown key 'parameters'; gpusweep calls it "
-                         "search_space"));
+              StartsWith("exp.yaml:4:1: parameters: 'parameters' is W&B's key, not gpusweep's; "
+                         "gpusweep writes search_space:"));
 }
 
 TEST(VocabularyTest, BareListWarnsUnderSamplersThatDrawTrials) {

@@ -37,6 +37,9 @@ std::optional<std::pair<double, double>> DeclaredBounds(const SearchSpace& space
   for (const ParamSpec& p : space.params) {
     if (p.name != name) continue;
     if (p.kind == ParamKind::kUniform || p.kind == ParamKind::kLogUniform) return std::pair(p.low, p.high);
+    if ((p.kind == ParamKind::kNormal || p.kind == ParamKind::kLogNormal) &&
+        std::isfinite(p.low) && std::isfinite(p.high))
+      return std::pair(p.low, p.high);
     if (p.kind == ParamKind::kInt)
       return std::pair(static_cast<double>(p.int_low), static_cast<double>(p.int_high));
   }

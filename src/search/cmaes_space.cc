@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <tuple>
 
+#include "search/distributions.h"
 #include "search/samplers.h"
 
 namespace gpusweep::search {
@@ -13,7 +14,9 @@ namespace {
 bool CmaesHasCoordinate(const ParamSpec& p) {
   switch (p.kind) {
     case ParamKind::kUniform: return p.high > p.low;
-    case ParamKind::kLogUniform: return true;
+    case ParamKind::kLogUniform:
+    case ParamKind::kNormal:
+    case ParamKind::kLogNormal: return true;
     case ParamKind::kInt: return IntCardinality(p) >= 2;
     case ParamKind::kChoice:
     case ParamKind::kConstant: return false;
@@ -25,6 +28,8 @@ Json CmaesFixedValue(const ParamSpec& p) {
   switch (p.kind) {
     case ParamKind::kUniform:
     case ParamKind::kLogUniform: return p.low;
+    case ParamKind::kNormal:
+    case ParamKind::kLogNormal: return NormalFromUnit(p, 0.5);
     case ParamKind::kInt: return p.int_low;
     case ParamKind::kChoice: return p.values.front();
     case ParamKind::kConstant: return p.constant;
@@ -52,6 +57,9 @@ CmaesSpace::CmaesSpace(const SearchSpace& space) : space_(space) {
       low = static_cast<double>(p.int_low) - 0.5 * static_cast<double>(p.int_step);
       high = static_cast<double>(IntValue(p, IntCardinality(p) - 1)) +
              0.5 * static_cast<double>(p.int_step);
+    } else if (p.kind == ParamKind::kNormal || p.kind == ParamKind::kLogNormal) {
+      low = 0;  // the coordinate is the CDF itself
+      high = 1;
     } else if (p.kind == ParamKind::kLogUniform) {
       low = std::log(p.low);
       high = std::log(p.high);
@@ -70,6 +78,7 @@ std::optional<double> CmaesSpace::ToUnit(const Params& params, int dim) const {
   if (it == params.end() || !it->is_number()) return std::nullopt;
   double x = it->get<double>();
   if (!std::isfinite(x)) return std::nullopt;
+  if (p.kind == ParamKind::kNormal || p.kind == ParamKind::kLogNormal) return NormalToUnit(p, x);
   if (CmaesLogScale(p)) {
     if (x <= 0) return std::nullopt;
     x = std::log(x);
@@ -90,21 +99,27 @@ Params CmaesSpace::ToParams(const std::vector<double>& unit) const {
     const double x = origin_[dim] + u * span_[dim];
     switch (p.kind) {
       case ParamKind::kUniform:
-        out[p.name] = std::clamp(x, p.low, p.high);
+        out[p.name] = RoundToQ(p, std::clamp(x, p.low, p.high));
         break;
       case ParamKind::kLogUniform:
-        out[p.name] = std::clamp(std::exp(x), p.low, p.high);
+        out[p.name] = RoundToQ(p, std::clamp(std::exp(x), p.low, p.high));
+        break;
+      case ParamKind::kNormal:  // the coordinate is the truncated CDF (distributions.h)
+      case ParamKind::kLogNormal:
+        out[p.name] = RoundToQ(p, NormalFromUnit(p, u));
         break;
       case ParamKind::kInt: {
         if (p.int_log) {
-          out[p.name] = LogIntValue(p, u);
+          out[p.name] = p.q > 0 ? RoundToQ(p, static_cast<double>(LogIntValue(p, u)))
+                                : Json(LogIntValue(p, u));
           break;
         }
         const double cells = static_cast<double>(IntCardinality(p));
         const double index = std::clamp(
             std::round((x - static_cast<double>(p.int_low)) / static_cast<double>(p.int_step)),
             0.0, cells - 1);
-        out[p.name] = IntValue(p, static_cast<std::uint64_t>(index));
+        const std::int64_t value = IntValue(p, static_cast<std::uint64_t>(index));
+        out[p.name] = p.q > 0 ? RoundToQ(p, static_cast<double>(value)) : Json(value);
         break;
       }
       case ParamKind::kChoice:

@@ -6,7 +6,9 @@
 // (on a log int: [log(low - 0.5), log(high + 0.5)]), rounded to the nearest value of the
 // param when decoded, so every value owns an equal cell of the coordinate. Constants and
 // single-valued params are fixed. A choice with two or more values has no coordinate:
-// the sampler refuses it (MakeSampler), it is not part of this space.
+// the sampler refuses it (MakeSampler), it is not part of this space. A normal or
+// log-normal param's coordinate is its truncated CDF (distributions.h); a q-rounded
+// param is rounded when decoded.
 #pragma once
 
 #include <optional>

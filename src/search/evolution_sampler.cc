@@ -24,7 +24,9 @@ struct EvolutionMember {
 bool EvolutionCanVary(const ParamSpec& p) {
   switch (p.kind) {
     case ParamKind::kUniform: return p.high > p.low;
-    case ParamKind::kLogUniform: return true;
+    case ParamKind::kLogUniform:
+    case ParamKind::kNormal:
+    case ParamKind::kLogNormal: return true;
     case ParamKind::kInt: return IntCardinality(p) >= 2;
     case ParamKind::kChoice: return p.values.size() >= 2;
     case ParamKind::kConstant: return false;

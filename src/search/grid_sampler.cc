@@ -51,7 +51,9 @@ Suggestion GridSampler::Suggest(int number, const std::vector<TrialRecord>&) con
       case ParamKind::kInt: s.params[p.name] = IntValue(p, digit[i]); break;
       case ParamKind::kConstant: s.params[p.name] = p.constant; break;
       case ParamKind::kUniform:     // rejected by MakeSampler
-      case ParamKind::kLogUniform: s.params[p.name] = nullptr; break;
+      case ParamKind::kLogUniform:
+      case ParamKind::kNormal:
+      case ParamKind::kLogNormal: s.params[p.name] = nullptr; break;
     }
   }
   return s;

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "search/distributions.h"
 #include "search/samplers.h"
 #include "search/splitmix64.h"
 
@@ -24,16 +25,22 @@ std::int64_t LogIntValue(const ParamSpec& p, double u) {
 Json ParamValueFromBits(const ParamSpec& p, std::uint64_t bits) {
   switch (p.kind) {
     case ParamKind::kUniform:
-      return std::clamp(p.low + UnitFromBits(bits) * (p.high - p.low), p.low, p.high);
+      return RoundToQ(p, std::clamp(p.low + UnitFromBits(bits) * (p.high - p.low), p.low, p.high));
     case ParamKind::kLogUniform: {
       const double log_low = std::log(p.low), log_high = std::log(p.high);
-      return std::clamp(std::exp(log_low + UnitFromBits(bits) * (log_high - log_low)), p.low,
-                        p.high);
+      return RoundToQ(p, std::clamp(std::exp(log_low + UnitFromBits(bits) * (log_high - log_low)),
+                                    p.low, p.high));
     }
-    case ParamKind::kInt:  // floor(u * cardinality), exact on the 64-bit integer
-      if (p.int_log) return LogIntValue(p, UnitFromBits(bits));
-      return IntValue(p, BelowFromBits(bits, IntCardinality(p)));
+    case ParamKind::kNormal:
+    case ParamKind::kLogNormal:  // inverse-CDF: exact draws from the truncated distribution
+      return RoundToQ(p, NormalFromUnit(p, UnitFromBits(bits)));
+    case ParamKind::kInt: {  // floor(u * cardinality), exact on the 64-bit integer
+      const std::int64_t value = p.int_log ? LogIntValue(p, UnitFromBits(bits))
+                                           : IntValue(p, BelowFromBits(bits, IntCardinality(p)));
+      return p.q > 0 ? RoundToQ(p, static_cast<double>(value)) : Json(value);
+    }
     case ParamKind::kChoice:
+      if (!p.weights.empty()) return p.values[WeightedIndex(p, UnitFromBits(bits))];
       return p.values[BelowFromBits(bits, p.values.size())];
     case ParamKind::kConstant:
       return p.constant;

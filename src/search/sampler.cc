@@ -24,8 +24,51 @@ std::string_view KindName(ParamKind kind) {
     case ParamKind::kLogUniform: return "loguniform";
     case ParamKind::kInt: return "int";
     case ParamKind::kConstant: return "constant";
+    case ParamKind::kNormal: return "normal";
+    case ParamKind::kLogNormal: return "lognormal";
   }
   return "unknown";
+}
+
+// The distribution block of ParamSpec (config.h): normal shapes, q, weights.
+Status ValidateShape(const ParamSpec& p) {
+  const auto bad = [&](std::string_view what) {
+    return Fail(ErrorCode::kInvalidConfig,
+                fmt::format("search_space.{}: {} parameter {}", p.name, KindName(p.kind), what));
+  };
+  if (p.kind == ParamKind::kNormal || p.kind == ParamKind::kLogNormal) {
+    if (!std::isfinite(p.mu) || !std::isfinite(p.sigma) || p.sigma <= 0)
+      return bad(fmt::format("needs a finite mu and sigma > 0 (got {}, {})", p.mu, p.sigma));
+    const double floor = p.kind == ParamKind::kLogNormal ? 0.0 : -HUGE_VAL;
+    if (std::isnan(p.low) || std::isnan(p.high) || p.low < floor || !(p.low < p.high))
+      return bad(fmt::format("needs {} <= low < high (got {}..{})", floor, p.low, p.high));
+  }
+  if (!(p.q >= 0) || !std::isfinite(p.q)) return bad(fmt::format("needs q >= 0 (got {})", p.q));
+  if (p.q_clip && !(p.q > 0)) return bad("clips only a q-rounded value (q > 0)");
+  if (!p.weights.empty()) {
+    if (p.kind != ParamKind::kChoice || p.weights.size() != p.values.size())
+      return bad("needs one weight per value");
+    double sum = 0;
+    for (double w : p.weights) {
+      if (!(w >= 0) || !std::isfinite(w)) return bad(fmt::format("has a weight {} < 0", w));
+      sum += w;
+    }
+    if (std::abs(sum - 1) > 1e-9) return bad(fmt::format("weights sum to {}, not 1", sum));
+  }
+  return {};
+}
+
+// A sampler that models a choice by its own categorical kernel (tpe, gp, nsga2) has no
+// place for a choice's weights: refused rather than ignored after the first trials.
+Status RefuseWeights(const SearchSpace& space, std::string_view sampler) {
+  for (const ParamSpec& p : space.params)
+    if (!p.weights.empty())
+      return Fail(ErrorCode::kInvalidConfig,
+                  fmt::format("sampler: {} cannot honour the weights of the choice '{}' (its "
+                              "model of a choice ignores a prior); remove weights, or use "
+                              "sampler type: random, sobol or evolution",
+                              sampler, p.name));
+  return {};
 }
 
 // Checks what every sampler relies on; the config loader checks the same with file
@@ -55,6 +98,8 @@ Status ValidateParam(const ParamSpec& p) {
       if (!std::isfinite(p.low) || !std::isfinite(p.high) || p.low <= 0 || p.high <= p.low)
         return bad(fmt::format("needs finite 0 < low < high (got {}..{})", p.low, p.high));
       break;
+    case ParamKind::kNormal:  // ValidateShape
+    case ParamKind::kLogNormal:
     case ParamKind::kConstant:
       break;
   }
@@ -64,11 +109,17 @@ Status ValidateParam(const ParamSpec& p) {
 Expected<std::unique_ptr<Sampler>> MakeGrid(const SamplerConfig& config,
                                             const SearchSpace& space) {
   for (const ParamSpec& p : space.params) {
-    if (p.kind == ParamKind::kUniform || p.kind == ParamKind::kLogUniform)
+    if (p.kind == ParamKind::kUniform || p.kind == ParamKind::kLogUniform ||
+        p.kind == ParamKind::kNormal || p.kind == ParamKind::kLogNormal)
       return Fail(ErrorCode::kInvalidConfig,
                   fmt::format("sampler: grid cannot enumerate the continuous {} parameter "
                               "'{}'; make it a choice or int, or use the random sampler",
                               KindName(p.kind), p.name));
+    if (p.q > 0 || !p.weights.empty())
+      return Fail(ErrorCode::kInvalidConfig,
+                  fmt::format("sampler: grid runs every value of '{}' once, so its {} means "
+                              "nothing; write the values as a choice (without weights)",
+                              p.name, p.q > 0 ? "q" : "weights"));
   }
   if (config.repeats < 1)
     return Fail(ErrorCode::kInvalidConfig,
@@ -218,7 +269,10 @@ Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
                                                    const SearchSpace& space,
                                                    const Objective& objective) {
   const Mode mode = objective.primary().mode;
-  for (const ParamSpec& p : space.params) GS_TRY(ValidateParam(p));
+  for (const ParamSpec& p : space.params) {
+    GS_TRY(ValidateParam(p));
+    GS_TRY(ValidateShape(p));
+  }
   switch (config.kind) {
     case SamplerKind::kGrid:
       return MakeGrid(config, space);
@@ -228,6 +282,7 @@ Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
     case SamplerKind::kSobol:
       return MakeSobol(config, space);
     case SamplerKind::kNsga2:
+      GS_TRY(RefuseWeights(space, "nsga2"));
       return MakeNsga2(config, space, objective);
     default:
       break;
@@ -238,12 +293,14 @@ Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
                             SingleObjectiveSamplerName(config.kind)));
   switch (config.kind) {
     case SamplerKind::kTpe:
+      GS_TRY(RefuseWeights(space, "tpe"));
       return MakeTpe(config, space, mode);
     case SamplerKind::kCmaes:
       return MakeCmaes(config, space, mode);
     case SamplerKind::kEvolution:
       return MakeEvolution(config, space, mode);
     case SamplerKind::kGp:
+      GS_TRY(RefuseWeights(space, "gp"));
       return MakeGp(config, space, mode);
     default:
       break;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "search/distributions.h"
 #include "search/samplers.h"
 
 namespace gpusweep::search {
@@ -16,6 +17,8 @@ std::optional<ModelDim> DimOf(const ParamSpec& p) {
       if (p.high > p.low) return ModelDim{DimKind::kContinuous, 0};
       return std::nullopt;
     case ParamKind::kLogUniform:
+    case ParamKind::kNormal:  // the model value is the truncated CDF (distributions.h)
+    case ParamKind::kLogNormal:
       return ModelDim{DimKind::kContinuous, 0};
     case ParamKind::kInt: {
       const std::uint64_t cells = IntCardinality(p);
@@ -37,6 +40,8 @@ Json FixedValue(const ParamSpec& p) {
   switch (p.kind) {
     case ParamKind::kUniform:
     case ParamKind::kLogUniform: return p.low;
+    case ParamKind::kNormal:
+    case ParamKind::kLogNormal: return NormalFromUnit(p, 0.5);  // never fixed: sigma > 0
     case ParamKind::kInt: return p.int_low;
     case ParamKind::kChoice: return p.values.front();
     case ParamKind::kConstant: return p.constant;
@@ -55,6 +60,11 @@ TpeSpace::TpeSpace(const SearchSpace& space) : space_(space) {
       param_of_dim_.push_back(i);
       const ParamSpec& p = space_.params[i];
       const bool log = p.kind == ParamKind::kLogUniform;
+      if (p.kind == ParamKind::kNormal || p.kind == ParamKind::kLogNormal) {
+        origin_.push_back(0);  // unused: NormalToUnit gives the model value
+        span_.push_back(1);
+        continue;
+      }
       if (p.kind == ParamKind::kInt && p.int_log) {
         const auto [log_low, log_high] = LogIntBounds(p);
         origin_.push_back(log_low);
@@ -96,6 +106,7 @@ std::optional<double> TpeSpace::ToModel(int dim, const Json& value) const {
     return std::nullopt;
   }
   if (!std::isfinite(x)) return std::nullopt;
+  if (p.kind == ParamKind::kNormal || p.kind == ParamKind::kLogNormal) return NormalToUnit(p, x);
   if (p.kind == ParamKind::kUniform)
     return std::clamp((x - origin_[dim]) / span_[dim], 0.0, 1.0);
   if (p.kind == ParamKind::kLogUniform || p.int_log) {
@@ -112,14 +123,20 @@ std::optional<double> TpeSpace::ToModel(int dim, const Json& value) const {
 Json TpeSpace::FromModel(const ParamSpec& p, double value) const {
   switch (p.kind) {
     case ParamKind::kUniform:
-      return std::clamp(p.low + value * (p.high - p.low), p.low, p.high);
+      return RoundToQ(p, std::clamp(p.low + value * (p.high - p.low), p.low, p.high));
     case ParamKind::kLogUniform: {
       const double log_low = std::log(p.low), log_high = std::log(p.high);
-      return std::clamp(std::exp(log_low + value * (log_high - log_low)), p.low, p.high);
+      return RoundToQ(p, std::clamp(std::exp(log_low + value * (log_high - log_low)), p.low,
+                                    p.high));
     }
-    case ParamKind::kInt:
-      if (p.int_log) return LogIntValue(p, value);
-      return IntValue(p, static_cast<std::uint64_t>(value));
+    case ParamKind::kNormal:
+    case ParamKind::kLogNormal:
+      return RoundToQ(p, NormalFromUnit(p, value));
+    case ParamKind::kInt: {
+      const std::int64_t x =
+          p.int_log ? LogIntValue(p, value) : IntValue(p, static_cast<std::uint64_t>(value));
+      return p.q > 0 ? RoundToQ(p, static_cast<double>(x)) : Json(x);
+    }
     case ParamKind::kChoice:
       return p.values[static_cast<std::size_t>(value)];
     case ParamKind::kConstant:

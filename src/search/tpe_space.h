@@ -2,7 +2,9 @@
 // back. Each param that can take more than one value becomes one model dim, in
 // declaration order: uniform -> continuous (linear), loguniform -> continuous (log),
 // int -> discrete (grid index), int on a log scale -> continuous (log of the value, over
-// [low - 0.5, high + 0.5]; rounded back), choice -> categorical (value index). Constants, and
+// [low - 0.5, high + 0.5]; rounded back), normal and log-normal -> continuous (the
+// truncated CDF, so the prior is the distribution), choice -> categorical (value index); a
+// q-rounded param's model value is the draw before rounding. Constants, and
 // params with a single possible value, are fixed and take no dim.
 #pragma once
 
