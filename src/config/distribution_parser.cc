@@ -17,6 +17,7 @@ constexpr int kMaxListedRoundedValues = 50;
 // Where an error about the parameter as a whole points: its type (or distribution).
 const Value& KindKey(const Mapping& spec) {
   if (const Value* type = spec.Find("type")) return *type;
+  if (const Value* nni = spec.Find("_type")) return *nni;
   if (const Value* distribution = spec.Find("distribution")) return *distribution;
   return spec.self();
 }
@@ -151,6 +152,10 @@ Status CheckShapeForSampler(const Mapping& spec, const ParamSpec& param, Sampler
         fmt::format("the grid sampler cannot enumerate a continuous {} parameter",
                     param.kind == ParamKind::kNormal ? "normal" : "lognormal"),
         "write type: choice with the values to try, or use sampler type: random");
+  if ((param.kind == ParamKind::kUniform || param.kind == ParamKind::kLogUniform) &&
+      !(param.q > 0))
+    return KindKey(spec).Invalid("the grid sampler cannot enumerate a continuous parameter",
+                                 "use type: choice or type: int, or sampler type: random");
   if (!param.weights.empty())
     return weights->Invalid("the grid sampler runs every value once, so weights mean nothing",
                             "remove the weights, or use sampler type: random");

@@ -504,6 +504,15 @@ std::optional<Expected<ResolvedKind>> ResolveForeignType(const Value& type_value
                             fmt::format("write {}: {}", param, t->ours));
 }
 
+std::optional<std::string> ForeignCallMapping(std::string_view call) {
+  const auto split = SplitCall(call);
+  if (!split) return std::nullopt;
+  const Word word = Normalize(split->first);
+  const auto t = Translate(word, ArgsOfCall(word, split->second));
+  if (!t) return std::nullopt;
+  return t->ours;
+}
+
 Status CheckForeignCallValue(const Value& value, std::string_view param) {
   if (!value.IsScalar()) return {};
   const std::string& text = value.node().Scalar();

@@ -51,4 +51,8 @@ std::optional<Expected<ResolvedKind>> ResolveForeignType(const Value& type_value
 // Any other value: no error.
 Status CheckForeignCallValue(const Value& value, std::string_view param);
 
+// The gpusweep mapping for another tool's call ("hp.quniform('x', 1, 10, 1)" ->
+// "{type: uniform, low: 1, high: 10, q: 1}"); nullopt when it is not one.
+std::optional<std::string> ForeignCallMapping(std::string_view call);
+
 }  // namespace gpusweep::config_detail

@@ -7,6 +7,8 @@
 
 #include "common/did_you_mean.h"
 #include "config/distribution_parser.h"
+#include "config/nni_param.h"
+#include "config/python_value.h"
 #include "config/param_vocabulary.h"
 
 namespace gpusweep::config_detail {
@@ -44,6 +46,7 @@ Expected<Value> RequireParamKey(const Mapping& spec, std::string_view key, std::
 
 Status ParseChoice(const Mapping& spec, ParamSpec& param) {
   GS_ASSIGN_OR_RETURN(Value values, RequireParamKey(spec, "values", "add values: [a, b, c]"));
+  GS_TRY(CheckPythonValue(values, param.name));  // values: range(1, 10)
   GS_ASSIGN_OR_RETURN(std::vector<Value> list, values.ToList());
   if (list.empty())
     return values.Invalid("a choice needs at least one value", "add values: [a, b]");
@@ -166,10 +169,17 @@ Expected<ParamSpec> ParseParam(const Mapping::Entry& entry, SamplerKind sampler)
   param.line = entry.key.line();
   if (!entry.value.IsMapping()) {  // a scalar, list or null is a constant
     GS_TRY(CheckForeignCallValue(entry.value, entry.name));  // lr: tune.loguniform(...)
+    GS_TRY(CheckPythonValue(entry.value, entry.name));       // n: range(1, 10)
     GS_ASSIGN_OR_RETURN(param.constant, entry.value.ToJson());
     return param;
   }
+  GS_TRY(CheckPythonValue(entry.value, entry.name));  // f: lambda spec: ...
   GS_ASSIGN_OR_RETURN(Mapping spec, entry.value.ToMapping());
+  if (IsNniParam(spec)) {  // NNI's {_type, _value}, read as NNI means it
+    GS_TRY(ParseNniParam(spec, param));
+    GS_TRY(CheckShapeForSampler(spec, param, sampler));
+    return param;
+  }
   GS_ASSIGN_OR_RETURN(ResolvedKind resolved, ParseKind(spec, sampler, entry.name));
   param.kind = resolved.kind;
   param.int_log = resolved.log;
