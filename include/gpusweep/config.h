@@ -54,6 +54,10 @@ struct ParamSpec {
   bool q_clip = false;       // q > 0: the rounded value is then clamped into [low, high] (NNI)
   // kChoice: probability of each value (same size as values, summing to 1); empty: equal.
   std::vector<double> weights;
+  // Where another tool's words were read ("distribution: q_uniform", "_type: randint",
+  // "type: hp.quniform", "min/max without a type"): what `gpusweep check` says it was
+  // read as. Empty for our own words. Not part of the identity.
+  std::string spelled;
 };
 
 // Parameters in declaration order (the order of keys under `search_space:`).

@@ -78,6 +78,24 @@ struct RunOutcome {
 Expected<RunOutcome> RunExperiment(const ExperimentConfig& config, const RunOptions& options,
                                    RunObserver& observer);
 
+// `gpusweep check`: the plan `run` would make (the same PlanRun: policy, every trial's
+// command and templates rendered, the program found, GPUs resolved with NVML), with
+// nothing opened or written: no experiment directory, no journal.
+struct ExperimentCheck {
+  int total_trials = 0;
+  // The first trials' params as the sampler draws them with the config's seed and no
+  // results yet (for model-based samplers: their startup draws).
+  std::vector<Params> first_params;
+  std::vector<int> gpus;             // allowed GPU indices; empty = CPU slots
+  std::vector<int> gpus_per_trial;   // of the first trials, as first_params
+  int cpu_slots = 0;
+  int concurrency = 0;
+  std::vector<double> rungs;         // successive halving, ASHA, hyperband: the budgets
+  std::vector<std::string> warnings;
+};
+Expected<ExperimentCheck> CheckExperiment(const ExperimentConfig& config, const RunOptions& options,
+                                          int first_trials);
+
 // Default experiment directory: config.output_dir, else <cwd>/runs/<name>.
 std::filesystem::path DefaultExperimentDir(const ExperimentConfig& config,
                                            const std::filesystem::path& cwd);

@@ -21,6 +21,16 @@ struct RunCommandArgs {
 // Error{kInterrupted} (exit 130) after Ctrl-C / SIGTERM.
 Expected<int> RunCommand(const RunCommandArgs& args);
 
+struct CheckCommandArgs {
+  std::string config_path;
+  std::optional<std::string> dir;   // --dir, as run's (only printed)
+  std::optional<std::string> gpus;  // --gpus 0,2, as run's
+  int trials = 5;                   // --trials N: how many first trials to show
+};
+// `gpusweep check`: validates as `run` would and prints the plan; writes nothing.
+// Exit 0; a bad config is Error{kInvalidConfig} (exit 2), as for run.
+Expected<int> CheckCommand(const CheckCommandArgs& args);
+
 struct StatusCommandArgs {
   std::optional<std::string> dir;
   std::optional<std::string> sort;   // --sort number|duration|objective|<metric>|<param>

@@ -28,8 +28,8 @@ int Report(const gpusweep::Expected<int>& result) {
 
 // CLI11 answers an unknown subcommand with "A subcommand is required"; name it instead.
 std::optional<std::string> UnknownCommand(int argc, char** argv) {
-  static constexpr std::string_view kCommands[] = {"run",  "status", "best",  "export",
-                                                   "show", "serve",  "report", "doctor"};
+  static constexpr std::string_view kCommands[] = {"run",  "check", "status", "best",  "export",
+                                                   "show", "serve", "report", "doctor"};
   // The build's own (hidden): man page and completions from this parser.
   static constexpr std::string_view kHidden[] = {"help-man", "help-completion"};
   if (argc < 2 || argv[1][0] == '-') return std::nullopt;
@@ -40,7 +40,7 @@ std::optional<std::string> UnknownCommand(int argc, char** argv) {
     if (word == command) return std::nullopt;
   std::string message = "unknown command '" + std::string(word) + "'";
   if (auto close = gpusweep::ClosestMatch(word, kCommands)) message += "; did you mean '" + *close + "'?";
-  return message + "; commands: run, status, best, export, show, serve, report, doctor (see gpusweep "
+  return message + "; commands: run, check, status, best, export, show, serve, report, doctor (see gpusweep "
                    "--help)";
 }
 
@@ -95,6 +95,15 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"local", "slurm"}));
   run->add_flag("--retry-failed", run_args.retry_failed,
                 "when resuming, run failed trials again (e.g. after fixing the script)");
+
+  CheckCommandArgs check_args;
+  auto* check = app.add_subcommand(
+      "check", "validate a config as run would and print the plan; writes nothing");
+  check->add_option("config", check_args.config_path, "experiment config (YAML)")->required();
+  check->add_option("--dir", check_args.dir, "experiment directory run would use (printed)");
+  check->add_option("--gpus", check_args.gpus, "only use these GPU indices, e.g. 0,2");
+  check->add_option("--trials", check_args.trials, "how many of the first trials to show")
+      ->check(CLI::Range(0, 1000));
 
   std::optional<std::string> dir;
   StatusCommandArgs status_args;
@@ -198,6 +207,7 @@ int main(int argc, char** argv) {
   }
 
   if (*run) return Report(RunCommand(run_args));
+  if (*check) return Report(CheckCommand(check_args));
   if (*doctor) return Report(DoctorCommand());
   if (*man) return Report(PrintText(ManPage(app, version), docs_output));
   if (*completion)

@@ -145,6 +145,23 @@ Expected<ResolvedKind> ParseKind(const Mapping& spec, SamplerKind sampler,
                "use type: choice or type: int, or sampler type: random");
 }
 
+// Another tool's words the mapping used, for `gpusweep check` (ParamSpec::spelled).
+std::string Spelling(const Mapping& spec) {
+  auto text = [](const Value* v) { return v != nullptr && v->IsScalar() ? v->node().Scalar() : ""; };
+  if (const Value* nni = spec.Find("_type")) return "NNI's _type: " + text(nni);
+  if (const Value* d = spec.Find("distribution")) return "W&B's distribution: " + text(d);
+  if (const Value* type = spec.Find("type")) {
+    static constexpr std::array<std::string_view, 7> kOurs{"choice", "uniform", "loguniform", "int",
+                                                           "constant", "normal", "lognormal"};
+    const std::string word = text(type);
+    for (std::string_view ours : kOurs)
+      if (word == ours) return "";
+    return "type: " + word;
+  }
+  if (spec.Find("min") && spec.Find("max")) return "W&B's min/max without a distribution";
+  return "";
+}
+
 // A bare list is a constant; under a sampler that draws trials, a list was more likely
 // meant as the values to choose from (W&B's and Ray's grid_search habit), and every
 // trial would get the same value.
@@ -175,6 +192,7 @@ Expected<ParamSpec> ParseParam(const Mapping::Entry& entry, SamplerKind sampler)
   }
   GS_TRY(CheckPythonValue(entry.value, entry.name));  // f: lambda spec: ...
   GS_ASSIGN_OR_RETURN(Mapping spec, entry.value.ToMapping());
+  param.spelled = Spelling(spec);
   if (IsNniParam(spec)) {  // NNI's {_type, _value}, read as NNI means it
     GS_TRY(ParseNniParam(spec, param));
     GS_TRY(CheckShapeForSampler(spec, param, sampler));

@@ -93,6 +93,7 @@ Json RoundToQ(const ParamSpec& p, double x) {
   const double inverse = 1.0 / p.q, n = std::nearbyint(inverse);
   double value = inverse >= 1 && std::abs(inverse - n) < 1e-9 * inverse ? k / n : k * p.q;
   if (p.q_clip) value = std::clamp(value, p.low, p.high);
+  value += 0.0;  // -0.0 (a negative draw rounded to 0) prints as 0
   if (RoundsToIntegers(p) && std::abs(value) < 0x1.0p62)
     return static_cast<std::int64_t>(value);
   return value;

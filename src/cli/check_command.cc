@@ -1,0 +1,126 @@
+// `gpusweep check CONFIG`: validate the config as `run` would (LoadConfig, then the same
+// PlanRun through CheckExperiment) and print the plan; nothing is written.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "gpusweep/experiment.h"
+#include "gpusweep/resources.h"
+#include "run/experiment_meta.h"
+
+namespace gpusweep {
+namespace {
+
+std::string Number(double x) {
+  if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
+  return fmt::format("{:g}", x);
+}
+
+std::string Shape(const ParamSpec& p) {
+  std::string text;
+  if (p.q > 0) {
+    text += fmt::format(", rounded to multiples of {}", Number(p.q));
+    if (p.q_clip) text += fmt::format(" then clipped into [{}, {}]", Number(p.low), Number(p.high));
+  }
+  return text;
+}
+
+// A parameter's distribution in gpusweep's words (docs/config.md's types).
+std::string DescribeParamForCheck(const ParamSpec& p) {
+  std::string text;
+  switch (p.kind) {
+    case ParamKind::kChoice:
+      text = fmt::format("choice of {}: {}", p.values.size(), DumpForPeople(Json(p.values)));
+      if (!p.weights.empty()) text += fmt::format(", weights {}", DumpForPeople(Json(p.weights)));
+      break;
+    case ParamKind::kUniform:
+      text = fmt::format("uniform over [{}, {}]", Number(p.low), Number(p.high));
+      break;
+    case ParamKind::kLogUniform:
+      text = fmt::format("log-uniform over [{}, {}]", Number(p.low), Number(p.high));
+      break;
+    case ParamKind::kInt:
+      text = fmt::format("int {}..{}", p.int_low, p.int_high);
+      if (p.int_step != 1) text += fmt::format(" by {} from {}", p.int_step, p.int_low);
+      if (p.int_log) text += ", log scale";
+      break;
+    case ParamKind::kNormal:
+    case ParamKind::kLogNormal:
+      text = p.kind == ParamKind::kNormal
+                 ? fmt::format("normal(mu {}, sigma {})", Number(p.mu), Number(p.sigma))
+                 : fmt::format("log-normal: exp(normal(mu {}, sigma {}))", Number(p.mu),
+                               Number(p.sigma));
+      if (!std::isinf(p.high) || (p.kind == ParamKind::kNormal ? !std::isinf(p.low) : p.low > 0))
+        text += fmt::format(", truncated to [{}, {}]", Number(p.low), Number(p.high));
+      break;
+    case ParamKind::kConstant:
+      text = "constant " + DumpForPeople(p.constant);
+      break;
+  }
+  text += Shape(p);
+  if (!p.spelled.empty()) text += fmt::format("  (read from {})", p.spelled);
+  return text;
+}
+
+}  // namespace
+
+Expected<int> CheckCommand(const CheckCommandArgs& args) {
+  GS_ASSIGN_OR_RETURN(ExperimentConfig config, LoadConfig(args.config_path));
+  RunOptions options;
+  options.experiment_dir =
+      (args.dir ? std::filesystem::absolute(*args.dir)
+                : DefaultExperimentDir(config, std::filesystem::current_path()))
+          .lexically_normal();
+  if (args.gpus) {
+    GS_ASSIGN_OR_RETURN(options.cli_gpus, ParseGpuList(*args.gpus));
+  }
+  GS_ASSIGN_OR_RETURN(ExperimentCheck check, CheckExperiment(config, options, args.trials));
+
+  std::string out = fmt::format("{}: valid; nothing was written\n", config.config_path.string());
+  out += fmt::format("experiment {}: {} trials, would live in {}\n", config.name,
+                     check.total_trials, options.experiment_dir.string());
+  const SamplerConfig& s = config.sampler;
+  out += fmt::format("sampler: {}", ToString(s.kind));
+  if (s.kind != SamplerKind::kGrid) out += fmt::format(", seed {}", s.seed);
+  if (s.kind == SamplerKind::kTpe)
+    out += fmt::format(" (the first {} trials drawn at random)", s.tpe.n_startup_trials);
+  if (s.kind == SamplerKind::kGp)
+    out += fmt::format(" (the first {} trials drawn by sobol)", s.gp.n_startup_trials);
+  out += "\n";
+  if (!config.nas) {
+    out += fmt::format("search space ({} parameters):\n", config.search_space.params.size());
+    for (const ParamSpec& p : config.search_space.params)
+      out += fmt::format("  {}: {}\n", p.name, DescribeParamForCheck(p));
+  }
+  out += fmt::format("first {} trials:\n", check.first_params.size());
+  for (std::size_t k = 0; k < check.first_params.size(); ++k)
+    out += fmt::format("  {}  {}{}\n", k, DumpForPeople(check.first_params[k]),
+                       check.gpus_per_trial[k] > 0
+                           ? fmt::format("  ({} GPU{})", check.gpus_per_trial[k],
+                                         check.gpus_per_trial[k] == 1 ? "" : "s")
+                           : "");
+  if (check.gpus.empty())
+    out += fmt::format("resources: no GPUs; {} CPU slots, at most {} trials at once\n",
+                       check.cpu_slots, check.concurrency);
+  else
+    out += fmt::format("resources: GPUs {}, at most {} trials at once\n",
+                       fmt::join(check.gpus, ","), check.concurrency);
+  if (auto scheduler = SummarizeScheduler(config.scheduler)) {
+    out += fmt::format("scheduler: {} on {}", scheduler->type, scheduler->resource);
+    if (!check.rungs.empty()) {
+      std::string rungs;
+      for (double r : check.rungs) rungs += (rungs.empty() ? "" : ", ") + Number(r);
+      out += fmt::format(", rungs at {}", rungs);
+    }
+    out += "\n";
+  }
+  for (const std::string& warning : check.warnings) out += "warning: " + warning + "\n";
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace gpusweep

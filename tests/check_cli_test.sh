@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# `gpusweep check CONFIG` end to end: it prints the plan (trial count, each parameter's
+# distribution in our words and what another tool's spelling was read as, the first
+# trials, resources, scheduler rungs), writes nothing (no experiment directory, no
+# journal, not even with --dir), exits 2 on a bad config as run does, and its first
+# trials are the ones `gpusweep run` then runs.
+# Usage: check_cli_test.sh GPUSWEEP_BINARY.
+set -euo pipefail
+gpusweep=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+cat > exp.yaml <<'YAML'
+name: demo
+command: [/bin/sh, -c, 'echo "{\"loss\": {{x}}}" >> "$GPUSWEEP_METRICS"']
+metric: {name: loss, mode: min}
+sampler: {type: random, trials: 4, seed: 3}
+search_space:
+  lr: {distribution: log_normal, mu: -7, sigma: 1}
+  batch: {distribution: q_uniform, min: 1, max: 10, q: 3}
+  opt: {values: [sgd, adam], probabilities: [0.3, 0.7]}
+  x: {type: normal, mu: 0, sigma: 1, low: -1, high: 2, q: 0.5}
+  n: {_type: randint, _value: [1, 10]}
+scheduler: {type: asha, max_resource: 27}
+resources: {gpus: none, cpu_slots: 1}
+YAML
+fail() { echo "FAIL: $*"; cat out.txt 2>/dev/null || true; exit 1; }
+
+"$gpusweep" check exp.yaml --trials 4 > out.txt 2> err.txt || fail "check exited $?"
+grep -q "valid; nothing was written" out.txt || fail "no verdict"
+grep -q "experiment demo: 4 trials" out.txt || fail "trial count"
+grep -q "lr: log-normal: exp(normal(mu -7, sigma 1))  (read from W&B's distribution: log_normal)" out.txt || fail "lognormal line"
+grep -q "batch: uniform over \[1, 10\], rounded to multiples of 3  (read from W&B's distribution: q_uniform)" out.txt || fail "q_uniform line"
+grep -q 'opt: choice of 2: \["sgd","adam"\], weights \[0.3,0.7\]' out.txt || fail "weights line"
+grep -q "x: normal(mu 0, sigma 1), truncated to \[-1, 2\], rounded to multiples of 0.5" out.txt || fail "normal line"
+grep -q "n: int 1..9  (read from NNI's _type: randint)" out.txt || fail "NNI line"
+grep -q "scheduler: asha on epoch, rungs at 1, 3, 9, 27" out.txt || fail "rungs"
+grep -q "resources: no GPUs; 1 CPU slots" out.txt || fail "resources"
+[ "$(ls -A)" = "$(printf 'err.txt\nexp.yaml\nout.txt')" ] || fail "check wrote: $(ls -A)"
+"$gpusweep" check exp.yaml --dir "$work/elsewhere" > /dev/null || fail "check --dir"
+[ ! -e "$work/elsewhere" ] || fail "check --dir created the directory"
+
+# The first trials check shows are the ones run runs.
+sed -n '/^first 4 trials:/,/^resources:/p' out.txt | sed '1d;$d' | sed 's/^  [0-9]*  //' > shown.jsonl
+"$gpusweep" run exp.yaml > run.log 2>&1 || { cat run.log; fail "run"; }
+"$gpusweep" export --format json -o trials.json
+python3 - <<'PY' || fail "check's first trials differ from run's"
+import json
+shown = [json.loads(line) for line in open("shown.jsonl")]
+trials = json.load(open("trials.json"))
+ran = {row["trial"]: {k[len("param."):]: v for k, v in row.items() if k.startswith("param.")}
+       for row in trials}
+assert len(shown) == 4, shown
+for number, params in enumerate(shown):
+    assert ran[number] == params, (number, ran[number], params)
+PY
+
+# A bad config: exit 2, located message, nothing written.
+rm -rf runs
+printf 'name: bad\ncommand: [echo]\nmetric: {name: loss, mode: min}\nsampler: {type: grid}\nsearch_space:\n  x: {type: normal}\n' > bad.yaml
+set +e
+"$gpusweep" check bad.yaml > out.txt 2> err.txt
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "bad config exited $rc, not 2"
+grep -q "bad.yaml:6:13: search_space.x.type: the grid sampler cannot enumerate a continuous normal parameter" err.txt || { cat err.txt; fail "message"; }
+[ ! -e runs ] || fail "bad config wrote runs/"
+echo "check_cli_test: ok"
