@@ -41,8 +41,31 @@ std::vector<Json> StepRows(const std::vector<IntermediateResult>& results) {
   return rows;
 }
 
+// Optuna has no normal, log-normal or rounded float; what it gets is the support the
+// values lie in, so add_trial accepts every one: a q-rounded parameter's multiples of q
+// (from round(low / q) * q to round(high / q) * q, or within [low, high] when clipped),
+// a normal's bounds (null where unbounded: OptunaSpace fills them from the trials).
+std::optional<Json> ShapedDistribution(const Json& spec, const std::string& type) {
+  const bool normal = type == "normal" || type == "lognormal";
+  const double q = spec.value("q", 0.0);
+  if (!normal && !(q > 0)) return std::nullopt;
+  Json low = spec.value("low", Json()), high = spec.value("high", Json());
+  if (q > 0 && !spec.value("clip", false) && low.is_number() && high.is_number()) {
+    low = std::nearbyint(low.get<double>() / q) * q;
+    high = std::nearbyint(high.get<double>() / q) * q;
+  }
+  if (q > 0 && std::trunc(q) == q && low.is_number() && high.is_number() &&
+      std::trunc(low.get<double>()) == low.get<double>() &&
+      std::trunc(high.get<double>()) == high.get<double>())
+    return Json{{"type", "int"}, {"low", static_cast<std::int64_t>(low.get<double>())},
+                {"high", static_cast<std::int64_t>(high.get<double>())},
+                {"step", spec.value("clip", false) ? 1 : static_cast<std::int64_t>(q)}};
+  return Json{{"type", "float"}, {"low", low}, {"high", high}, {"log", false}};
+}
+
 Json Distribution(const Json& spec) {
   const std::string type = spec.value("type", "");
+  if (auto shaped = ShapedDistribution(spec, type)) return *shaped;
   if (type == "choice") return Json{{"type", "categorical"}, {"choices", spec.value("values", Json::array())}};
   if (type == "uniform" || type == "loguniform")
     return Json{{"type", "float"}, {"low", spec.at("low")}, {"high", spec.at("high")},
@@ -125,6 +148,27 @@ struct OptunaSpace {
         for (Json& choice : distribution["choices"]) choice = report::DumpCompact(choice);
       }
       distributions[name] = distribution;
+    }
+  }
+
+  // An unbounded normal's float gets the range its trials drew (Optuna needs bounds).
+  void FillUnboundedRanges(const std::vector<TrialRecord>& trials) {
+    for (auto& [name, distribution] : distributions.items()) {
+      if (distribution.value("type", "") != "float") continue;
+      const auto open = [](const Json& bound) {
+        return !bound.is_number() || !std::isfinite(bound.get<double>());
+      };
+      const bool open_low = open(distribution["low"]), open_high = open(distribution["high"]);
+      if (!open_low && !open_high) continue;
+      double low = HUGE_VAL, high = -HUGE_VAL;
+      for (const TrialRecord& t : trials)
+        if (t.params.is_object() && t.params.contains(name) && t.params.at(name).is_number()) {
+          low = std::min(low, t.params.at(name).get<double>());
+          high = std::max(high, t.params.at(name).get<double>());
+        }
+      if (low > high) low = high = 0;
+      if (open_low) distribution["low"] = low;
+      if (open_high) distribution["high"] = std::max(high, low);
     }
   }
 
@@ -233,7 +277,8 @@ void AddParetoFields(Json& row, const TrialRecord& t, const Objective& objective
 std::string ExportOptuna(const std::vector<TrialRecord>& trials,
                          const std::vector<IntermediateResult>& results,
                          const Json& search_space, const ReportContext& ctx) {
-  const OptunaSpace space(search_space);
+  OptunaSpace space(search_space);
+  space.FillUnboundedRanges(trials);
   Json rows = Json::array();
   if (ctx.cv.enabled()) {  // one Optuna trial per configuration, valued by its mean
     for (const CvConfiguration& c : GroupFolds(trials, ctx.cv))

@@ -65,6 +65,29 @@ TEST(ReportDistributionsTest, EveryKindInOptunasTerms) {
   EXPECT_EQ(d["epochs"], Json::parse(R"({"type":"constant","value":4})"));
 }
 
+// Normal, log-normal and q-rounded parameters: the support their values lie in, so
+// Optuna's add_trial accepts each value (Optuna has no normal or rounded float).
+TEST(ReportDistributionsTest, NewShapesAsTheSupportOfTheirValues) {
+  const Json d = ParamDistributions(Json::parse(R"({
+    "b": {"type": "uniform", "low": 1, "high": 10, "q": 3.0},
+    "c": {"type": "uniform", "low": 1, "high": 10, "q": 3.0, "clip": true},
+    "f": {"type": "uniform", "low": 0, "high": 1, "q": 0.25},
+    "x": {"type": "normal", "mu": 0, "sigma": 1, "low": -1, "high": 2},
+    "y": {"type": "normal", "mu": 0, "sigma": 1, "low": null, "high": null}})"));
+  EXPECT_EQ(d["b"], Json::parse(R"({"type":"int","low":0,"high":9,"step":3})"));
+  EXPECT_EQ(d["c"], Json::parse(R"({"type":"int","low":1,"high":10,"step":1})"));
+  EXPECT_EQ(d["f"], Json::parse(R"({"type":"float","low":0.0,"high":1.0,"log":false})"));
+  EXPECT_EQ(d["x"], Json::parse(R"({"type":"float","low":-1,"high":2,"log":false})"));
+  // Unbounded: the export fills the range the trials drew.
+  const Json study = Json::parse(ExportOptuna(
+      {MakeTrial(0, TrialState::kCompleted, 0.5, Json{{"y", -0.5}}),
+       MakeTrial(1, TrialState::kCompleted, 0.6, Json{{"y", 1.5}})},
+      {}, Json::parse(R"({"y": {"type": "normal", "mu": 0, "sigma": 1, "low": null, "high": null}})"),
+      MakeContext()));
+  EXPECT_EQ(study["distributions"]["y"],
+            Json::parse(R"({"type":"float","low":-0.5,"high":1.5,"log":false})"));
+}
+
 TEST(ReportOptunaTest, FinishedTrialsWithParamsStatesAndCurves) {
   const Json p0 = Json::parse(
       R"({"lr":0.01,"dropout":0.1,"layers":3,"act":"relu","net":{"bn":true},"epochs":4})");
