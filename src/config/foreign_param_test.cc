@@ -148,6 +148,14 @@ TEST(ForeignParamTest, CallsAreTranslated) {
               HasSubstr("write x: {type: lognormal, mu: 0, sigma: 1}"));
   EXPECT_THAT(ErrorOf("  opt: hp.pchoice('opt', [(0.1, 'sgd'), (0.9, 'adam')])\n"),
               HasSubstr("write opt: {type: choice, values: ['sgd', 'adam'], weights: [0.1, 0.9]}"));
+  EXPECT_THAT(ErrorOf("  n: hp.randint('n', 5, 10)\n"),
+              HasSubstr("write n: {type: int, low: 5, high: 9}"));
+  EXPECT_THAT(ErrorOf("  x: trial.suggest_float('x', 0, 1, step=0.25)\n"),
+              HasSubstr("write x: {type: choice, values: [0, 0.25, 0.5, 0.75, 1]}"));
+  EXPECT_THAT(ErrorOf("  n: tune.qlograndint(1, 100, 4)\n"),
+              HasSubstr("write n: {type: int, low: 4, high: 100, log: true, q: 4}"));
+  EXPECT_THAT(ErrorOf("  lr: {distribution: log_uniform, min: -9, max: -2}\n"),
+              HasSubstr("write {type: loguniform, low: 0.00012341, high: 0.135335}"));
   // Not another tool's word: a string constant like any other.
   EXPECT_EQ(ParamOf("  cmd: echo(1)\n").constant, "echo(1)");
 }

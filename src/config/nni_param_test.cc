@@ -73,5 +73,29 @@ TEST(NniParamTest, ErrorsNameTheKeyAndTheShape) {
               HasSubstr("search_space.x._type: the grid sampler cannot enumerate"));
 }
 
+// Another tool's top-level keys are answered with ours, never a plain "unknown key".
+TEST(ForeignTopKeysTest, WandbNniRayAndOptunaKeysNameOurs) {
+  const std::string head = "name: e\ncommand: [a]\nmetric: {name: m, mode: max}\n";
+  const std::pair<std::string_view, std::string_view> cases[] = {
+      {"program: train.py\n", "'program' is W&B's key, not gpusweep's; gpusweep writes command:"},
+      {"run_cap: 20\n", "gpusweep writes sampler: {type: ..., trials: N}"},
+      {"early_terminate: {type: hyperband, min_iter: 3, eta: 3}\n",
+       "scheduler: {type: hyperband, min_resource: <min_iter>, max_resource: <max_iter>, "
+       "reduction_factor: <eta>}"},
+      {"project: p\n", "'project' is W&B's key"},
+      {"trialCommand: python3 train.py\n", "'trialCommand' is NNI's key, not gpusweep's; "
+                                            "gpusweep writes command:"},
+      {"maxTrialNumber: 10\n", "'maxTrialNumber' is NNI's key"},
+      {"tuner: {name: TPE}\n", "'tuner' is NNI's key, not gpusweep's; gpusweep writes sampler:"},
+      {"optimize_mode: maximize\n", "metric: {name: <metric>, mode: min or max}"},
+      {"searchSpace: {}\n", "search_space:"},
+      {"trialConcurrency: 2\n", "resources: {max_concurrent: N}"},
+      {"num_samples: 5\n", "'num_samples' is Ray Tune's key"},
+      {"direction: maximize\n", "'direction' is Optuna's key"},
+  };
+  for (const auto& [line, expected] : cases)
+    EXPECT_THAT(config_test::ParseError(head + std::string(line)), HasSubstr(expected)) << line;
+}
+
 }  // namespace
 }  // namespace gpusweep
