@@ -76,6 +76,12 @@ TEST(DistributionParserTest, RoundingAndClip) {
   ASSERT_TRUE(config);
   EXPECT_EQ(ConfigIdentity(*config)["search_space"]["x"]["q"], 3.0);
   EXPECT_FALSE(ConfigIdentity(*config)["search_space"]["y"].contains("q"));
+  // An unbounded normal's identity survives a round trip through JSON text (resume).
+  auto normal = config_test::ParseAfter(kHead, "  x: {type: normal, mu: 0, sigma: 1}\n");
+  ASSERT_TRUE(normal);
+  const Json identity = ConfigIdentity(*normal);
+  EXPECT_EQ(Json::parse(identity.dump()), identity);
+  EXPECT_TRUE(identity["search_space"]["x"]["low"].is_null());
 }
 
 TEST(DistributionParserTest, Weights) {

@@ -2,6 +2,7 @@
 // produce the same experiment, and where two identities differ.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <string>
 
 #include "config/template_parser.h"
@@ -22,12 +23,16 @@ void AddShapeIdentity(const ParamSpec& param, Json& identity) {
 Json BareParamIdentity(const ParamSpec& param) {
   switch (param.kind) {
     case ParamKind::kNormal:
-    case ParamKind::kLogNormal:  // infinite bounds dump as null: still one identity
+    case ParamKind::kLogNormal: {
+      // An absent bound is null (JSON has no infinity), so the identity read back from
+      // the journal equals the one computed from the YAML on resume.
+      const auto bound = [](double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); };
       return Json{{"type", param.kind == ParamKind::kNormal ? "normal" : "lognormal"},
                   {"mu", param.mu},
                   {"sigma", param.sigma},
-                  {"low", param.low},
-                  {"high", param.high}};
+                  {"low", bound(param.low)},
+                  {"high", bound(param.high)}};
+    }
     case ParamKind::kChoice:
       return Json{{"type", "choice"}, {"values", param.values}};
     case ParamKind::kUniform:

@@ -31,6 +31,11 @@ TEST(PythonValueTest, RangesAndPowerListsAreComputed) {
               HasSubstr("write b: {type: int, low: 0, high: 2}"));
   EXPECT_THAT(ErrorOf("  k: \"[i * 8 for i in range(1, 4)]\"\n"),
               HasSubstr("write k: {type: choice, values: [8, 16, 24]}"));
+  EXPECT_THAT(ErrorOf("  d: np.linspace(0, 0.5, 3)\n"),
+              HasSubstr("write d: {type: choice, values: [0, 0.25, 0.5]}"));
+  EXPECT_THAT(ErrorOf("  d: np.arange(1, 4)\n"),
+              HasSubstr("write d: {type: choice, values: [1, 2, 3]}"));
+  EXPECT_THAT(ErrorOf("  d: math.sqrt(2)\n"), HasSubstr("write d: the values it gives"));
   EXPECT_THAT(ErrorOf("  lr: np.logspace(-5, -1, 5)\n"),
               HasSubstr("write lr: {type: choice, values: [1e-05, 0.0001, 0.001, 0.01, 0.1]}"));
 }
