@@ -104,6 +104,28 @@ Status CheckForeignTopKeys(const Mapping& top) {
   return {};
 }
 
+// W&B's command macros (${program}, ${args}, ...) are W&B's; here they would reach the
+// program as literal text. Refused with how the same command is written here.
+Status CheckWandbCommandMacros(const Value& command) {
+  constexpr std::string_view kMacros[] = {"${program}", "${args", "${env}", "${interpreter}"};
+  std::vector<Value> parts;
+  if (command.IsList()) {
+    GS_ASSIGN_OR_RETURN(parts, command.ToList());
+  } else {
+    parts.push_back(command);
+  }
+  for (const Value& part : parts) {
+    if (!part.IsScalar()) continue;
+    for (std::string_view macro : kMacros)
+      if (part.node().Scalar().find(macro) != std::string::npos)
+        return part.Invalid(
+            fmt::format("'{}' is W&B's command macro, not gpusweep's", part.node().Scalar()),
+            "write the program and its arguments with {{name}} templates, e.g. command: "
+            "[python3, train.py, --lr={{lr}}, --batch={{batch}}]");
+  }
+  return {};
+}
+
 bool IsExperimentName(std::string_view name) {
   if (name.empty()) return false;
   for (char c : name)
@@ -150,6 +172,7 @@ Status ParseCommand(const Mapping& top, ExperimentConfig& config) {
   GS_ASSIGN_OR_RETURN(
       Value value,
       top.Require("command", "add e.g. command: [python3, train.py, --lr, \"{{lr}}\"]"));
+  GS_TRY(CheckWandbCommandMacros(value));
   if (value.IsList()) {
     if (config.shell)
       return value.Invalid("shell: true needs command to be one string",

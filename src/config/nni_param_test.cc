@@ -10,6 +10,7 @@
 namespace gpusweep {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -95,6 +96,10 @@ TEST(ForeignTopKeysTest, WandbNniRayAndOptunaKeysNameOurs) {
   };
   for (const auto& [line, expected] : cases)
     EXPECT_THAT(config_test::ParseError(head + std::string(line)), HasSubstr(expected)) << line;
+  EXPECT_THAT(config_test::ParseError("name: e\ncommand: [\"${env}\", python3, \"${program}\", "
+                                      "\"${args}\"]\nmetric: {name: m, mode: max}\n"),
+              AllOf(StartsWith("exp.yaml:2:11: command[0]: '${env}' is W&B's command macro"),
+                    HasSubstr("--lr={{lr}}")));
 }
 
 }  // namespace
