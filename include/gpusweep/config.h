@@ -27,6 +27,15 @@ namespace gpusweep {
 // distribution block below.
 enum class ParamKind { kChoice, kUniform, kLogUniform, kInt, kConstant, kNormal, kLogNormal };
 
+// ---- Nested and conditional parameters (issue 22 part B; param_conditions.h) ----
+// A condition on a leaf: the leaf is active only when the earlier leaf `param` (its full
+// dotted name; a choice, int or constant) is active with one of `values`.
+struct ParamCondition {
+  std::string param;
+  std::vector<Json> values;  // >= 1, each a value `param` can take
+  int line = 0;              // of the condition in the YAML (`when:` or the choice's value)
+};
+
 // One search-space dimension.
 struct ParamSpec {
   std::string name;
@@ -58,9 +67,15 @@ struct ParamSpec {
   // "type: hp.quniform", "min/max without a type"): what `gpusweep check` says it was
   // read as. Empty for our own words. Not part of the identity.
   std::string spelled;
+  // ---- Nested and conditional parameters (issue 22 part B) ----
+  // `name` is the leaf's full dotted path ("model.encoder.depth": groups, dotted names,
+  // a choice's sub-spaces). `when`: the conditions under which the leaf is active, all of
+  // them (a `when:` of its own, and one per enclosing choice branch); empty = always.
+  std::vector<ParamCondition> when;
 };
 
-// Parameters in declaration order (the order of keys under `search_space:`).
+// Parameters in declaration order (the order of keys under `search_space:`; a group's
+// leaves where the group is, a choice's sub-space leaves right after the choice).
 struct SearchSpace {
   std::vector<ParamSpec> params;
 };
@@ -325,3 +340,5 @@ Json ConfigIdentity(const ExperimentConfig& config);
 std::vector<std::string> DiffConfigIdentity(const Json& before, const Json& after);
 
 }  // namespace gpusweep
+
+#include "gpusweep/param_conditions.h"  // IsActive, NestParams, ActiveGridSize (inline)

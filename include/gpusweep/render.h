@@ -29,6 +29,7 @@
 #include <span>
 #include <vector>
 
+#include "gpusweep/config.h"
 #include "gpusweep/json.h"
 #include "gpusweep/status.h"
 
@@ -50,7 +51,7 @@ struct TrialContextInfo {
 inline constexpr std::array<std::string_view, 3> kBuiltinTemplateNames{
     "trial", "config_dir", "experiment_dir"};
 
-// The context of a trial: a copy of `params` (an object) plus
+// The context of a trial: `params` (an object; dotted names nested, NestParams) plus
 //   "trial": {"number": int, "id": TrialDirName(number), "repeat": int, "dir": trial_dir},
 //   "config_dir": string, "experiment_dir": string, and with a budget
 //   "budget": number (an integer when it is whole, so --epochs {{budget}} gives 9).
@@ -68,21 +69,41 @@ Json BudgetJson(double budget);
 //     inside sections over lists of maps: the name must resolve for every item);
 //   - the template is malformed: unclosed tag or section, mismatched {{/name}}, empty
 //     tag, bad set-delimiter tag, a partial.
+//
+// `optional`: the full dotted names of conditional leaves (param_conditions.h), which a
+// trial may lack: a section over one that is absent is skipped (not checked), as
+// {{#C}}--C {{C}}{{/C}} needs. CheckConditionalUses (plan time) makes sure no variable
+// reads one outside such a section.
 Expected<std::string> RenderTemplate(std::string_view text, const Json& context,
-                                     std::string_view what);
+                                     std::string_view what,
+                                     std::span<const std::string> optional = {});
 
 // Renders each element of `argv` (what = labels[i], or "command[<i>]" where `labels`
 // has no entry, e.g. "sweep.yaml:2:31: command[2]"); no quoting, one element stays one
 // argument whatever it contains. Errors as RenderTemplate.
 Expected<std::vector<std::string>> RenderArgv(const std::vector<std::string>& argv,
                                               const Json& context,
-                                              std::span<const std::string> labels = {});
+                                              std::span<const std::string> labels = {},
+                                              std::span<const std::string> optional = {});
 
 // Renders a shell command line (what = "command"): every substituted value is
 // POSIX single-quoted (a b -> 'a b', it's -> 'it'"'"'s', 0.1 -> '0.1'), so values never
 // split into words or run as code. Errors as RenderTemplate.
 Expected<std::string> RenderShellCommand(std::string_view command, const Json& context,
-                                         std::string_view what = "command");
+                                         std::string_view what = "command",
+                                         std::span<const std::string> optional = {});
+
+// The names of `space`'s conditional leaves, for the renderers' `optional`.
+std::vector<std::string> ConditionalNames(const SearchSpace& space);
+
+// Plan-time check of a text (a command or template) against a conditional space: a
+// tag that reads a conditional leaf P ({{P}}, {{P.x}}, or {{x}} inside {{#P}}) must be
+// inside a section {{#Q}}...{{/Q}} where Q is P or a leaf active only where P is (its
+// conditions include P's); a section or inverted section over P itself is always
+// allowed (it is the test). Error{kInvalidConfig} "<what>:<line>:<col>: {{C}} reads 'C',
+// which only some trials have (when classifier is svm); ...", with the section to write.
+Status CheckConditionalUses(std::string_view text, const SearchSpace& space,
+                            std::string_view what);
 
 // POSIX single-quoting of one word: wraps in '...' and writes each ' as '"'"'.
 std::string ShellQuote(std::string_view word);

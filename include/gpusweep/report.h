@@ -252,8 +252,9 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
 std::string ExportCsv(const std::vector<TrialRecord>& trials, const CvConfig& cv = {},
                       const std::optional<Objective>& pareto = std::nullopt);
 // JSON: an array (pretty-printed, 2-space indent) of objects with the same keys in the
-// same order; numbers stay numbers, lists stay lists, gpus is an array of ints, missing
-// values are null.
+// same order, except that a param a trial does not have (a conditional one, inactive in
+// it) has no key; numbers stay numbers, lists stay lists, gpus is an array of ints,
+// other missing values are null.
 std::string ExportJson(const std::vector<TrialRecord>& trials, const CvConfig& cv = {},
                        const std::optional<Objective>& pareto = std::nullopt);
 

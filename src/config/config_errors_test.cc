@@ -81,13 +81,15 @@ TEST(ConfigErrorsTest, MissingRequiredKeyPointsAtTheEnclosingMapping) {
               StartsWith("exp.yaml:4:10: sampler.trials: missing required key 'trials'"));
 }
 
+// A mapping of plain values is a group of constants (nested_space.h: params.json holds
+// it as written); one with a spec's key but no kind is a spec with a mistake.
 TEST(ConfigErrorsTest, MappingParameterWithoutTypeExplainsMappingConstants) {
   const std::string message = ErrorWithHead(
       "sampler: {type: grid}\n"
       "search_space:\n"
       "  optimizer:\n"
       "    name: adam\n"
-      "    size: 3\n");
+      "    step: 3\n");
   EXPECT_THAT(message, StartsWith("exp.yaml:7:5: search_space.optimizer.type: missing "
                                   "required key 'type'"));
   EXPECT_THAT(message, HasSubstr("{type: constant, value: {...}}"));

@@ -235,8 +235,23 @@ Json ConfigIdentity(const ExperimentConfig& config) {
   if (config.scheduler.kind != SchedulerKind::kNone)
     identity["scheduler"] = SchedulerIdentity(config.scheduler);
   Json space = Json::object();
-  for (const ParamSpec& param : config.search_space.params)
-    space[param.name] = ParamIdentity(param);
+  for (const ParamSpec& param : config.search_space.params) {
+    Json one = ParamIdentity(param);
+    // Conditions only where the space has them, so older identities are unchanged.
+    if (!param.when.empty()) {
+      Json when = Json::array();
+      for (const ParamCondition& c : param.when)
+        when.push_back(Json{{"param", c.param}, {"values", c.values}});
+      one["when"] = std::move(when);
+    }
+    // One name in two sub-spaces of a choice (nested_space.h): a list of the leaves.
+    if (space.contains(param.name)) {
+      if (!space[param.name].is_array()) space[param.name] = Json::array({space[param.name]});
+      space[param.name].push_back(std::move(one));
+    } else {
+      space[param.name] = std::move(one);
+    }
+  }
   identity["search_space"] = std::move(space);
   Json templates = Json::array();
   for (const TemplateSpec& spec : config.templates) templates.push_back(TemplateIdentity(spec));

@@ -51,20 +51,21 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kKeySynon
     {"high", "upper"},   // Ray Tune
     {"values", "choices"}}};
 
-// Ours first, so "valid keys: ..." starts with our words.
-constexpr std::array<std::string_view, 6> kChoiceKeys{"type", "values", "weights",
+// Ours first, so "valid keys: ..." starts with our words. `when:` (nested_space.h) on any.
+constexpr std::array<std::string_view, 7> kChoiceKeys{"type", "values", "weights", "when",
                                                       "distribution", "choices",
                                                       "probabilities"};
-constexpr std::array<std::string_view, 11> kRangeKeys{"type", "low", "high", "log", "q", "clip",
-                                                      "distribution", "min", "max",
+constexpr std::array<std::string_view, 12> kRangeKeys{"type", "low", "high", "log", "q", "clip",
+                                                      "when", "distribution", "min", "max",
                                                       "lower", "upper"};
-constexpr std::array<std::string_view, 12> kIntKeys{"type", "low", "high", "step", "log", "q",
-                                                    "clip", "distribution", "min", "max",
-                                                    "lower", "upper"};
-constexpr std::array<std::string_view, 12> kNormalKeys{"type", "mu", "sigma", "low", "high",
-                                                       "q", "clip", "distribution", "min",
-                                                       "max", "lower", "upper"};
-constexpr std::array<std::string_view, 3> kConstantKeys{"type", "value", "distribution"};
+constexpr std::array<std::string_view, 13> kIntKeys{"type", "low", "high", "step", "log", "q",
+                                                    "clip", "when", "distribution", "min",
+                                                    "max", "lower", "upper"};
+constexpr std::array<std::string_view, 13> kNormalKeys{"type", "mu", "sigma", "low", "high",
+                                                       "q", "clip", "when", "distribution",
+                                                       "min", "max", "lower", "upper"};
+constexpr std::array<std::string_view, 4> kConstantKeys{"type", "value", "when",
+                                                        "distribution"};
 
 std::string DistributionNames() {
   std::string names;
@@ -201,7 +202,8 @@ Expected<ResolvedKind> ResolveParamKind(const Mapping& spec, std::string_view pa
   // W&B's inference: a list of values is a choice, a single value a constant.
   GS_ASSIGN_OR_RETURN(const Value* values, FindParamKey(spec, "values"));
   if (values != nullptr) return ResolvedKind{ParamKind::kChoice};
-  if (spec.Find("value") != nullptr && spec.entries().size() == 1)
+  if (spec.Find("value") != nullptr &&
+      spec.entries().size() == (spec.Find("when") != nullptr ? 2u : 1u))
     return ResolvedKind{ParamKind::kConstant};
   // W&B's inference from min/max: int_uniform when both are integers, else uniform.
   const Value* min = spec.Find("min");

@@ -14,29 +14,6 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 3> kReserved{"trial", "config_dir", "experiment_dir"};
-
-bool IsMustacheName(std::string_view name) {
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (name.empty() || !alpha(name.front())) return false;
-  for (char c : name)
-    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
-  return true;
-}
-
-Status CheckParamName(const Mapping::Entry& entry) {
-  if (!IsMustacheName(entry.name))
-    return entry.key.Invalid(fmt::format("'{}' is not a valid parameter name", entry.name),
-                             "use letters, digits and '_', not starting with a digit, so "
-                             "templates can write {{name}}");
-  for (std::string_view reserved : kReserved)
-    if (entry.name == reserved)
-      return entry.key.Invalid(
-          fmt::format("'{}' is reserved for a built-in template value", entry.name),
-          fmt::format("rename the parameter; reserved names: {}", JoinNames(kReserved)));
-  return {};
-}
-
 // The value under `key` or its synonym (param_vocabulary.h); missing: "add <hint>".
 Expected<Value> RequireParamKey(const Mapping& spec, std::string_view key, std::string_view hint) {
   GS_ASSIGN_OR_RETURN(const Value* found, FindParamKey(spec, key));
@@ -44,19 +21,23 @@ Expected<Value> RequireParamKey(const Mapping& spec, std::string_view key, std::
   return spec.Require(key, hint);
 }
 
-Status ParseChoice(const Mapping& spec, ParamSpec& param) {
+Status ParseChoice(const Mapping& spec, ParamSpec& param, std::vector<ChoiceValue>& branches) {
   GS_ASSIGN_OR_RETURN(Value values, RequireParamKey(spec, "values", "add values: [a, b, c]"));
   GS_TRY(CheckPythonValue(values, param.name));  // values: range(1, 10)
   GS_ASSIGN_OR_RETURN(std::vector<Value> list, values.ToList());
   if (list.empty())
     return values.Invalid("a choice needs at least one value", "add values: [a, b]");
   for (const Value& element : list) {
-    GS_ASSIGN_OR_RETURN(Json json, element.ToJson());
+    GS_ASSIGN_OR_RETURN(ChoiceValue value, ReadChoiceValue(element));
     for (std::size_t i = 0; i < param.values.size(); ++i)
-      if (param.values[i] == json)
-        return element.Invalid(fmt::format("duplicates {}[{}]", values.path(), i),
-                               "list each value once");
-    param.values.push_back(std::move(json));
+      if (param.values[i] == value.literal)
+        return element.Invalid(
+            fmt::format("duplicates {}[{}]", values.path(), i),
+            value.subspace.empty() ? "list each value once"
+                                   : "sub-spaces are told apart by their fixed entries: give "
+                                     "each one a key of its own, e.g. name: svm");
+    param.values.push_back(value.literal);
+    branches.push_back(std::move(value));
   }
   return {};
 }
@@ -161,6 +142,7 @@ std::string Spelling(const Mapping& spec) {
   if (spec.Find("min") && spec.Find("max")) return "W&B's min/max without a distribution";
   return "";
 }
+}  // namespace
 
 // A bare list is a constant; under a sampler that draws trials, a list was more likely
 // meant as the values to choose from (W&B's and Ray's grid_search habit), and every
@@ -180,17 +162,26 @@ void WarnAboutBareList(const Mapping::Entry& entry, SamplerKind sampler,
           .message);
 }
 
-Expected<ParamSpec> ParseParam(const Mapping::Entry& entry, SamplerKind sampler) {
+bool IsParamNameSegment(std::string_view name) {
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (name.empty() || !alpha(name.front())) return false;
+  for (char c : name)
+    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
+  return true;
+}
+
+Expected<ParamSpec> ParseLeafParam(const Mapping::Entry& entry, const std::string& name,
+                                   SamplerKind sampler, std::vector<ChoiceValue>& branches) {
   ParamSpec param;
-  param.name = entry.name;
+  param.name = name;
   param.line = entry.key.line();
   if (!entry.value.IsMapping()) {  // a scalar, list or null is a constant
-    GS_TRY(CheckForeignCallValue(entry.value, entry.name));  // lr: tune.loguniform(...)
-    GS_TRY(CheckPythonValue(entry.value, entry.name));       // n: range(1, 10)
+    GS_TRY(CheckForeignCallValue(entry.value, name));  // lr: tune.loguniform(...)
+    GS_TRY(CheckPythonValue(entry.value, name));       // n: range(1, 10)
     GS_ASSIGN_OR_RETURN(param.constant, entry.value.ToJson());
     return param;
   }
-  GS_TRY(CheckPythonValue(entry.value, entry.name));  // f: lambda spec: ...
+  GS_TRY(CheckPythonValue(entry.value, name));  // f: lambda spec: ...
   GS_ASSIGN_OR_RETURN(Mapping spec, entry.value.ToMapping());
   param.spelled = Spelling(spec);
   if (IsNniParam(spec)) {  // NNI's {_type, _value}, read as NNI means it
@@ -198,12 +189,12 @@ Expected<ParamSpec> ParseParam(const Mapping::Entry& entry, SamplerKind sampler)
     GS_TRY(CheckShapeForSampler(spec, param, sampler));
     return param;
   }
-  GS_ASSIGN_OR_RETURN(ResolvedKind resolved, ParseKind(spec, sampler, entry.name));
+  GS_ASSIGN_OR_RETURN(ResolvedKind resolved, ParseKind(spec, sampler, name));
   param.kind = resolved.kind;
   param.int_log = resolved.log;
   switch (param.kind) {
     case ParamKind::kChoice:
-      GS_TRY(ParseChoice(spec, param));
+      GS_TRY(ParseChoice(spec, param, branches));
       break;
     case ParamKind::kUniform:
     case ParamKind::kLogUniform:
@@ -228,20 +219,9 @@ Expected<ParamSpec> ParseParam(const Mapping::Entry& entry, SamplerKind sampler)
   return param;
 }
 
-}  // namespace
-
 Expected<SearchSpace> ParseSearchSpace(const Value& value, SamplerKind sampler,
                                        std::vector<std::string>& warnings) {
-  SearchSpace space;
-  if (value.IsNull()) return space;
-  GS_ASSIGN_OR_RETURN(Mapping params, value.ToMapping());
-  for (const Mapping::Entry& entry : params.entries()) {
-    GS_TRY(CheckParamName(entry));
-    WarnAboutBareList(entry, sampler, warnings);
-    GS_ASSIGN_OR_RETURN(ParamSpec param, ParseParam(entry, sampler));
-    space.params.push_back(std::move(param));
-  }
-  return space;
+  return ParseNestedSearchSpace(value, sampler, warnings);
 }
 
 std::uint64_t GridCardinality(const ParamSpec& param) {
@@ -266,10 +246,13 @@ std::uint64_t TotalTrials(const SamplerConfig& sampler, const SearchSpace& space
   if (sampler.kind != SamplerKind::kGrid) return static_cast<std::uint64_t>(sampler.trials);
   constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t total = static_cast<std::uint64_t>(sampler.repeats);
-  for (const ParamSpec& param : space.params) {
-    const std::uint64_t n = GridCardinality(param);
-    total = (n != 0 && total > kMax / n) ? kMax : total * n;
-  }
+  // A space without conditions is the plain product (what ActiveGridSize would count
+  // too, without its recursion).
+  std::vector<std::uint64_t> factors;
+  if (IsConditional(space)) factors.push_back(ActiveGridSize(space));
+  else
+    for (const ParamSpec& param : space.params) factors.push_back(GridCardinality(param));
+  for (const std::uint64_t n : factors) total = (n != 0 && total > kMax / n) ? kMax : total * n;
   return total > kMax - sampler.enqueue.size() ? kMax : total + sampler.enqueue.size();
 }
 

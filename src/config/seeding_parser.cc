@@ -43,6 +43,10 @@ Expected<Params> ParseSetting(const Value& element, const SearchSpace& space,
     if (param == nullptr) return UnknownParam(entry, space);
     GS_ASSIGN_OR_RETURN(Json value, entry.value.ToJson());
     Expected<Json> fitted = FitToParam(*param, value);
+    // One name in two sub-spaces of a choice (nested_space.h): a value either allows.
+    for (const ParamSpec& other : space.params)
+      if (!fitted && &other != param && other.name == param->name)
+        if (Expected<Json> also = FitToParam(other, value)) fitted = std::move(also);
     if (!fitted)
       return entry.value.Invalid(
           fitted.error().message,

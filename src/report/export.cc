@@ -55,11 +55,15 @@ ParetoCellsByTrial RankForExport(const std::vector<TrialRecord>& trials,
   return cells;
 }
 
-// One trial as an ordered object of typed values, missing values null.
+// How a row shows a parameter the trial does not have (a conditional one, inactive in
+// it): CSV an empty cell (null), JSON no key; never a value it did not run with.
+enum class AbsentParam { kNull, kLeftOut };
+
+// One trial as an ordered object of typed values, missing values null (params: `absent`).
 // `configuration`: under cv, the fold's configuration (nullptr without cv).
 // `pareto`: with several objectives or constraints, every trial's ranking (possibly
 // without this one: not completed); nullptr otherwise.
-Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_columns,
+Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_columns, AbsentParam absent,
               const std::vector<std::string>& metric_columns, const CvConfig& cv,
               const CvConfiguration* configuration, const ParetoCellsByTrial* pareto) {
   Json row = Json::object();
@@ -109,7 +113,8 @@ Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_column
   for (const std::string& name : param_columns) {
     auto it = std::find_if(params.begin(), params.end(),
                            [&](const auto& p) { return p.first == name; });
-    row["param." + name] = it == params.end() ? Json(nullptr) : it->second;
+    if (it != params.end()) row["param." + name] = it->second;
+    else if (absent == AbsentParam::kNull) row["param." + name] = nullptr;
   }
   for (const std::string& key : metric_columns) {
     const bool has = t.last_metrics.is_object() && t.last_metrics.contains(key);
@@ -123,7 +128,7 @@ void AddUnique(std::vector<std::string>& names, const std::string& name) {
 }
 
 std::vector<Json> Rows(const std::vector<TrialRecord>& trials, const CvConfig& cv,
-                       const std::optional<Objective>& pareto) {
+                       const std::optional<Objective>& pareto, AbsentParam absent) {
   const ParetoCellsByTrial ranking = RankForExport(trials, pareto);
   std::vector<std::string> param_columns, metric_columns;
   for (const TrialRecord& t : trials) {
@@ -140,7 +145,7 @@ std::vector<Json> Rows(const std::vector<TrialRecord>& trials, const CvConfig& c
     const CvConfiguration* configuration =
         cv.enabled() && t.number >= 0 ? by_number.at(FoldOf(t.number, cv.folds).configuration)
                                       : nullptr;
-    rows.push_back(TrialRow(t, param_columns, metric_columns, cv, configuration,
+    rows.push_back(TrialRow(t, param_columns, absent, metric_columns, cv, configuration,
                             pareto ? &ranking : nullptr));
   }
   return rows;
@@ -179,12 +184,12 @@ std::vector<std::pair<std::string, Json>> FlattenParams(const Json& params) {
 
 std::string ExportCsv(const std::vector<TrialRecord>& trials, const CvConfig& cv,
                       const std::optional<Objective>& pareto) {
-  return report::RowsToCsv(Rows(trials, cv, pareto), kFixedColumns);
+  return report::RowsToCsv(Rows(trials, cv, pareto, AbsentParam::kNull), kFixedColumns);
 }
 
 std::string ExportJson(const std::vector<TrialRecord>& trials, const CvConfig& cv,
                        const std::optional<Objective>& pareto) {
-  return report::RowsToJson(Rows(trials, cv, pareto));
+  return report::RowsToJson(Rows(trials, cv, pareto, AbsentParam::kLeftOut));
 }
 
 namespace report {

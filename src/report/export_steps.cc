@@ -64,6 +64,9 @@ std::optional<Json> ShapedDistribution(const Json& spec, const std::string& type
 }
 
 Json Distribution(const Json& spec) {
+  // One name in two sub-spaces of a choice (the identity lists both leaves): the first.
+  if (spec.is_array()) return spec.empty() ? Json{{"type", ""}} : Distribution(spec.front());
+  if (!spec.is_object()) return Json{{"type", ""}};
   const std::string type = spec.value("type", "");
   if (auto shaped = ShapedDistribution(spec, type)) return *shaped;
   if (type == "choice") return Json{{"type", "categorical"}, {"choices", spec.value("values", Json::array())}};

@@ -239,6 +239,7 @@ Expected<std::unique_ptr<SearchPolicy>> MakePolicy(const ExperimentConfig& confi
   GS_ASSIGN_OR_RETURN(std::unique_ptr<Sampler> sampler,
                       MakeSampler(config.sampler, config.search_space, ObjectiveOf(config)));
   GS_TRY(CheckBudgetName(config));
+  GS_TRY(CheckConditionalTemplates(config));
   GS_ASSIGN_OR_RETURN(style, DetectStyle(config, *sampler, experiment_dir));
   if (style == TrialStyle::kBudgeted && config.scheduler.max_resource <= 0)
     return Fail(ErrorCode::kInvalidConfig,

@@ -37,6 +37,7 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Sugges
                         config.config_path.parent_path().string(), experiment_dir.string(),
                         budget};
   Json context = MakeTemplateContext(suggestion.params, info);
+  const std::vector<std::string> optional = ConditionalNames(config.search_space);
   if (config.cv.enabled()) {  // cv_parser refuses parameters of these names
     context["fold"] = FoldOf(suggestion.number, config.cv.folds).fold;
     context["folds"] = config.cv.folds;
@@ -49,10 +50,10 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Sugges
         (config.shell ? std::string("command") : fmt::format("command[{}]", i)));
   if (config.shell) {
     GS_ASSIGN_OR_RETURN(std::string command,
-                        RenderShellCommand(config.shell_command, context, labels.front()));
+                        RenderShellCommand(config.shell_command, context, labels.front(), optional));
     trial.argv = {"/bin/sh", "-c", std::move(command)};
   } else {
-    GS_ASSIGN_OR_RETURN(trial.argv, RenderArgv(config.command, context, labels));
+    GS_ASSIGN_OR_RETURN(trial.argv, RenderArgv(config.command, context, labels, optional));
   }
   for (std::size_t i = 0; i < config.templates.size(); ++i) {
     const TemplateSpec& spec = config.templates[i];
@@ -62,7 +63,7 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Sugges
       return Fail(dst.error().code, fmt::format("{}{}.dst: {}", YamlPlace(config, spec.position),
                                                 entry, dst.error().message));
     // The template file's own line:column first, then where the YAML names it.
-    auto text = RenderTemplate(spec.text, context, spec.src.string());
+    auto text = RenderTemplate(spec.text, context, spec.src.string(), optional);
     if (!text)
       return Fail(text.error().code,
                   fmt::format("{} (the template of {} at {}:{}:{})", text.error().message, entry,
@@ -71,6 +72,32 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Sugges
     trial.files.emplace_back(std::move(*dst), std::move(*text));
   }
   return trial;
+}
+
+Status CheckConditionalTemplates(const ExperimentConfig& config) {
+  const SearchSpace& space = config.search_space;
+  if (config.shell)
+    return CheckConditionalUses(config.shell_command, space,
+                                YamlPlace(config, config.command_positions.empty()
+                                                      ? YamlPosition{}
+                                                      : config.command_positions.front()) +
+                                    "command");
+  for (std::size_t i = 0; i < config.command.size(); ++i)
+    GS_TRY(CheckConditionalUses(
+        config.command[i], space,
+        YamlPlace(config, i < config.command_positions.size() ? config.command_positions[i]
+                                                              : YamlPosition{}) +
+            fmt::format("command[{}]", i)));
+  for (std::size_t i = 0; i < config.templates.size(); ++i) {
+    const TemplateSpec& spec = config.templates[i];
+    Status checked = CheckConditionalUses(spec.text, space, spec.src.string());
+    if (!checked)
+      return Fail(checked.error().code,
+                  fmt::format("{} (the template of templates[{}] at {}:{}:{})",
+                              checked.error().message, i, config.config_path.string(),
+                              spec.position.line, spec.position.column));
+  }
+  return {};
 }
 
 Status WriteFileAtomically(const std::filesystem::path& path, const std::string& text) {
@@ -130,7 +157,8 @@ Status WriteTemplates(const RenderedTrial& trial, const UniqueFd& dir) {
 
 Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int attempt,
                        std::optional<UniqueFd> staged) {
-  const std::string params_text = params.dump(2) + "\n";
+  // Dotted names nested, as the search space writes them (param_conditions.h).
+  const std::string params_text = NestParams(params).dump(2) + "\n";
   const TrialFiles files{trial.dir};
   if (staged) {
     GS_TRY(WriteStagedFileAt(staged->get(), TrialFiles::kParams, params_text, files.params()));

@@ -25,6 +25,11 @@ struct RenderedTrial {
   std::vector<std::pair<std::filesystem::path, std::string>> files;
 };
 
+// Plan time: the command and templates read conditional parameters only inside
+// sections where they are active (render.h, CheckConditionalUses); the error names the
+// YAML place or the template file.
+Status CheckConditionalTemplates(const ExperimentConfig& config);
+
 // Renders the command (argv, or /bin/sh -c for shell commands) and templates;
 // `budget` is the scheduler's budget for this job ({{budget}}), nullopt without one.
 // Error{kInvalidConfig}: a missing name or a destination escaping the trial dir.

@@ -47,11 +47,14 @@ bool HasResult(const TrialRecord& trial) {
 
 // The params as this search space gives them, a parameter the trial lacks taken from
 // `defaults` (its name added to `assumed`); an error message (no location) when a
-// parameter is missing without a default, extra, or outside its range.
+// parameter is missing without a default, extra, or outside its range. In a conditional
+// space only the parameters active under the trial's own values are needed; one it has
+// that is inactive there is left out (it seeds nothing).
 Expected<Params> FitToSpace(const Params& params, const SearchSpace& space,
                             const Params& defaults, std::vector<std::string>& assumed) {
   Params fitted = Json::object();
   for (const ParamSpec& param : space.params) {
+    if (!IsActive(param, fitted)) continue;
     if (!params.contains(param.name) && defaults.contains(param.name)) {
       fitted[param.name] = defaults[param.name];  // checked against the space when parsed
       assumed.push_back(param.name);
@@ -67,8 +70,13 @@ Expected<Params> FitToSpace(const Params& params, const SearchSpace& space,
     if (!fit) return Fail(ErrorCode::kInvalidConfig, param.name + ": " + fit.error().message);
     fitted[param.name] = std::move(*fit);
   }
+  const auto in_space = [&](const std::string& name) {
+    for (const ParamSpec& param : space.params)
+      if (param.name == name) return true;
+    return false;
+  };
   for (const auto& item : params.items())
-    if (!fitted.contains(item.key()))
+    if (!fitted.contains(item.key()) && !in_space(item.key()))
       return Fail(ErrorCode::kInvalidConfig,
                   fmt::format("it has '{}', which this search space does not", item.key()));
   return fitted;

@@ -2,12 +2,18 @@
 #include <utility>
 
 #include "search/samplers.h"
+#include "search/splitmix64.h"
 
 namespace gpusweep::search {
 
-EnqueuedFirst::EnqueuedFirst(std::unique_ptr<Sampler> inner, std::vector<Params> enqueued,
-                             Numbering numbering)
+namespace {
+constexpr std::uint64_t kEnqueueFillSalt = 0xE4C0E0EDF111ULL;
+}  // namespace
+
+EnqueuedFirst::EnqueuedFirst(std::unique_ptr<Sampler> inner, SearchSpace space,
+                             std::vector<Params> enqueued, Numbering numbering)
     : inner_(std::move(inner)),
+      space_(std::move(space)),
       enqueued_(std::move(enqueued)),
       offset_(numbering == Numbering::kAfterEnqueued ? static_cast<int>(enqueued_.size()) : 0) {}
 
@@ -23,8 +29,25 @@ Suggestion EnqueuedFirst::Suggest(int number, const std::vector<TrialRecord>& hi
   // trial (a grid: its point `number`, wrapped to its size).
   const int fill = offset_ > 0 ? number % inner_->total_trials() : number;
   Suggestion suggestion = inner_->Suggest(fill, history);
-  for (const auto& [name, value] : enqueued_[static_cast<std::size_t>(number)].items())
-    suggestion.params[name] = value;
+  const Params& setting = enqueued_[static_cast<std::size_t>(number)];
+  for (const auto& [name, value] : setting.items()) suggestion.params[name] = value;
+  if (IsConditional(space_)) {
+    // The setting may choose another branch than the sampler did: keep the leaves active
+    // under the merged values; one the setting activates that neither has is drawn
+    // from its prior (a stream of the trial number, so the trial replays).
+    SplitMix64 stream = TrialStream(kEnqueueFillSalt, static_cast<std::uint64_t>(number));
+    Params merged = Json::object();
+    for (const ParamSpec& p : space_.params) {
+      const std::uint64_t bits = stream.Next();
+      if (!IsActive(p, merged)) continue;
+      const auto given = setting.find(p.name);
+      const auto drawn = suggestion.params.find(p.name);
+      merged[p.name] = given != setting.end()               ? *given
+                       : drawn != suggestion.params.end() ? *drawn
+                                                          : ParamValueFromBits(p, bits);
+    }
+    suggestion.params = std::move(merged);
+  }
   suggestion.number = number;
   suggestion.repeat = 0;
   return suggestion;

@@ -30,6 +30,9 @@ int GridSampler::total_trials() const { return static_cast<int>(grid_size_ * rep
 Suggestion GridSampler::Suggest(int number, const std::vector<TrialRecord>&) const {
   const std::int64_t k = number;
   const std::int64_t repeat = k / grid_size_;
+  if (IsConditional(space_))  // only the active combinations (param_conditions.h)
+    return Suggestion{number, static_cast<int>(repeat),
+                      ActiveGridPoint(space_, static_cast<std::uint64_t>(k % grid_size_))};
   std::uint64_t rest = static_cast<std::uint64_t>(k % grid_size_);
 
   // Mixed-radix digits, least significant = last declared varying param.

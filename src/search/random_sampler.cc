@@ -57,7 +57,12 @@ int RandomSampler::total_trials() const { return trials_; }
 Suggestion RandomSampler::Suggest(int number, const std::vector<TrialRecord>&) const {
   SplitMix64 stream = TrialStream(seed_, static_cast<std::uint64_t>(number));
   Suggestion s{number, 0, Json::object()};
-  for (const ParamSpec& p : space_.params) s.params[p.name] = ParamValueFromBits(p, stream.Next());
+  // Every leaf consumes its draw, active or not, so a leaf's value does not depend on
+  // which branches are active; an inactive leaf is left out (param_conditions.h).
+  for (const ParamSpec& p : space_.params) {
+    const std::uint64_t bits = stream.Next();
+    if (IsActive(p, s.params)) s.params[p.name] = ParamValueFromBits(p, bits);
+  }
   return s;
 }
 

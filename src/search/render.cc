@@ -15,9 +15,10 @@ namespace gpusweep {
 namespace {
 
 Expected<std::string> Render(std::string_view text, const Json& context,
-                             std::string_view what, search::ValueQuoting quoting) {
+                             std::string_view what, search::ValueQuoting quoting,
+                             std::span<const std::string> optional) {
   GS_ASSIGN_OR_RETURN(const auto tags, search::ScanMustacheTags(text, what));
-  GS_TRY(search::CheckTemplateNames(text, tags, context, what));
+  GS_TRY(search::CheckTemplateNames(text, tags, context, what, optional));
   return search::RenderWithKainjow(text, tags, context, quoting, what);
 }
 
@@ -30,7 +31,7 @@ Json BudgetJson(double budget) {
 }
 
 Json MakeTemplateContext(const Params& params, const TrialContextInfo& info) {
-  Json context = params.is_object() ? params : Json::object();
+  Json context = params.is_object() ? NestParams(params) : Json::object();
   context["trial"] = Json{{"number", info.number},
                           {"id", TrialDirName(info.number)},
                           {"repeat", info.repeat},
@@ -42,26 +43,28 @@ Json MakeTemplateContext(const Params& params, const TrialContextInfo& info) {
 }
 
 Expected<std::string> RenderTemplate(std::string_view text, const Json& context,
-                                     std::string_view what) {
-  return Render(text, context, what, search::ValueQuoting::kRaw);
+                                     std::string_view what, std::span<const std::string> optional) {
+  return Render(text, context, what, search::ValueQuoting::kRaw, optional);
 }
 
 Expected<std::vector<std::string>> RenderArgv(const std::vector<std::string>& argv,
                                               const Json& context,
-                                              std::span<const std::string> labels) {
+                                              std::span<const std::string> labels,
+                                              std::span<const std::string> optional) {
   std::vector<std::string> rendered;
   rendered.reserve(argv.size());
   for (std::size_t i = 0; i < argv.size(); ++i) {
     const std::string what = i < labels.size() ? labels[i] : fmt::format("command[{}]", i);
-    GS_ASSIGN_OR_RETURN(std::string arg, Render(argv[i], context, what, search::ValueQuoting::kRaw));
+    GS_ASSIGN_OR_RETURN(std::string arg, Render(argv[i], context, what, search::ValueQuoting::kRaw, optional));
     rendered.push_back(std::move(arg));
   }
   return rendered;
 }
 
 Expected<std::string> RenderShellCommand(std::string_view command, const Json& context,
-                                         std::string_view what) {
-  return Render(command, context, what, search::ValueQuoting::kShell);
+                                         std::string_view what,
+                                         std::span<const std::string> optional) {
+  return Render(command, context, what, search::ValueQuoting::kShell, optional);
 }
 
 std::string ShellQuote(std::string_view word) {

@@ -253,6 +253,22 @@ Expected<std::unique_ptr<Sampler>> MakeNsga2(const SamplerConfig& config, const 
   return std::make_unique<search::Nsga2Sampler>(space, config.trials, config.seed, nsga2, objective);
 }
 
+// Grid, random, sobol and tpe handle conditional leaves (param_conditions.h); the
+// others model a fixed set of dimensions. The config loader says the same at the line.
+Status CheckConditionsSupported(SamplerKind kind, const SearchSpace& space) {
+  if (!IsConditional(space) || kind == SamplerKind::kGrid || kind == SamplerKind::kRandom ||
+      kind == SamplerKind::kSobol || kind == SamplerKind::kTpe)
+    return {};
+  for (const ParamSpec& p : space.params)
+    for (const ParamCondition& condition : p.when)
+      return Fail(ErrorCode::kInvalidConfig,
+                  fmt::format("search_space.{}: the sampler cannot handle conditional parameters "
+                              "(active only when {} has some values); use sampler type: tpe, "
+                              "random, sobol or grid",
+                              p.name, condition.param));
+  return {};
+}
+
 // The YAML name of a sampler that optimises one metric (config's ToString lives in the
 // config module, which search does not link).
 std::string_view SingleObjectiveSamplerName(SamplerKind kind) {
@@ -273,6 +289,7 @@ Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
     GS_TRY(ValidateParam(p));
     GS_TRY(ValidateShape(p));
   }
+  GS_TRY(CheckConditionsSupported(config.kind, space));
   switch (config.kind) {
     case SamplerKind::kGrid:
       return MakeGrid(config, space);
@@ -334,6 +351,7 @@ Status CheckEnqueued(const SamplerConfig& config, const SearchSpace& space) {
 
 std::int64_t GridSize(const SearchSpace& space) {
   constexpr std::uint64_t kMax = std::numeric_limits<std::int64_t>::max();
+  if (IsConditional(space)) return static_cast<std::int64_t>(std::min(ActiveGridSize(space), kMax));
   std::uint64_t size = 1;
   for (const ParamSpec& p : space.params) {
     std::uint64_t n = 1;
@@ -362,7 +380,7 @@ Expected<std::unique_ptr<Sampler>> MakeSampler(const SamplerConfig& config,
   GS_TRY(CheckEnqueued(config, space));
   using Numbering = search::EnqueuedFirst::Numbering;
   return std::make_unique<search::EnqueuedFirst>(
-      std::move(sampler), config.enqueue,
+      std::move(sampler), space, config.enqueue,
       config.kind == SamplerKind::kGrid ? Numbering::kAfterEnqueued : Numbering::kSameNumbers);
 }
 

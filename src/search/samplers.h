@@ -137,13 +137,15 @@ class Nsga2Sampler final : public Sampler {
 class EnqueuedFirst final : public Sampler {
  public:
   enum class Numbering { kSameNumbers, kAfterEnqueued };
-  EnqueuedFirst(std::unique_ptr<Sampler> inner, std::vector<Params> enqueued,
+  // `space`: in a conditional space, the merged setting keeps only its active leaves.
+  EnqueuedFirst(std::unique_ptr<Sampler> inner, SearchSpace space, std::vector<Params> enqueued,
                 Numbering numbering);
   int total_trials() const override;
   Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
 
  private:
   std::unique_ptr<Sampler> inner_;
+  SearchSpace space_;
   std::vector<Params> enqueued_;
   int offset_;  // n for kAfterEnqueued, else 0
 };

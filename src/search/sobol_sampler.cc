@@ -50,11 +50,14 @@ Suggestion SobolSampler::Suggest(int number, const std::vector<TrialRecord>&) co
   Suggestion s{number, 0, Json::object()};
   std::size_t dim = 0;
   for (const ParamSpec& p : space_.params) {
+    // An inactive leaf keeps its dimension (the others' coordinates do not move) and
+    // is left out of the trial.
+    const bool active = IsActive(p, s.params);
     if (p.kind == ParamKind::kConstant) {
-      s.params[p.name] = p.constant;
+      if (active) s.params[p.name] = p.constant;
       continue;
     }
-    s.params[p.name] = ParamValueFromBits(p, point[dim] ^ shift_[dim]);
+    if (active) s.params[p.name] = ParamValueFromBits(p, point[dim] ^ shift_[dim]);
     ++dim;
   }
   return s;

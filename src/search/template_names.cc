@@ -54,16 +54,30 @@ void AddDottedPaths(const Json& value, const std::string& prefix, int depth,
 
 class NameChecker {
  public:
-  NameChecker(std::string_view text, const Json& context, std::string_view what)
-      : text_(text), what_(what), frames_{Frame{&context}} {}
+  NameChecker(std::string_view text, const Json& context, std::string_view what,
+              std::span<const std::string> optional)
+      : text_(text), what_(what), optional_(optional), frames_{Frame{&context}} {}
 
   Status Check(const MustacheTag& tag) {
+    if (skipping_ > 0) {  // inside a section over an absent optional name: never rendered
+      if (tag.kind == TagKind::kSectionBegin || tag.kind == TagKind::kInvertedBegin) ++skipping_;
+      if (tag.kind == TagKind::kSectionEnd) --skipping_;
+      return {};
+    }
     switch (tag.kind) {
       case TagKind::kVariable:
         return Resolve(tag).has_value() ? Status{} : UnknownName(tag);
       case TagKind::kSectionBegin:
       case TagKind::kInvertedBegin: {
         std::optional<Frame> values = Resolve(tag);
+        if (!values && IsOptional(tag.name)) {
+          if (tag.kind == TagKind::kSectionBegin) {
+            skipping_ = 1;
+            return {};
+          }
+          frames_.push_back(Frame{&EmptyObject()});  // renders; names resolve outside
+          return {};
+        }
         if (!values) return UnknownName(tag);
         frames_.push_back(tag.kind == TagKind::kSectionBegin ? SectionScope(*values)
                                                              : std::move(*values));
@@ -139,15 +153,32 @@ class NameChecker {
     return Fail(ErrorCode::kInvalidConfig, std::move(message));
   }
 
+  static const Json& EmptyObject() {
+    static const Json empty = Json::object();
+    return empty;
+  }
+
+  // A conditional leaf's name, as written or as read inside the sections of its groups.
+  bool IsOptional(const std::string& name) const {
+    for (const std::string& leaf : optional_)
+      if (leaf == name || (leaf.size() > name.size() && leaf.ends_with(name) &&
+                           leaf[leaf.size() - name.size() - 1] == '.'))
+        return true;
+    return false;
+  }
+
   std::string_view text_, what_;
+  std::span<const std::string> optional_;
   std::vector<Frame> frames_;  // innermost scope last
+  int skipping_ = 0;           // depth inside a skipped section
 };
 
 }  // namespace
 
 Status CheckTemplateNames(std::string_view text, const std::vector<MustacheTag>& tags,
-                          const Json& context, std::string_view what) {
-  NameChecker checker(text, context, what);
+                          const Json& context, std::string_view what,
+                          std::span<const std::string> optional) {
+  NameChecker checker(text, context, what, optional);
   for (const MustacheTag& tag : tags) GS_TRY(checker.Check(tag));
   return {};
 }

@@ -1,6 +1,8 @@
 // template_names.h — static check that a Mustache template only names what exists.
 #pragma once
 
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,7 +20,10 @@ namespace gpusweep::search {
 // resolve completely inside one scope. Error{kInvalidConfig}:
 // "<what>:<line>:<col>: unknown name 'lr2' in {{lr2}}; available: lr, ...; did you
 // mean 'lr'?"
+// `optional`: names that may be missing (conditional leaves, render.h): a section over
+// a missing one is skipped unchecked, an inverted one renders in the enclosing scope.
 Status CheckTemplateNames(std::string_view text, const std::vector<MustacheTag>& tags,
-                          const Json& context, std::string_view what);
+                          const Json& context, std::string_view what,
+                          std::span<const std::string> optional = {});
 
 }  // namespace gpusweep::search

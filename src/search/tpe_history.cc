@@ -54,11 +54,17 @@ std::optional<std::pair<double, double>> Score(const TrialRecord& t, Mode mode,
 }
 
 // Appends the model values of `t` to `table` (one per dim); false, with `table`
-// unchanged, when a param is missing or does not fit the space.
+// unchanged, when a param is missing or does not fit the space. A conditional leaf that
+// was inactive in `t` is NaN: the tree-structured TPE fits each leaf only from the trials
+// that had it (tpe_tree.h).
 bool AppendModelValues(const TrialRecord& t, const TpeSpace& space, std::vector<double>& table) {
   const std::size_t dims = space.dims().size();
   const std::size_t start = table.size();
   for (std::size_t d = 0; d < dims; ++d) {
+    if (space.conditional(static_cast<int>(d)) && !space.ActiveIn(static_cast<int>(d), t.params)) {
+      table.push_back(std::numeric_limits<double>::quiet_NaN());
+      continue;
+    }
     const Json* value = space.FindValue(t.params, static_cast<int>(d));
     const std::optional<double> model = value ? space.ToModel(static_cast<int>(d), *value)
                                               : std::nullopt;

@@ -25,7 +25,9 @@ namespace gpusweep::search {
 enum class RunningTrials { kIgnore, kWorst };
 
 struct TpeGroups {
-  Columns below, above;  // one column per model dim, trial-number order
+  // One column per model dim, trial-number order; NaN where a conditional leaf was
+  // inactive in the trial.
+  Columns below, above;
   int scored = 0;        // usable trials that are not running (Optuna's n)
 };
 

@@ -12,6 +12,7 @@
 #include "search/samplers.h"
 #include "search/splitmix64.h"
 #include "search/tpe_history.h"
+#include "search/tpe_tree.h"
 
 namespace gpusweep::search {
 namespace {
@@ -58,6 +59,10 @@ Suggestion TpeSampler::Suggest(int number, const std::vector<TrialRecord>& histo
   options.consider_magic_clip = config_.consider_magic_clip;
   options.consider_endpoints = config_.consider_endpoints;
   SplitMix64 rng = TrialStream(seed_ ^ kTpeSalt, static_cast<std::uint64_t>(number));
+  if (IsConditional(model_space_.space()))  // tree-structured (tpe_tree.h)
+    return Suggestion{number, 0,
+                      TreeSuggest(model_space_, groups,
+                                  {options, config_.n_ei_candidates, config_.multivariate}, rng)};
   std::vector<double> model(dims.size());
   if (config_.multivariate) {
     options.bandwidth = Bandwidth::kScott;

@@ -145,6 +145,11 @@ Json TpeSpace::FromModel(const ParamSpec& p, double value) const {
   return nullptr;
 }
 
+Json TpeSpace::ParamValue(std::size_t param, double model) const {
+  const ParamSpec& p = space_.params[param];
+  return dim_of_param_[param] < 0 ? FixedValue(p) : FromModel(p, model);
+}
+
 Params TpeSpace::ToParams(const std::vector<double>& model) const {
   Params out = Json::object();
   for (std::size_t i = 0; i < space_.params.size(); ++i) {

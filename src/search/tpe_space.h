@@ -38,6 +38,19 @@ class TpeSpace {
   // Params in declaration order: fixed params with their value, dim d from model[d].
   Params ToParams(const std::vector<double>& model) const;
 
+  // Conditional spaces (param_conditions.h; the tree-structured TPE in tpe_tree.cc).
+  const SearchSpace& space() const { return space_; }
+  // The dim of leaf `param` (an index into space().params), -1 when it is fixed.
+  int dim_of_param(std::size_t param) const { return dim_of_param_[param]; }
+  // Leaf `param`'s value: its fixed value, or the value of its dim's model value.
+  Json ParamValue(std::size_t param, double model) const;
+  // Whether dim `dim`'s leaf may be absent from a trial (it has conditions); and whether
+  // it is active in `params` (a trial's).
+  bool conditional(int dim) const { return !space_.params[param_of_dim_[dim]].when.empty(); }
+  bool ActiveIn(int dim, const Params& params) const {
+    return IsActive(space_.params[param_of_dim_[dim]], params);
+  }
+
  private:
   Json FromModel(const ParamSpec& p, double value) const;
 

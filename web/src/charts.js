@@ -291,7 +291,10 @@ function parallelSample(done, mode) {
 export function parallelOption(trials, summary, charted) {
   const sample = parallelSample(trials.filter((t) => t.state === 'completed' && t.objective !== null), summary.mode);
   const done = sample.trials;
-  const names = charted.names;
+  // A line needs a value on every axis: a parameter some trials lack (a conditional one,
+  // inactive in them) gets no axis here rather than a made-up value; slices show it.
+  const partial = charted.names.filter((name) => done.some((t) => t.params[name] === undefined));
+  const names = charted.names.filter((name) => !partial.includes(name));
   const axes = names.map((name) => ({ name, ...axisOf(done, name, summary) }));
   const parallelAxis = axes.map((a, i) => (a.numeric
     ? { dim: i, name: a.name, type: 'value', scale: true }
@@ -305,7 +308,8 @@ export function parallelOption(trials, summary, charted) {
     visualMap: objectives.length ? { show: false, dimension: names.length, min: Math.min(...objectives), max: Math.max(...objectives),
       inRange: { color: summary.mode === 'max' ? ['#d0d8e8', '#1f5fa8'] : ['#1f5fa8', '#d0d8e8'] } } : undefined,
     series: [{ type: 'parallel', lineStyle: { width: 1, opacity: 0.5 }, data: values, progressive: 0 }],
-    note: joinNotes(sample.note, charted.note),
+    note: joinNotes(sample.note, charted.note,
+      partial.length ? `no axis: ${partial.join(', ')} (only some trials have them; see the slices)` : ''),
   };
 }
 

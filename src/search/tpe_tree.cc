@@ -1,0 +1,105 @@
+// The tree-structured TPE (contract in tpe_tree.h).
+#include "search/tpe_tree.h"
+
+#include <cmath>
+#include <cstddef>
+
+namespace gpusweep::search {
+namespace {
+
+// Leaves drawn together: in multivariate mode those whose conditions are the same
+// (ParamCondition lists compared by parameter and values), else each dim alone. Each
+// group lists its dims in declaration order; groups are in the order of their first dim.
+std::vector<std::vector<int>> DrawGroups(const TpeSpace& space, bool multivariate) {
+  const SearchSpace& s = space.space();
+  std::vector<std::vector<int>> groups;
+  std::vector<std::size_t> first_param;  // of each group
+  const auto same_conditions = [&](std::size_t a, std::size_t b) {
+    const auto& x = s.params[a].when;
+    const auto& y = s.params[b].when;
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (x[i].param != y[i].param || x[i].values != y[i].values) return false;
+    return true;
+  };
+  for (std::size_t i = 0; i < s.params.size(); ++i) {
+    const int dim = space.dim_of_param(i);
+    if (dim < 0) continue;
+    bool joined = false;
+    for (std::size_t g = 0; multivariate && !joined && g < groups.size(); ++g)
+      if (same_conditions(first_param[g], i)) {
+        groups[g].push_back(dim);
+        joined = true;
+      }
+    if (!joined) {
+      groups.push_back({dim});
+      first_param.push_back(i);
+    }
+  }
+  return groups;
+}
+
+// The candidate drawn from `below` with the best log l(x) - log g(x) (the first on ties).
+std::vector<double> BestOf(const ParzenEstimator& below, const ParzenEstimator& above,
+                           int candidates, SplitMix64& rng) {
+  const Columns drawn = below.Sample(rng, candidates);
+  const std::vector<double> log_l = below.LogPdf(drawn);
+  const std::vector<double> log_g = above.LogPdf(drawn);
+  std::size_t best = 0;
+  for (std::size_t c = 1; c < log_l.size(); ++c)
+    if (log_l[c] - log_g[c] > log_l[best] - log_g[best]) best = c;
+  std::vector<double> point(drawn.size());
+  for (std::size_t d = 0; d < drawn.size(); ++d) point[d] = drawn[d][best];
+  return point;
+}
+
+}  // namespace
+
+Columns ActiveRows(const Columns& columns, const std::vector<int>& dims) {
+  Columns out(dims.size());
+  const std::size_t rows = columns.empty() ? 0 : columns[static_cast<std::size_t>(dims.front())].size();
+  for (std::size_t r = 0; r < rows; ++r) {
+    bool present = true;
+    for (const int d : dims) present = present && !std::isnan(columns[static_cast<std::size_t>(d)][r]);
+    if (!present) continue;
+    for (std::size_t k = 0; k < dims.size(); ++k)
+      out[k].push_back(columns[static_cast<std::size_t>(dims[k])][r]);
+  }
+  return out;
+}
+
+Params TreeSuggest(const TpeSpace& space, const TpeGroups& groups, const TreeTpeOptions& options,
+                   SplitMix64& rng) {
+  const std::vector<std::vector<int>> draw_groups = DrawGroups(space, options.multivariate);
+  std::vector<int> group_of_dim(space.dims().size(), -1);
+  for (std::size_t g = 0; g < draw_groups.size(); ++g)
+    for (const int d : draw_groups[g]) group_of_dim[static_cast<std::size_t>(d)] = static_cast<int>(g);
+  ParzenOptions parzen = options.parzen;
+  if (options.multivariate) parzen.bandwidth = Bandwidth::kScott;
+  std::vector<double> model(space.dims().size(), 0);
+  std::vector<bool> drawn(draw_groups.size(), false);
+  Params out = Json::object();
+  const SearchSpace& s = space.space();
+  for (std::size_t i = 0; i < s.params.size(); ++i) {
+    if (!IsActive(s.params[i], out)) continue;
+    const int dim = space.dim_of_param(i);
+    if (dim >= 0) {
+      const int g = group_of_dim[static_cast<std::size_t>(dim)];
+      if (!drawn[static_cast<std::size_t>(g)]) {  // its leaves share conditions: all active now
+        const std::vector<int>& members = draw_groups[static_cast<std::size_t>(g)];
+        std::vector<ModelDim> dims;
+        for (const int d : members) dims.push_back(space.dims()[static_cast<std::size_t>(d)]);
+        const ParzenEstimator below(dims, ActiveRows(groups.below, members), parzen);
+        const ParzenEstimator above(dims, ActiveRows(groups.above, members), parzen);
+        const std::vector<double> point = BestOf(below, above, options.candidates, rng);
+        for (std::size_t k = 0; k < members.size(); ++k)
+          model[static_cast<std::size_t>(members[k])] = point[k];
+        drawn[static_cast<std::size_t>(g)] = true;
+      }
+    }
+    out[s.params[i].name] = space.ParamValue(i, dim >= 0 ? model[static_cast<std::size_t>(dim)] : 0);
+  }
+  return out;
+}
+
+}  // namespace gpusweep::search

@@ -1,0 +1,40 @@
+// tpe_tree.h — the tree-structured TPE over a conditional space (Bergstra, Bardenet,
+// Bengio & Kégl, "Algorithms for Hyper-Parameter Optimization", NeurIPS 2011, sec. 4:
+// the configuration space is a tree, and each node's densities l and g are fitted only
+// from the observations in which that node was active).
+//
+// Contract: the trial is built in declaration order. The history's good/bad split is
+// the global one (tpe_history.h: the best gamma(n) of all scored trials, as Hyperopt
+// does). A leaf is drawn only once the leaves before it say it is active; its estimator
+// pair is fitted from the rows of `below` and `above` where it was active (not NaN). With
+// `multivariate`, the leaves with the same conditions (which are active together: a
+// sub-space of a choice, a `when:` group) are one joint draw from the rows where all of
+// them were active, as Optuna's TPESampler(multivariate=True, group=True) does for the
+// groups it finds in the history; without it each leaf is its own draw. Deterministic
+// given the groups and the stream.
+#pragma once
+
+#include <vector>
+
+#include "gpusweep/json.h"
+#include "search/parzen_estimator.h"
+#include "search/splitmix64.h"
+#include "search/tpe_history.h"
+#include "search/tpe_space.h"
+
+namespace gpusweep::search {
+
+struct TreeTpeOptions {
+  ParzenOptions parzen;
+  int candidates = 24;       // n_ei_candidates
+  bool multivariate = false;
+};
+
+// The rows of `columns` restricted to `dims` (indexes into the model dims) where every
+// one of them is present (not NaN): one column per dim of `dims`.
+Columns ActiveRows(const Columns& columns, const std::vector<int>& dims);
+
+Params TreeSuggest(const TpeSpace& space, const TpeGroups& groups, const TreeTpeOptions& options,
+                   SplitMix64& rng);
+
+}  // namespace gpusweep::search
