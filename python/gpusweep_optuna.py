@@ -24,9 +24,12 @@ def load_study(path, storage=None):
                                 storage=storage)
     for t in data["trials"]:
         values = t["values"] if "values" in t else None if t["value"] is None else [t["value"]]
+        # A trial has only its own parameters (conditional ones it lacks are absent), and
+        # where a name is two leaves of a search space, its own distribution.
+        own = {name: make[d["type"]](d) for name, d in t.get("distributions", {}).items()}
         study.add_trial(optuna.trial.create_trial(
             state=optuna.trial.TrialState[t["state"]], values=values, params=t["params"],
-            distributions={name: dists[name] for name in t["params"]}, user_attrs=t["user_attrs"],
-            system_attrs=t.get("system_attrs", {}),
+            distributions={name: own.get(name, dists.get(name)) for name in t["params"]},
+            user_attrs=t["user_attrs"], system_attrs=t.get("system_attrs", {}),
             intermediate_values={int(s): v for s, v in t["intermediate_values"].items()}))
     return study

@@ -282,7 +282,9 @@ Json ParamDistributions(const Json& search_space);
 //   {"study_name", "direction": "maximize"|"minimize", "metric", "distributions":
 //    ParamDistributions minus constants, "constants": {name: value},
 //    "trials": [{"number", "state": "COMPLETE"|"PRUNED"|"FAIL", "value",
-//                "params", "intermediate_values": {"<step>": value},
+//                "params" (only those the trial has), "intermediate_values":
+//                {"<step>": value}, "distributions"? (a name that is two leaves of a
+//                conditional search space: the trial's own leaf's, when not the first),
 //                "user_attrs": {"gpusweep_state", "start_time_iso", "end_time_iso",
 //                               "failure_reason"?, "repeat"?}}]}
 // With several objectives (ctx.pareto multi): "directions" and "metrics" (lists, in

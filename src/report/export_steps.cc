@@ -152,6 +152,10 @@ struct OptunaSpace {
       }
       distributions[name] = distribution;
     }
+    // One name in two sub-spaces of a choice: the identity lists each leaf with its
+    // `when`; a trial gets the distribution of the leaf active in it.
+    for (const auto& [name, spec] : search_space.items())
+      if (spec.is_array() && distributions.contains(name)) alternatives[name] = spec;
   }
 
   // An unbounded normal's float gets the range its trials drew (Optuna needs bounds).
@@ -174,6 +178,40 @@ struct OptunaSpace {
       if (open_high) distribution["high"] = std::max(high, low);
     }
   }
+
+  // A trial's own distributions where they differ from the study's (a leaf of a repeated
+  // name other than the first); an empty object otherwise.
+  Json TrialDistributions(const gpusweep::Params& params) const {
+    Json out = Json::object();
+    for (const auto& [name, leaves] : alternatives.items()) {
+      if (!params.contains(name)) continue;
+      for (std::size_t i = 0; i < leaves.size(); ++i) {
+        if (!WhenHolds(leaves[i], params)) continue;
+        if (i > 0) {
+          Json distribution = Distribution(leaves[i]);
+          if (as_text.count(name) != 0)
+            for (Json& choice : distribution["choices"]) choice = report::DumpCompact(choice);
+          out[name] = std::move(distribution);
+        }
+        break;
+      }
+    }
+    return out;
+  }
+
+  static bool WhenHolds(const Json& leaf, const gpusweep::Params& params) {
+    for (const Json& condition : leaf.value("when", Json::array())) {
+      const std::string param = condition.value("param", "");
+      if (!params.contains(param)) return false;
+      bool listed = false;
+      for (const Json& value : condition.value("values", Json::array()))
+        listed = listed || params.at(param) == value;
+      if (!listed) return false;
+    }
+    return true;
+  }
+
+  Json alternatives = Json::object();
 
   Json Params(const gpusweep::Params& params) const {
     Json out = Json::object();
@@ -198,12 +236,15 @@ std::optional<Json> OptunaTrial(const TrialRecord& t, const OptunaSpace& space,
   if (!t.failure_reason.empty()) attrs["failure_reason"] = t.failure_reason;
   if (t.repeat > 0) attrs["repeat"] = t.repeat;
   const bool complete = t.state == TrialState::kCompleted && t.objective;
-  return Json{{"number", t.number},
-              {"state", complete || t.state != TrialState::kCompleted ? state : "FAIL"},
-              {"value", complete ? Json(*t.objective) : Json(nullptr)},
-              {"params", space.Params(t.params)},
-              {"intermediate_values", std::move(intermediate_values)},
-              {"user_attrs", std::move(attrs)}};
+  Json trial{{"number", t.number},
+             {"state", complete || t.state != TrialState::kCompleted ? state : "FAIL"},
+             {"value", complete ? Json(*t.objective) : Json(nullptr)},
+             {"params", space.Params(t.params)},
+             {"intermediate_values", std::move(intermediate_values)},
+             {"user_attrs", std::move(attrs)}};
+  // Only where a trial's leaf is not its name's first (the study's distribution).
+  if (Json own = space.TrialDistributions(t.params); !own.empty()) trial["distributions"] = own;
+  return trial;
 }
 
 // A configuration's intermediate values: at each step every fold that has not failed

@@ -120,6 +120,28 @@ TEST(ReportOptunaTest, FinishedTrialsWithParamsStatesAndCurves) {
   EXPECT_THAT(t3["user_attrs"]["failure_reason"].get<std::string>(), HasSubstr("rung 0"));
 }
 
+// A conditional space's identity (nested_space.h): clf.C is two leaves, one per branch.
+TEST(ReportOptunaTest, ConditionalTrialsHaveOnlyTheirParamsAndTheirOwnDistributions) {
+  const Json space = Json::parse(R"({
+    "clf": {"type": "choice", "values": [{"name": "svm"}, {"name": "lr"}, "none"]},
+    "clf.C": [{"type": "loguniform", "low": 0.1, "high": 10,
+               "when": [{"param": "clf", "values": [{"name": "svm"}]}]},
+              {"type": "loguniform", "low": 0.01, "high": 1,
+               "when": [{"param": "clf", "values": [{"name": "lr"}]}]}]})");
+  const std::vector<TrialRecord> trials{
+      MakeTrial(0, TrialState::kCompleted, 0.5, Json::parse(R"({"clf":{"name":"svm"},"clf.C":2})")),
+      MakeTrial(1, TrialState::kCompleted, 0.6, Json::parse(R"({"clf":{"name":"lr"},"clf.C":0.5})")),
+      MakeTrial(2, TrialState::kCompleted, 0.7, Json::parse(R"({"clf":"none"})"))};
+  const Json study = Json::parse(ExportOptuna(trials, {}, space, MakeContext()));
+  EXPECT_EQ(study["distributions"]["clf.C"]["low"], 0.1);  // the first leaf's
+  const Json& t = study["trials"];
+  EXPECT_FALSE(t[0].contains("distributions"));
+  EXPECT_EQ(t[1]["distributions"]["clf.C"]["low"], 0.01);
+  EXPECT_EQ(t[1]["params"]["clf.C"], 0.5);
+  EXPECT_FALSE(t[2]["params"].contains("clf.C"));
+  EXPECT_FALSE(t[2].contains("distributions"));
+}
+
 TEST(ReportOptunaTest, UnderCvEachOptunaTrialIsAConfigurationValuedByItsMean) {
   const Json p0 = Json::parse(R"({"lr":0.01,"dropout":0.1,"layers":3,"act":"relu","net":{"bn":true},"epochs":4})");
   const Json p1 = Json::parse(R"({"lr":0.02,"dropout":0.2,"layers":5,"act":"relu","net":{"bn":true},"epochs":4})");
