@@ -8,6 +8,7 @@
 # Usage: conditional_cli_test.sh GPUSWEEP_BINARY.
 set -euo pipefail
 gpusweep=$1
+source_dir=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat > "$work/cond.yaml" <<'YAML'
@@ -49,6 +50,21 @@ log = open("runs/cond/trials/0001/output.log").read()
 assert 'depth=1 kind={name:svm,C:1.5}' in log, log  # the JSON, its quotes eaten by sh
 print("10 trials; params.json, export and the command agree on the active parameters")
 PY
+# The Optuna export loads as a study whose trials have only their own parameters
+# (skipped without Debian's python3-optuna).
+if /usr/bin/python3 -c "import optuna" 2>/dev/null; then
+  "$gpusweep" export --format optuna -o study.json runs/cond
+  PYTHONPATH="$source_dir/python" /usr/bin/python3 - <<'PY'
+import optuna, gpusweep_optuna
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+study = gpusweep_optuna.load_study("study.json")
+assert len(study.trials) == 10, len(study.trials)
+for t in study.trials:
+    assert set(t.params) == set(t.distributions), t
+    assert ("classifier.C" in t.params) == ("svm" in str(t.params["classifier"])), t.params
+print("Optuna study of 10 trials, each with its own parameters")
+PY
+fi
 # A conditional parameter read outside a section where it is active: refused at plan time.
 sed 's/"\$GPUSWEEP_METRICS"; echo "depth={{model.depth}}/"$GPUSWEEP_METRICS"; echo "C={{classifier.C}}/; s/^name: cond/name: bare/' cond.yaml > bare.yaml
 set +e
