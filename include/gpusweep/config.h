@@ -142,13 +142,27 @@ struct SamplerConfig {
 };
 
 // Early stopping / multi-fidelity scheduler (config `scheduler:`).
-enum class SchedulerKind { kNone, kMedian, kSuccessiveHalving, kAsha, kHyperband };
+enum class SchedulerKind { kNone, kMedian, kSuccessiveHalving, kAsha, kHyperband, kPbt };
 
 // How successive halving's budget grows from one round to the next.
 enum class BudgetGrowth { kGeometric, kLinear };
 
-// "none", "median", "successive_halving", "asha", "hyperband" (the YAML names).
+// "none", "median", "successive_halving", "asha", "hyperband", "pbt" (the YAML names).
 std::string_view ToString(SchedulerKind kind);
+
+// Population-based training (`scheduler: {type: pbt, ...}`; Jaderberg et al., 2017;
+// docs/config.md, "Population-based training"). Not a Scheduler: a search policy of its
+// own (src/policy/pbt_policy.h). Each member trains in segments of
+// perturbation_interval resource; every segment is a trial of its own.
+struct PbtConfig {
+  double perturbation_interval = 0;  // > 0, <= max_resource: resource per segment
+  int population = 0;                // >= 2 members (= the sampler's trials)
+  double quantile = 0.25;            // (0, 0.5]: bottom copies from top
+  bool synchronous = false;          // true: segment s+1 starts once all finished s
+  double resample_probability = 0.25;      // [0, 1]: a mutation redraws from the space
+  std::vector<double> factors{0.8, 1.2};   // > 0 each: a mutation multiplies by one
+  std::vector<std::string> mutations;      // params that may change; empty: every varying one
+};
 
 struct SchedulerConfig {
   SchedulerKind kind = SchedulerKind::kNone;
@@ -163,6 +177,7 @@ struct SchedulerConfig {
   double grace_steps = 0;         // median: never stop before this resource value
   int min_trials = 3;             // median: other trials needed at a step to judge
   std::optional<int> brackets;    // hyperband: number of brackets (default: all, s_max + 1)
+  PbtConfig pbt;                  // pbt only (with resource and max_resource)
 };
 
 enum class GpuMode { kAuto, kList, kNone };

@@ -19,8 +19,8 @@
 // --retry-failed, growth), ScheduledPolicy (a sampler and a Scheduler, unchanged
 // inside), FoldPolicy (cross-validation over any policy: every fold is a trial, the
 // inner policy sees configurations), and the NAS tournament (MakeNasPolicy). A new
-// kind of search (e.g. population-based training) is one more implementation: its jobs
-// carry their own params and parent trial.
+// kind of search (e.g. population-based training, src/policy/pbt_policy.h) is one more
+// implementation: its jobs carry their own params and parent trial.
 #pragma once
 
 #include <functional>
@@ -80,6 +80,13 @@ class SearchPolicy : public JobCalls {
   virtual bool judges_reports() const { return false; }
   // The calls made to it are journaled and replayed (see the contract above).
   virtual bool journaled() const = 0;
+  // Its jobs continue from checkpoints (population-based training): the loop gives
+  // every trial GPUSWEEP_CHECKPOINT_DIR (<trial dir>/checkpoint), copies a job's
+  // parent's checkpoint there before the trial starts (atomically: a temporary
+  // directory beside it, then rename), and tells OnJobFinished, in Job::checkpoint,
+  // whether the trial left a complete one (docs/protocol.md). A policy cannot look at
+  // files itself; this is how it learns which trials can be donors.
+  virtual bool checkpoints() const { return false; }
 
   // Once, after any replay of journaled calls and before the first NextJob, with every
   // trial in the journal ordered by number (none running but re-attached jobs).
@@ -158,5 +165,10 @@ std::unique_ptr<SearchPolicy> MakeScheduledPolicy(std::unique_ptr<Sampler> sampl
 // cross-validation: `inner` over configurations, every fold a trial (fold_policy.h;
 // precondition cv.enabled()).
 std::unique_ptr<SearchPolicy> MakeFoldPolicy(std::unique_ptr<SearchPolicy> inner, const CvConfig& cv);
+// population-based training over `sampler`'s initial draws (pbt_policy.h; precondition
+// scheduler.kind == kPbt, as the parser validated it).
+Expected<std::unique_ptr<SearchPolicy>> MakePbtSearchPolicy(const SchedulerConfig& scheduler,
+                                                            const SamplerConfig& sampler,
+                                                            const SearchSpace& space, Mode mode);
 
 }  // namespace gpusweep

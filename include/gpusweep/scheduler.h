@@ -55,6 +55,10 @@ struct Job {
   // The trial whose directory (its checkpoint) this job continues from, if any: the
   // trial gets GPUSWEEP_PARENT_TRIAL and GPUSWEEP_PARENT_DIR (docs/protocol.md).
   std::optional<int> parent = std::nullopt;
+  // Told by the loop when the job's process ended, for a policy whose jobs continue from
+  // checkpoints (SearchPolicy::checkpoints()): whether the trial left a complete
+  // checkpoint (docs/protocol.md). Unset otherwise.
+  std::optional<bool> checkpoint = std::nullopt;
 };
 
 enum class Verdict {

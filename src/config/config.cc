@@ -19,6 +19,7 @@
 #include "config/resources_parser.h"
 #include "config/unit_values.h"
 #include "config/sampler_parser.h"
+#include "config/pbt_check.h"
 #include "config/scheduler_parser.h"
 #include "config/search_space_parser.h"
 #include "config/cv_parser.h"
@@ -337,6 +338,7 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_TRY(nas ? ParseNasSection(top, *nas, config) : ParseSamplerSection(top, config));
   GS_TRY(ParseSharedSections(top, config_dir, config));
   GS_TRY(config_detail::CheckObjectiveSupport(top, config));
+  GS_TRY(config_detail::CheckPbtFits(top, config));
   if (nas == nullptr) return {};
   if (config.nas->dry_run) {
     ApplyNasDryRun(config);

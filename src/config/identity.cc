@@ -133,6 +133,17 @@ Json SchedulerIdentity(const SchedulerConfig& scheduler) {
                 {"grace_steps", scheduler.grace_steps},
                 {"min_trials", scheduler.min_trials}};
   identity["brackets"] = scheduler.brackets ? Json(*scheduler.brackets) : Json();
+  // Only for pbt, so every earlier scheduler keeps its identity.
+  if (scheduler.kind == SchedulerKind::kPbt) {
+    const PbtConfig& pbt = scheduler.pbt;
+    identity["pbt"] = Json{{"perturbation_interval", pbt.perturbation_interval},
+                           {"population", pbt.population},
+                           {"quantile", pbt.quantile},
+                           {"synchronous", pbt.synchronous},
+                           {"resample_probability", pbt.resample_probability},
+                           {"factors", pbt.factors},
+                           {"mutations", pbt.mutations}};
+  }
   return identity;
 }
 
@@ -202,6 +213,7 @@ std::string_view ToString(SchedulerKind kind) {
     case SchedulerKind::kSuccessiveHalving: return "successive_halving";
     case SchedulerKind::kAsha: return "asha";
     case SchedulerKind::kHyperband: return "hyperband";
+    case SchedulerKind::kPbt: return "pbt";
   }
   return "none";
 }

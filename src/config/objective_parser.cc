@@ -176,8 +176,11 @@ Status CheckObjectiveSupport(const Mapping& top, const ExperimentConfig& config)
   if (config.scheduler.kind != SchedulerKind::kNone)
     return RefuseObjectiveAt(
         top, "scheduler",
-        fmt::format("the {} scheduler stops trials by one metric and cannot honour {}",
-                    ToString(config.scheduler.kind), asked),
+        config.scheduler.kind == SchedulerKind::kPbt
+            ? fmt::format("population-based training ranks members by one metric and cannot "
+                          "honour {}", asked)
+            : fmt::format("the {} scheduler stops trials by one metric and cannot honour {}",
+                          ToString(config.scheduler.kind), asked),
         "remove scheduler:, or give one metric without constraints");
   if (config.cv.enabled())
     return RefuseObjectiveAt(top, "cv", fmt::format("cross-validation cannot yet combine {}", asked),

@@ -1,7 +1,9 @@
 // The `scheduler:` section (see scheduler_parser.h and docs/config.md).
 #include "config/scheduler_parser.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <span>
 #include <string_view>
 
@@ -10,8 +12,8 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 5> kSchedulerTypes{"none", "median", "successive_halving", "asha",
-                                                 "hyperband"};
+constexpr std::array<std::string_view, 6> kSchedulerTypes{"none", "median", "successive_halving", "asha",
+                                                 "hyperband", "pbt"};
 constexpr std::array<std::string_view, 1> kNoneKeys{"type"};
 constexpr std::array<std::string_view, 5> kMedianKeys{"type", "resource", "grace_steps",
                                                       "min_trials", "max_resource"};
@@ -22,6 +24,10 @@ constexpr std::array<std::string_view, 6> kHyperbandKeys{
 constexpr std::array<std::string_view, 7> kHalvingKeys{
     "type",         "resource", "min_resource", "max_resource", "reduction_factor",
     "growth",       "budget_step"};
+constexpr std::array<std::string_view, 10> kPbtKeys{
+    "type",     "resource",    "perturbation_interval", "max_resource", "population",
+    "quantile", "synchronous", "explore",               "mutations",    "min_resource"};
+constexpr std::array<std::string_view, 2> kPbtExploreKeys{"resample_probability", "factors"};
 constexpr std::array<std::string_view, 2> kGrowths{"geometric", "linear"};
 
 SchedulerKind KindOf(std::string_view type) {
@@ -29,6 +35,7 @@ SchedulerKind KindOf(std::string_view type) {
   if (type == "successive_halving") return SchedulerKind::kSuccessiveHalving;
   if (type == "asha") return SchedulerKind::kAsha;
   if (type == "hyperband") return SchedulerKind::kHyperband;
+  if (type == "pbt") return SchedulerKind::kPbt;
   return SchedulerKind::kNone;
 }
 
@@ -39,6 +46,7 @@ std::span<const std::string_view> KeysOf(SchedulerKind kind) {
     case SchedulerKind::kSuccessiveHalving: return kHalvingKeys;
     case SchedulerKind::kAsha: return kAshaKeys;
     case SchedulerKind::kHyperband: return kHyperbandKeys;
+    case SchedulerKind::kPbt: return kPbtKeys;
   }
   return kNoneKeys;
 }
@@ -114,6 +122,89 @@ Status ParseMedian(const Mapping& map, SchedulerConfig& out) {
   return {};
 }
 
+// explore: {resample_probability, factors} (pbt).
+Status ParsePbtExplore(const Value& value, PbtConfig& out) {
+  GS_ASSIGN_OR_RETURN(Mapping map, value.ToMapping());
+  GS_TRY(map.CheckKeys(kPbtExploreKeys));
+  if (const Value* p = map.Find("resample_probability")) {
+    GS_ASSIGN_OR_RETURN(out.resample_probability, p->ToNumber());
+    if (!(out.resample_probability >= 0 && out.resample_probability <= 1))
+      return p->Invalid("a probability must be between 0 and 1",
+                        "e.g. resample_probability: 0.25 (Ray Tune's default)");
+  }
+  if (const Value* factors = map.Find("factors")) {
+    GS_ASSIGN_OR_RETURN(std::vector<Value> items, factors->ToList());
+    if (items.empty())
+      return factors->Invalid("the list is empty", "e.g. factors: [0.8, 1.2]");
+    out.factors.clear();
+    for (const Value& item : items) {
+      GS_ASSIGN_OR_RETURN(double factor, item.ToNumber());
+      if (!(factor > 0) || !std::isfinite(factor))
+        return item.Invalid("a factor multiplies a parameter and must be a positive number",
+                            "e.g. factors: [0.8, 1.2]");
+      out.factors.push_back(factor);
+    }
+  }
+  return {};
+}
+
+// mutations: [names] (pbt); whether each is a parameter is checked with the search
+// space (pbt_check.cc).
+Status ParsePbtMutations(const Value& value, PbtConfig& out) {
+  GS_ASSIGN_OR_RETURN(std::vector<Value> items, value.ToList());
+  if (items.empty())
+    return value.Invalid("the list is empty",
+                         "name the parameters that may change, e.g. mutations: [lr], or remove "
+                         "the key to let every varying parameter change");
+  for (const Value& item : items) {
+    GS_ASSIGN_OR_RETURN(std::string name, item.ToText());
+    if (std::find(out.mutations.begin(), out.mutations.end(), name) != out.mutations.end())
+      return item.Invalid(fmt::format("'{}' is listed twice", name), "list each parameter once");
+    out.mutations.push_back(std::move(name));
+  }
+  return {};
+}
+
+Status ParsePbt(const Mapping& map, SchedulerConfig& out) {
+  if (const Value* min = map.Find("min_resource"))
+    return min->Invalid("population-based training has no rungs",
+                        "remove min_resource; perturbation_interval sets how often members "
+                        "are compared");
+  PbtConfig& pbt = out.pbt;
+  GS_ASSIGN_OR_RETURN(Value max, map.Require("max_resource",
+                                             "add how long each member trains, e.g. "
+                                             "max_resource: 20 (epochs)"));
+  GS_ASSIGN_OR_RETURN(out.max_resource, PositiveNumber(max));
+  out.min_resource = out.max_resource;  // unused; keeps min <= max
+  GS_ASSIGN_OR_RETURN(Value interval,
+                      map.Require("perturbation_interval",
+                                  "add the resource between exploit/explore decisions, e.g. "
+                                  "perturbation_interval: 2"));
+  GS_ASSIGN_OR_RETURN(pbt.perturbation_interval, PositiveNumber(interval));
+  if (pbt.perturbation_interval > out.max_resource)
+    return interval.Invalid(
+        fmt::format("perturbation_interval {} is above max_resource {}: no member would ever "
+                    "be perturbed",
+                    pbt.perturbation_interval, out.max_resource),
+        "make it a fraction of max_resource, e.g. a tenth");
+  GS_ASSIGN_OR_RETURN(Value population,
+                      map.Require("population", "add the number of members, e.g. population: 8"));
+  GS_ASSIGN_OR_RETURN(pbt.population, population.ToIntAtLeast(2));
+  if (const Value* quantile = map.Find("quantile")) {
+    GS_ASSIGN_OR_RETURN(pbt.quantile, quantile->ToNumber());
+    if (!(pbt.quantile > 0 && pbt.quantile <= 0.5))
+      return quantile->Invalid("the quantile must be above 0 and at most 0.5 (the bottom "
+                               "fraction copies from the top fraction of the same size)",
+                               "e.g. quantile: 0.25");
+  }
+  if (const Value* synchronous = map.Find("synchronous")) {
+    GS_ASSIGN_OR_RETURN(pbt.synchronous, synchronous->ToBool());
+  }
+  if (const Value* explore = map.Find("explore")) GS_TRY(ParsePbtExplore(*explore, pbt));
+  if (const Value* mutations = map.Find("mutations")) GS_TRY(ParsePbtMutations(*mutations, pbt));
+  return {};
+}
+
 }  // namespace
 
 Expected<SchedulerConfig> ParseScheduler(const Value* value) {
@@ -122,6 +213,11 @@ Expected<SchedulerConfig> ParseScheduler(const Value* value) {
   if (value->IsScalar()) {  // scheduler: asha
     GS_ASSIGN_OR_RETURN(std::string_view type, value->ToEnum(kSchedulerTypes));
     out.kind = KindOf(type);
+    if (out.kind == SchedulerKind::kPbt)
+      return value->Invalid("the pbt scheduler needs max_resource, perturbation_interval and "
+                            "population",
+                            "write scheduler: {type: pbt, max_resource: 20, "
+                            "perturbation_interval: 2, population: 8}");
     if (out.kind != SchedulerKind::kNone && out.kind != SchedulerKind::kMedian)
       return value->Invalid(fmt::format("the {} scheduler needs max_resource", type),
                             fmt::format("write scheduler: {{type: {}, max_resource: 27}}", type));
@@ -136,6 +232,10 @@ Expected<SchedulerConfig> ParseScheduler(const Value* value) {
   GS_TRY(ParseResource(map, out));
   if (out.kind == SchedulerKind::kMedian) {
     GS_TRY(ParseMedian(map, out));
+    return out;
+  }
+  if (out.kind == SchedulerKind::kPbt) {
+    GS_TRY(ParsePbt(map, out));
     return out;
   }
   if (out.kind == SchedulerKind::kSuccessiveHalving) out.reduction_factor = 2;  // the seed's halving

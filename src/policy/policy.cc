@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "policy/fold_policy.h"
+#include "policy/pbt_policy.h"
 #include "policy/scheduled_policy.h"
 #include "policy/sweep_policy.h"
 
@@ -31,6 +32,13 @@ std::unique_ptr<SearchPolicy> MakeScheduledPolicy(std::unique_ptr<Sampler> sampl
 
 std::unique_ptr<SearchPolicy> MakeFoldPolicy(std::unique_ptr<SearchPolicy> inner, const CvConfig& cv) {
   return std::make_unique<FoldPolicy>(std::move(inner), cv);
+}
+
+Expected<std::unique_ptr<SearchPolicy>> MakePbtSearchPolicy(const SchedulerConfig& scheduler,
+                                                            const SamplerConfig& sampler,
+                                                            const SearchSpace& space, Mode mode) {
+  GS_ASSIGN_OR_RETURN(std::unique_ptr<PbtPolicy> policy, MakePbtPolicy(scheduler, sampler, space, mode));
+  return std::unique_ptr<SearchPolicy>(std::move(policy));
 }
 
 }  // namespace gpusweep

@@ -82,6 +82,9 @@ Expected<std::unique_ptr<Scheduler>> MakeScheduler(const SchedulerConfig& config
       GS_TRY(ValidateRungs(config));
       GS_TRY(ValidateBrackets(config));
       return MakeHyperband(config, mode, configurations, style);
+    case SchedulerKind::kPbt:  // a search policy of its own (MakePbtPolicy), no Scheduler
+      return Fail(ErrorCode::kInvalidArgument,
+                  "scheduler.type: pbt is a search policy; build it with MakePbtPolicy");
   }
   return Fail(ErrorCode::kInvalidConfig, "scheduler.type: unknown scheduler");
 }

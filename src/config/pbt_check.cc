@@ -1,0 +1,96 @@
+// What scheduler: {type: pbt} needs from the other sections (see pbt_check.h).
+#include "config/pbt_check.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace gpusweep::config_detail {
+namespace {
+
+// The key `key` of section `section` when it is written, else the section, else the top.
+Value PbtAt(const Mapping& top, std::string_view section, std::string_view key) {
+  const Value* at = top.Find(section);
+  if (at == nullptr) return top.self();
+  if (at->IsMapping())
+    if (const YAML::Node child = at->node()[std::string(key)]; child) return at->Child(child, key);
+  return *at;
+}
+
+const ParamSpec* PbtParam(const SearchSpace& space, std::string_view name) {
+  for (const ParamSpec& param : space.params)
+    if (param.name == name) return &param;
+  return nullptr;
+}
+
+Status CheckMutations(const Mapping& top, const ExperimentConfig& config) {
+  const PbtConfig& pbt = config.scheduler.pbt;
+  const SearchSpace& space = config.search_space;
+  if (pbt.mutations.empty()) {
+    const bool varies = std::any_of(space.params.begin(), space.params.end(), [](const ParamSpec& p) {
+      return p.kind != ParamKind::kConstant;
+    });
+    if (!varies)
+      return PbtAt(top, "search_space", "").Invalid(
+          "population-based training explores parameters, but every parameter is a constant",
+          "give at least one a range or choices, e.g. lr: {type: loguniform, low: 1e-4, high: 1e-1}");
+    return {};
+  }
+  const Value mutations = PbtAt(top, "scheduler", "mutations");
+  GS_ASSIGN_OR_RETURN(std::vector<Value> items, mutations.ToList());
+  for (std::size_t i = 0; i < pbt.mutations.size() && i < items.size(); ++i) {
+    const std::string& name = pbt.mutations[i];
+    const ParamSpec* param = PbtParam(space, name);
+    if (param == nullptr) {
+      std::string names;
+      for (const ParamSpec& p : space.params) names += (names.empty() ? "" : ", ") + p.name;
+      return items[i].Invalid(fmt::format("'{}' is not a search_space parameter", name),
+                              fmt::format("name one of: {}", names));
+    }
+    if (param->kind == ParamKind::kConstant)
+      return items[i].Invalid(fmt::format("'{}' is a constant: there is nothing to mutate", name),
+                              "give it a range or choices in search_space, or leave it out here");
+  }
+  return {};
+}
+
+}  // namespace
+
+Status CheckPbtFits(const Mapping& top, const ExperimentConfig& config) {
+  if (config.scheduler.kind != SchedulerKind::kPbt) return {};
+  const PbtConfig& pbt = config.scheduler.pbt;
+  if (config.cv.enabled())
+    return PbtAt(top, "cv", "folds").Invalid(
+        "population-based training cannot run under cross-validation: a member continues "
+        "from one checkpoint, and folds of one configuration have several",
+        "remove cv: (or use scheduler: {type: asha, ...} with cv)");
+  const SamplerKind kind = config.sampler.kind;
+  if (kind != SamplerKind::kRandom && kind != SamplerKind::kSobol)
+    return PbtAt(top, "sampler", "type").Invalid(
+        fmt::format("population-based training draws its initial population from the sampler, "
+                    "and the {} sampler {}",
+                    ToString(kind),
+                    kind == SamplerKind::kGrid ? "enumerates a grid instead of drawing"
+                                               : "learns from finished trials, which PBT's "
+                                                 "segments are not"),
+        fmt::format("write sampler: {{type: random, trials: {}}} (or type: sobol)", pbt.population));
+  if (config.sampler.trials != pbt.population)
+    return PbtAt(top, "sampler", "trials").Invalid(
+        fmt::format("the sampler draws {} trials but scheduler.population is {}; with pbt the "
+                    "sampler draws the initial population (gpusweep numbers the segments)",
+                    config.sampler.trials, pbt.population),
+        fmt::format("write trials: {}", pbt.population));
+  if (config.warm_start)
+    return PbtAt(top, "warm_start", "from").Invalid(
+        "population-based training does not take warm_start: its population starts from the "
+        "sampler's draws and only its own checkpoints",
+        "remove warm_start:, or put the earlier best settings under enqueue:");
+  if (config.resources.gpus_per_trial.size() > 1)
+    return PbtAt(top, "resources", "gpus_per_trial").Invalid(
+        "a per-trial list cannot be used with population-based training (each segment of a "
+        "member is a trial)",
+        "give one number, e.g. gpus_per_trial: 1");
+  return CheckMutations(top, config);
+}
+
+}  // namespace gpusweep::config_detail
