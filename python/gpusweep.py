@@ -20,6 +20,10 @@ things are through environment variables (see docs/protocol.md):
     GPUSWEEP_FOLD       with cv: {folds: k}: this trial's fold, 0..k-1
     GPUSWEEP_FOLDS      ... and k
     GPUSWEEP_CONFIGURATION ... and the configuration the fold belongs to
+    GPUSWEEP_CHECKPOINT_DIR with scheduler: {type: pbt}: where this trial's
+                        checkpoint lives; gpusweep copied the parent's there
+    GPUSWEEP_PARENT_TRIAL, GPUSWEEP_PARENT_DIR ... the trial it continues from
+    GPUSWEEP_PBT_MEMBER, GPUSWEEP_PBT_SEGMENT ... which member and segment it is
 
 This module is a thin convenience over that protocol; a trial does not need it
 (appending a JSON line to $GPUSWEEP_METRICS from any language is enough).
@@ -56,6 +60,21 @@ Budgeted trials (scheduler successive_halving, or asha/hyperband when the
 command reads {{budget}}) run again in the same directory with a larger
 budget when promoted: load the checkpoint there and train up to budget().
 
+Population-based training (scheduler: {type: pbt}): every segment of a member
+is a trial that starts from the checkpoint gpusweep copied into
+checkpoint_dir() (its member's previous segment, or a better member's after an
+exploit), trains up to budget() and saves::
+
+    state = gpusweep.restore_checkpoint()  # None for a member's first segment
+    model.load_state_dict(torch.load(state / "model.pt")) if state else None
+    ...
+    gpusweep.save_checkpoint(write=lambda d: torch.save(model.state_dict(), d / "model.pt"))
+    gpusweep.report(epoch=epoch, val_acc=acc)
+
+save_checkpoint() writes into a fresh directory and renames it into place with
+its marker, so gpusweep only ever copies a complete checkpoint to another
+member, and never one from a member that did not save.
+
 Outside gpusweep (GPUSWEEP_METRICS unset) `report` prints the JSON line to
 stdout instead, so the same script runs standalone.
 
@@ -71,7 +90,8 @@ import sys
 import time
 
 __all__ = ["params", "report", "trial_dir", "trial_id", "in_gpusweep", "budget", "rung",
-           "attempt", "fold", "folds", "handle_stop", "stop_requested", "should_stop"]
+           "attempt", "fold", "folds", "handle_stop", "stop_requested", "should_stop",
+           "checkpoint_dir", "save_checkpoint", "restore_checkpoint"]
 
 ENV_TRIAL_ID = "GPUSWEEP_TRIAL_ID"
 ENV_TRIAL_DIR = "GPUSWEEP_TRIAL_DIR"
@@ -86,6 +106,9 @@ ENV_RESOURCE = "GPUSWEEP_RESOURCE"
 ENV_STOP_POINTS = "GPUSWEEP_STOP_POINTS"
 ENV_FOLD = "GPUSWEEP_FOLD"
 ENV_FOLDS = "GPUSWEEP_FOLDS"
+ENV_CHECKPOINT_DIR = "GPUSWEEP_CHECKPOINT_DIR"
+CHECKPOINT_MARKER = "gpusweep-checkpoint.json"  # written last: the checkpoint is whole
+CHECKPOINT_STATE = "state.json"  # save_checkpoint(state=...)'s file
 
 # How long report() waits for gpusweep's verdict before it carries on as if told
 # to continue (gpusweep answers within a fraction of a second; it may be gone).
@@ -147,6 +170,82 @@ def trial_id():
     """
     value = os.environ.get(ENV_TRIAL_ID)
     return int(value) if value else None
+
+
+def checkpoint_dir():
+    """Returns where this trial's checkpoint lives, as a pathlib.Path.
+
+    $GPUSWEEP_CHECKPOINT_DIR under population-based training (the trial
+    directory's checkpoint/); otherwise trial_dir() / "checkpoint".
+    """
+    path = os.environ.get(ENV_CHECKPOINT_DIR)
+    return pathlib.Path(path) if path else trial_dir() / "checkpoint"
+
+
+def restore_checkpoint():
+    """Returns the checkpoint directory to continue from, or None.
+
+    Under population-based training gpusweep copied the parent trial's
+    checkpoint (the member's previous segment, or the donor's after an
+    exploit) into checkpoint_dir() before this trial started; a member's
+    first segment has none. A checkpoint counts only when its marker is there
+    (save_checkpoint writes it last). With save_checkpoint(state=...), the
+    saved object is json.load(open(dir / "state.json")).
+    """
+    path = checkpoint_dir()
+    return path if (path / CHECKPOINT_MARKER).is_file() else None
+
+
+def save_checkpoint(state=None, *, write=None, resource=None):
+    """Saves this trial's checkpoint atomically into checkpoint_dir().
+
+    Args:
+        state: a JSON-serialisable object, saved as state.json; or None.
+        write: a function called with a fresh directory (a pathlib.Path) that
+            writes the checkpoint's files into it, e.g.
+            lambda d: torch.save(model.state_dict(), d / "model.pt").
+        resource: where training is (e.g. the epoch); budget() by default.
+
+    The files go into a new directory beside checkpoint_dir(), then the
+    marker {"trial": <id>, "resource": ...} is written, then the directory is
+    renamed into place (the old one removed), so a reader sees the old
+    checkpoint or the new one, never half of one. gpusweep lets another
+    member copy it only when the marker names this trial.
+
+    Returns the checkpoint directory.
+    """
+    final = checkpoint_dir()
+    final.parent.mkdir(parents=True, exist_ok=True)
+    fresh = final.parent / (".%s.saving-%d" % (final.name, os.getpid()))
+    old = final.parent / (".%s.old-%d" % (final.name, os.getpid()))
+    for leftover in (fresh, old):
+        _remove_tree(leftover)
+    fresh.mkdir()
+    if state is not None:
+        with open(fresh / CHECKPOINT_STATE, "w", encoding="utf-8") as f:
+            json.dump(state, f)
+            f.flush()
+            os.fsync(f.fileno())
+    if write is not None:
+        write(fresh)
+    marker = {"trial": trial_id(), "resource": budget() if resource is None else resource}
+    with open(fresh / CHECKPOINT_MARKER, "w", encoding="utf-8") as f:
+        json.dump(marker, f)
+        f.flush()
+        os.fsync(f.fileno())
+    if final.exists():
+        os.rename(final, old)
+    os.rename(fresh, final)
+    _remove_tree(old)
+    return final
+
+
+def _remove_tree(path):
+    import shutil
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
 
 
 def budget():
@@ -254,7 +353,22 @@ def report(metrics=None, /, *, step=None, wait=None, timeout=None, **kwargs):
     gpusweep as soon as report() returns (no fsync: a crash of the machine,
     not of the trial, may lose the last lines).
 
-    Outside gpusweep (GPUSWEEP_METRICS unset) the line is printed to stdout.
+    Population-based training (scheduler: {type: pbt}): every segment of a member
+is a trial that starts from the checkpoint gpusweep copied into
+checkpoint_dir() (its member's previous segment, or a better member's after an
+exploit), trains up to budget() and saves::
+
+    state = gpusweep.restore_checkpoint()  # None for a member's first segment
+    model.load_state_dict(torch.load(state / "model.pt")) if state else None
+    ...
+    gpusweep.save_checkpoint(write=lambda d: torch.save(model.state_dict(), d / "model.pt"))
+    gpusweep.report(epoch=epoch, val_acc=acc)
+
+save_checkpoint() writes into a fresh directory and renames it into place with
+its marker, so gpusweep only ever copies a complete checkpoint to another
+member, and never one from a member that did not save.
+
+Outside gpusweep (GPUSWEEP_METRICS unset) the line is printed to stdout.
 
     Waiting for the verdict: with an iterative scheduler (GPUSWEEP_VERDICTS
     set), a line holding the scheduler's resource and the metric as numbers,

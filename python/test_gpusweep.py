@@ -20,7 +20,7 @@ GPUSWEEP_VARS = ("GPUSWEEP_TRIAL_ID", "GPUSWEEP_TRIAL_DIR",
                  "GPUSWEEP_PARAMS", "GPUSWEEP_METRICS", "GPUSWEEP_BUDGET",
                  "GPUSWEEP_RUNG", "GPUSWEEP_ATTEMPT", "GPUSWEEP_METRIC",
                  "GPUSWEEP_VERDICTS", "GPUSWEEP_RESOURCE", "GPUSWEEP_STOP_POINTS",
-                 "GPUSWEEP_FOLD", "GPUSWEEP_FOLDS")
+                 "GPUSWEEP_FOLD", "GPUSWEEP_FOLDS", "GPUSWEEP_CHECKPOINT_DIR")
 
 
 class _Scalar:
@@ -283,6 +283,52 @@ class ChildProcessTest(TrialEnvTestCase):
         self.assertEqual([line["epoch"] for line in lines], [0, 1, 2])
         self.assertAlmostEqual(lines[-1]["loss"], 0.3)
         self.assertEqual(lines[0]["trial"], 7)
+
+
+class CheckpointTest(TrialEnvTestCase):
+    def test_save_then_restore_round_trips_state_and_files(self):
+        self.enter_trial({}, trial_id="5")
+        os.environ["GPUSWEEP_BUDGET"] = "4"
+        self.assertIsNone(gpusweep.restore_checkpoint())
+        saved = gpusweep.save_checkpoint(
+            {"epoch": 4}, write=lambda d: (d / "model.bin").write_bytes(b"w"))
+        self.assertEqual(saved, self.dir / "checkpoint")
+        restored = gpusweep.restore_checkpoint()
+        self.assertEqual(restored, saved)
+        self.assertEqual(json.loads((restored / "state.json").read_text()), {"epoch": 4})
+        self.assertEqual((restored / "model.bin").read_bytes(), b"w")
+        marker = json.loads((restored / gpusweep.CHECKPOINT_MARKER).read_text())
+        self.assertEqual(marker, {"trial": 5, "resource": 4})
+
+    def test_a_second_save_replaces_the_first_whole_and_leaves_nothing_beside(self):
+        self.enter_trial({})
+        gpusweep.save_checkpoint({"epoch": 1}, write=lambda d: (d / "old.bin").write_bytes(b"1"))
+        gpusweep.save_checkpoint({"epoch": 2}, resource=2)
+        path = gpusweep.checkpoint_dir()
+        self.assertFalse((path / "old.bin").exists())
+        self.assertEqual(json.loads((path / "state.json").read_text()), {"epoch": 2})
+        self.assertEqual(sorted(p.name for p in self.dir.iterdir() if "checkpoint" in p.name),
+                         ["checkpoint"])
+
+    def test_checkpoint_dir_follows_the_environment_and_needs_the_marker(self):
+        self.enter_trial({})
+        elsewhere = self.dir / "ckpt"
+        os.environ["GPUSWEEP_CHECKPOINT_DIR"] = str(elsewhere)
+        self.assertEqual(gpusweep.checkpoint_dir(), elsewhere)
+        elsewhere.mkdir()
+        (elsewhere / "model.bin").write_bytes(b"half")  # no marker: not a checkpoint
+        self.assertIsNone(gpusweep.restore_checkpoint())
+
+    def test_a_failing_writer_leaves_the_old_checkpoint(self):
+        self.enter_trial({})
+        gpusweep.save_checkpoint({"epoch": 1})
+
+        def fail(_directory):
+            raise OSError("disk full")
+        with self.assertRaises(OSError):
+            gpusweep.save_checkpoint({"epoch": 2}, write=fail)
+        state = gpusweep.restore_checkpoint() / "state.json"
+        self.assertEqual(json.loads(state.read_text()), {"epoch": 1})
 
 
 if __name__ == "__main__":

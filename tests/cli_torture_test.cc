@@ -15,9 +15,13 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "cli_harness.h"
@@ -144,6 +148,121 @@ void Torture(const char* containment) {
     EXPECT_EQ(steps_of_attempt[trial.attempt].size(), 3u) << trial.number;
   }
   ::unsetenv("GPUSWEEP_CONTAINMENT");
+}
+
+// Population-based training under the same kills: 4 members x 4 segments over a sh
+// trial that takes a flock per segment, restores the checkpoint gpusweep copied in
+// (epoch and lineage), sleeps through its epochs and saves atomically with its marker.
+constexpr int kMembers = 4;
+constexpr int kSegments = 4;
+
+constexpr const char* kPbtTrialScript = R"(n=$1; budget=$2; x=$3; dir=$4
+exec 9>"$dir/lock-$n"
+flock -n 9 || echo "$n" >> "$dir/violations"
+ck="$GPUSWEEP_CHECKPOINT_DIR"
+start=0; lineage=""
+if [ -f "$ck/gpusweep-checkpoint.json" ]; then start=$(cat "$ck/epoch"); lineage=$(cat "$ck/lineage"); fi
+echo "${GPUSWEEP_PARENT_TRIAL:--} $start $lineage" > started
+e=$start
+while [ "$e" -lt "$budget" ]; do sleep 0.05; e=$((e + 1)); done
+tmp="$GPUSWEEP_TRIAL_DIR/.saving.$$"
+mkdir "$tmp"
+echo "$budget" > "$tmp/epoch"
+echo "$lineage $n" > "$tmp/lineage"
+echo "{\"trial\": $n, \"resource\": $budget}" > "$tmp/gpusweep-checkpoint.json"
+rm -rf "$ck"
+mv "$tmp" "$ck"
+echo "{\"epoch\": $budget, \"acc\": $(awk "BEGIN { print $x * $budget }")}" >> "$GPUSWEEP_METRICS"
+)";
+
+constexpr const char* kPbtSweep = R"(
+name: pbt
+command: [/bin/sh, '{{config_dir}}/trial.sh', '{{trial.number}}', '{{budget}}', '{{x}}', '{{config_dir}}']
+metric: {name: acc, mode: max}
+sampler: {type: random, trials: 4, seed: 5}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+scheduler: {type: pbt, perturbation_interval: 1, max_resource: 4, population: 4, quantile: 0.5}
+resources: {gpus: none, cpu_slots: 2}
+kill_grace: 1s
+)";
+
+std::vector<std::string> Words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+TEST(CliTortureTest, PopulationBasedTrainingResumesEveryMemberExactly) {
+  TempDir dir;
+  WriteFile(dir.path() / "sweep.yaml", kPbtSweep);
+  WriteFile(dir.path() / "trial.sh", kPbtTrialScript);
+  const std::filesystem::path exp = dir.path() / "runs" / "pbt";
+  const int rounds = EnvInt("GPUSWEEP_TORTURE_ROUNDS", 8);
+  const unsigned seed = static_cast<unsigned>(EnvInt("GPUSWEEP_TORTURE_SEED", 17));
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<int> wait_ms(50, 900);
+  for (int round = 0; round < rounds; ++round) {
+    if (round % 2 == 1) ::setenv("GPUSWEEP_TEST_SLOW_DISK_MS", "30", 1);
+    const pid_t run = testing::StartGpusweep({"run", "sweep.yaml"}, dir.path(),
+                                             dir.path() / fmt::format("round{}.log", round));
+    ::unsetenv("GPUSWEEP_TEST_SLOW_DISK_MS");
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms(random)));
+    ::kill(run, SIGKILL);
+    testing::WaitExit(run);
+  }
+  auto last = testing::RunGpusweep({"run", "sweep.yaml"}, dir.path());
+  ASSERT_EQ(last.exit_code, 0) << "seed " << seed << ": " << last.out;
+  EXPECT_TRUE(testing::WaitUntil(10, [&] { return testing::LiveTrialProcesses(exp).empty(); }));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "violations"))
+      << "seed " << seed << ": segments that ran twice at once: " << ReadFile(dir.path() / "violations");
+
+  auto journal = OpenJournal(exp / "gpusweep.db", JournalAccess::kReadOnly);
+  ASSERT_TRUE(journal) << journal.error().message;
+  auto trials = (*journal)->LoadTrials();
+  ASSERT_TRUE(trials);
+  ASSERT_EQ(trials->size(), static_cast<std::size_t>(kMembers * kSegments));  // none lost
+  int reruns = 0;
+  for (const TrialRecord& trial : *trials) {
+    EXPECT_EQ(trial.state, TrialState::kCompleted) << trial.number << ": " << trial.failure_reason;
+    reruns += trial.attempt - 1;
+  }
+  // Every start of a segment (first run and reruns after kills) had the same params and
+  // parent: the replayed population decided exactly as before.
+  auto events = (*journal)->LoadSchedulerEvents();
+  ASSERT_TRUE(events);
+  std::map<int, std::set<std::string>> starts;
+  for (const SchedulerEventRecord& event : *events)
+    if (event.kind == "job_started") {
+      const Json& job = event.detail["job"];
+      starts[event.trial].insert(Json{{"params", job["params"]}, {"parent", job.value("parent", Json())}}.dump());
+    }
+  ASSERT_EQ(starts.size(), static_cast<std::size_t>(kMembers * kSegments));
+  for (const auto& [trial, distinct] : starts)
+    EXPECT_EQ(distinct.size(), 1u) << "seed " << seed << ": trial " << trial << " started as "
+                                   << fmt::format("{}", fmt::join(distinct, " and "));
+  // Each member's last segment holds one complete lineage: one segment per point, each
+  // started from the one before it (its recorded parent).
+  for (int member = 0; member < kMembers; ++member) {
+    const int final_trial = (kSegments - 1) * kMembers + member;
+    const std::filesystem::path trial_dir = exp / "trials" / fmt::format("{:04d}", final_trial);
+    const std::vector<std::string> lineage = Words(ReadFile(trial_dir / "checkpoint" / "lineage"));
+    ASSERT_EQ(lineage.size(), static_cast<std::size_t>(kSegments))
+        << "seed " << seed << ": member " << member << "'s lineage: "
+        << ReadFile(trial_dir / "checkpoint" / "lineage") << " (" << exp << ")";
+    for (int s = 0; s < kSegments; ++s) {
+      const int k = std::stoi(lineage[s]);
+      EXPECT_EQ(k / kMembers, s) << "member " << member << " lineage " << ReadFile(trial_dir / "checkpoint" / "lineage");
+      const std::vector<std::string> started =
+          Words(ReadFile(exp / "trials" / fmt::format("{:04d}", k) / "started"));
+      ASSERT_GE(started.size(), 2u);
+      EXPECT_EQ(started[0], s == 0 ? "-" : lineage[s - 1]) << "trial " << k;
+      EXPECT_EQ(started[1], std::to_string(s)) << "trial " << k << " resumed at the parent's epoch";
+    }
+    EXPECT_EQ(std::stoi(lineage.back()), final_trial);
+  }
+  std::cout << "seed " << seed << ", " << rounds << " kills: " << reruns << " segments ran again\n";
 }
 
 TEST(CliTortureTest, KillNineAtRandomMomentsNeverRunsATrialTwiceOrMisattributesAResult) {

@@ -25,6 +25,14 @@
 //         verdicts.jsonl       verdicts()     an iterative scheduler's answers
 //         gpusweep-job.sh      job_script()   backend slurm: the job script
 //         gpusweep-exit.<id>   exit_record(id) backend slurm: the job's exit status
+//         checkpoint/          checkpoint()   a PBT trial's checkpoint ($GPUSWEEP_CHECKPOINT_DIR):
+//                                          run copies its parent's here before it starts;
+//                                          the trial saves here (docs/protocol.md)
+//           gpusweep-checkpoint.json  checkpoint_marker()  written last by the trial:
+//                                          {"trial": n, "resource": r}; the checkpoint is
+//                                          trial n's own and complete
+//         checkpoint.incoming/ checkpoint_incoming()  run's copy of the parent's, renamed
+//                                          to checkpoint/ once whole
 //
 // The recorded config (the YAML text as run, its path and identity) is not a file: it
 // is the journal's experiment row (ExperimentRecord), so it survives the YAML's
@@ -61,6 +69,9 @@ struct TrialFiles {
   static constexpr const char* kVerdicts = "verdicts.jsonl";
   static constexpr const char* kJobScript = "gpusweep-job.sh";
   static constexpr const char* kExitRecordPrefix = "gpusweep-exit.";
+  static constexpr const char* kCheckpoint = "checkpoint";
+  static constexpr const char* kCheckpointIncoming = "checkpoint.incoming";
+  static constexpr const char* kCheckpointMarker = "gpusweep-checkpoint.json";
 
   std::filesystem::path dir;
 
@@ -69,6 +80,9 @@ struct TrialFiles {
   std::filesystem::path metrics() const { return dir / kMetrics; }
   std::filesystem::path verdicts() const { return dir / kVerdicts; }
   std::filesystem::path job_script() const { return dir / kJobScript; }
+  std::filesystem::path checkpoint() const { return dir / kCheckpoint; }
+  std::filesystem::path checkpoint_incoming() const { return dir / kCheckpointIncoming; }
+  std::filesystem::path checkpoint_marker() const { return checkpoint() / kCheckpointMarker; }
   std::filesystem::path exit_record(std::string_view job_id) const {
     return dir / (std::string(kExitRecordPrefix) + std::string(job_id));
   }

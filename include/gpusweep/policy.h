@@ -82,8 +82,9 @@ class SearchPolicy : public JobCalls {
   virtual bool journaled() const = 0;
   // Its jobs continue from checkpoints (population-based training): the loop gives
   // every trial GPUSWEEP_CHECKPOINT_DIR (<trial dir>/checkpoint), copies a job's
-  // parent's checkpoint there before the trial starts (atomically: a temporary
-  // directory beside it, then rename), and tells OnJobFinished, in Job::checkpoint,
+  // parent's checkpoint there before each attempt starts (atomically: a temporary
+  // directory beside it, then rename; a job without a parent gets it emptied), and
+  // tells OnJobFinished, in Job::checkpoint,
   // whether the trial left a complete one (docs/protocol.md). A policy cannot look at
   // files itself; this is how it learns which trials can be donors.
   virtual bool checkpoints() const { return false; }

@@ -50,9 +50,13 @@ std::vector<std::string> Lines(const std::vector<SchedulerEventRecord>& events, 
     const std::string when = ClockTime(event.time);
     const Json job = event.detail.value("job", Json::object());
     if (event.kind == "job_started") {
-      lines.push_back(fmt::format("{}  {}: runs {}", when,
+      // A job that continues another trial's state (population-based training) names it.
+      const std::string from = job.contains("parent") && job["parent"].is_number_integer()
+                                   ? fmt::format(", from trial {}'s checkpoint", job["parent"].get<int>())
+                                   : "";
+      lines.push_back(fmt::format("{}  {}: runs {}{}", when,
                                   job.value("kind", "") == "promote" ? "promoted" : "started",
-                                  at.Job(job)));
+                                  at.Job(job), from));
     } else if (event.kind == "job_interrupted") {
       lines.push_back(fmt::format("{}  interrupted: the job {} runs again", when, at.Job(job)));
     } else if (std::optional<Decision> decision = DecisionOf(event)) {

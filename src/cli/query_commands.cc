@@ -17,6 +17,7 @@
 #include "cli/decision_lines.h"
 #include "cli/experiment_locator.h"
 #include "cli/gpu_lines.h"
+#include "cli/pbt_lines.h"
 #include "cli/terminal.h"
 #include "common/did_you_mean.h"
 #include "gpusweep/journal.h"
@@ -278,6 +279,22 @@ Expected<int> SlicedStatus(OpenedForReading& opened, const StatusCommandArgs& ar
 
 }  // namespace
 
+bool IsPbt(const ExperimentView& view) {
+  return view.meta().scheduler && view.meta().scheduler->type == "pbt";
+}
+
+// Population-based training: each member's lineage (status) or the best one's schedule
+// (best), from the trials and the parents their jobs' events name.
+Expected<std::string> PbtLines(ExperimentView& view, const std::vector<TrialRecord>& trials,
+                               bool schedule) {
+  if (!IsPbt(view)) return std::string();
+  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events, view.SchedulerEventsAfter(-1));
+  const PbtLineage lineage = ReadPbtLineage(events);
+  const MetricSpec& metric = view.meta().metric;
+  return schedule ? PbtScheduleLines(trials, lineage, metric, view.resource())
+                  : PbtPopulationLines(trials, lineage, metric);
+}
+
 Expected<int> StatusCommand(const StatusCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
   ExperimentView& view = opened.view;
@@ -300,6 +317,8 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   } else {
     GS_TRY(Emit(stdout, FormatStatus(trials, opened.context, options)));
   }
+  GS_ASSIGN_OR_RETURN(std::string population, PbtLines(view, trials, false));
+  GS_TRY(Emit(stdout, population));
   if (const Objective objective = view.objective(); objective.multi() || objective.constrained())
     GS_TRY(Emit(stdout, FormatParetoStatus(trials, objective, opened.context.hypervolume_reference)));
   GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, view.Nas(trials));
@@ -359,6 +378,8 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
     return 1;
   }
   GS_TRY(Emit(stdout, *best));
+  GS_ASSIGN_OR_RETURN(std::string schedule, PbtLines(opened.view, trials, true));
+  GS_TRY(Emit(stdout, schedule));
   return 0;
 }
 

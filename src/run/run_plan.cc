@@ -246,6 +246,19 @@ Expected<std::unique_ptr<SearchPolicy>> MakePolicy(const ExperimentConfig& confi
                 fmt::format("{}: scheduler.max_resource: the command reads {{{{budget}}}}, which "
                             "the {} scheduler sets to max_resource; add e.g. max_resource: 10",
                             config.config_path.string(), ToString(config.scheduler.kind)));
+  if (config.scheduler.kind == SchedulerKind::kPbt) {  // a policy of its own, no Scheduler
+    if (style != TrialStyle::kBudgeted)
+      return Fail(ErrorCode::kInvalidConfig,
+                  fmt::format("{}: command: population-based training runs each member in "
+                              "segments, and the command does not read {{{{budget}}}} (the {} "
+                              "a segment trains to before it saves its checkpoint and exits); "
+                              "pass it, e.g. --epochs {{{{budget}}}} (docs/config.md, "
+                              "\"Population-based training\")",
+                              config.config_path.string(), config.scheduler.resource));
+    return InConfig(MakePbtSearchPolicy(config.scheduler, config.sampler, config.search_space,
+                                        config.metric.mode),
+                    config);
+  }
   // Samplers and schedulers work on configurations; under cv each is several trials.
   GS_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler,
                       InConfig(MakeScheduler(config.scheduler, config.metric.mode,

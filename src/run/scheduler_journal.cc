@@ -34,8 +34,14 @@ std::string_view JobKindName(Job::Kind kind) {
 }
 
 Json JobJson(const Job& job) {
-  return Json{{"kind", JobKindName(job.kind)}, {"trial", job.trial}, {"bracket", job.bracket},
-              {"rung", job.rung},              {"budget", job.budget}};
+  Json json{{"kind", JobKindName(job.kind)}, {"trial", job.trial}, {"bracket", job.bracket},
+            {"rung", job.rung},              {"budget", job.budget}};
+  // Only jobs that carry them (population-based training), so every other journal's
+  // events stay as they were.
+  if (job.params) json["params"] = *job.params;
+  if (job.parent) json["parent"] = *job.parent;
+  if (job.checkpoint) json["checkpoint"] = *job.checkpoint;
+  return json;
 }
 
 Json DecisionJson(const Decision& decision) {
@@ -61,6 +67,12 @@ Expected<Job> JobFrom(const SchedulerEventRecord& event) {
     out.bracket = job.at("bracket").get<int>();
     out.rung = job.at("rung").get<int>();
     out.budget = job.at("budget").get<double>();
+    if (job.contains("params")) {
+      if (!job["params"].is_object()) return tl::unexpected(Malformed(event, "params is not an object"));
+      out.params = job["params"];
+    }
+    if (job.contains("parent")) out.parent = job["parent"].get<int>();
+    if (job.contains("checkpoint")) out.checkpoint = job["checkpoint"].get<bool>();
     return out;
   } catch (const Json::exception& e) {
     return tl::unexpected(Malformed(event, e.what()));

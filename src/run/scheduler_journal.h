@@ -4,7 +4,8 @@
 // run loop journals each call (job_started, report, job_finished, job_interrupted) in
 // the same transaction as the trial change it goes with, and a resumed run replays them
 // into a fresh scheduler: same state, same decisions, no finished evaluation repeated.
-// Event detail fields: "job" {kind, trial, bracket, rung, budget}; "resource", "value"
+// Event detail fields: "job" {kind, trial, bracket, rung, budget; and params, parent,
+// checkpoint when the job carries them}; "resource", "value"
 // (null when missing); "decision" {bracket, rung, resource, value, verdict, reason}.
 #pragma once
 

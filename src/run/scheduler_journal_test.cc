@@ -91,5 +91,43 @@ TEST(ReplaySchedulerEventsTest, OnlyTheFollowedTrialsJobsStayRunning) {
   EXPECT_EQ(replay->in_flight.count(1), 0u);
 }
 
+// Population-based training's jobs carry params, a parent and (at their end) whether
+// the trial left a checkpoint: all three survive the journal; other jobs gain no keys.
+TEST(ReplaySchedulerEventsTest, AJobsParamsParentAndCheckpointAreJournaledOnlyWhenSet) {
+  class Jobs final : public Scheduler {
+   public:
+    TrialStyle style() const override { return TrialStyle::kBudgeted; }
+    Job NextJob() const override { return {}; }
+    void JobStarted(const Job& job) override { started.push_back(job); }
+    std::optional<Decision> OnReport(int, double, std::optional<double>) override { return std::nullopt; }
+    Decision OnJobFinished(const Job& job, std::optional<double>) override {
+      finished.push_back(job);
+      return {};
+    }
+    void OnJobInterrupted(const Job&) override {}
+    std::vector<Job> started, finished;
+  } jobs;
+  Job pbt = StartOf(5);
+  pbt.params = Params{{"lr", 0.012}, {"act", "tanh"}};
+  pbt.parent = 2;
+  Job ended = pbt;
+  ended.checkpoint = true;
+  const SchedulerEventRecord start = JobStartedEvent(pbt, 1);
+  EXPECT_FALSE(start.detail["job"].contains("checkpoint"));
+  EXPECT_FALSE(JobStartedEvent(StartOf(1), 1).detail["job"].contains("params"));
+  EXPECT_FALSE(JobStartedEvent(StartOf(1), 1).detail["job"].contains("parent"));
+  auto replay = ReplaySchedulerEvents(jobs, {start, JobFinishedEvent(ended, 0.5, Decision{}, 2)}, 3);
+  ASSERT_TRUE(replay) << replay.error().message;
+  ASSERT_EQ(jobs.started.size(), 1u);
+  EXPECT_EQ(jobs.started[0].params, pbt.params);
+  EXPECT_EQ(jobs.started[0].parent, 2);
+  EXPECT_FALSE(jobs.started[0].checkpoint);
+  ASSERT_EQ(jobs.finished.size(), 1u);
+  EXPECT_EQ(jobs.finished[0].checkpoint, true);
+  SchedulerEventRecord bad = start;
+  bad.detail["job"]["params"] = 3;
+  EXPECT_FALSE(ReplaySchedulerEvents(jobs, {bad}, 3));
+}
+
 }  // namespace
 }  // namespace gpusweep

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "gpusweep/render.h"
+#include "run/checkpoint_copy.h"
 #include "run/output_tail.h"
 #include "run/scheduler_journal.h"
 #include "run/trial_env.h"
@@ -276,6 +277,18 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
     FailBeforeStart(std::move(record), written.error().message, job, JobJournaled::kNo);
     return std::nullopt;
   }
+  if (job && policy_->checkpoints()) {  // every attempt starts from its parent's state, or none
+    const Status copied =
+        job->parent ? CopyParentCheckpoint(
+                          ExperimentFiles{options_.experiment_dir}.trial_dir(*job->parent),
+                          planned->rendered.dir)
+                    : ClearCheckpoint(planned->rendered.dir);
+    if (!copied) {
+      ReleaseResources(record);
+      FailBeforeStart(std::move(record), copied.error().message, job, JobJournaled::kNo);
+      return std::nullopt;
+    }
+  }
   std::optional<VerdictFile> verdicts;
   if (policy_->judges_reports()) {
     Expected<VerdictFile> created = VerdictFile::Create(TrialFiles{planned->rendered.dir}.verdicts());
@@ -292,6 +305,9 @@ std::optional<TrialLoop::PreparedLaunch> TrialLoop::Prepare(int number, std::vec
   overrides.emplace_back("GPUSWEEP_METRIC", config_.metric.name);
   for (auto& pair : SchedulerEnv(record, verdicts)) overrides.push_back(std::move(pair));
   for (auto& pair : policy_->TrialEnv(record)) overrides.push_back(std::move(pair));
+  if (policy_->checkpoints())
+    overrides.emplace_back("GPUSWEEP_CHECKPOINT_DIR",
+                           TrialFiles{planned->rendered.dir}.checkpoint().string());
   if (job && job->parent) {  // the checkpoint it continues from (docs/protocol.md)
     overrides.emplace_back("GPUSWEEP_PARENT_TRIAL", std::to_string(*job->parent));
     overrides.emplace_back("GPUSWEEP_PARENT_DIR",
@@ -538,7 +554,10 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
 void TrialLoop::ConcludeJob(Active& active, Events& events) {
   TrialRecord& record = active.record;
   assert(active.job.has_value());
-  const Job& job = *active.job;
+  Job job = *active.job;
+  if (policy_->checkpoints() && record.state == TrialState::kCompleted)  // can it be a donor?
+    job.checkpoint = HasOwnCheckpoint(ExperimentFiles{options_.experiment_dir}.trial_dir(record.number),
+                                      record.number);
   if (record.state == TrialState::kInterrupted) {  // runs again, first (now, or on resume)
     policy_->OnJobInterrupted(job);
     if (policy_->journaled()) events.push_back(JobInterruptedEvent(job, record.end_time));

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 constexpr const char* kAllVars[] = {kEnvTrialId, kEnvTrialDir, kEnvParams,   kEnvMetrics,
                                     kEnvBudget,  kEnvRung,     kEnvAttempt,  kEnvMetric,
                                     kEnvVerdicts, kEnvResource, kEnvStopPoints,
-                                    kEnvFold,    kEnvFolds};
+                                    kEnvFold,    kEnvFolds,    kEnvCheckpointDir};
 
 // A fresh directory under $TMPDIR, removed with its files; no GPUSWEEP_* variable set.
 class TrialApiTest : public ::testing::Test {
@@ -279,6 +279,41 @@ TEST_F(VerdictTest, ASigtermEndsTheWait) {
   signal_later.join();
   EXPECT_TRUE(stop_requested());
   signal(SIGTERM, SIG_DFL);
+}
+
+TEST_F(TrialApiTest, ACheckpointIsSavedWholeWithItsMarkerAndRestored) {
+  setenv(kEnvTrialId, "6", 1);
+  setenv(kEnvTrialDir, dir_.c_str(), 1);
+  setenv(kEnvBudget, "4", 1);
+  EXPECT_EQ(checkpoint_dir(), dir_ / "checkpoint");
+  EXPECT_FALSE(restore_checkpoint());
+  save_checkpoint([](const fs::path& d) { std::ofstream(d / "model.bin") << "old"; }, {{"epoch", 2}});
+  const fs::path saved = save_checkpoint(
+      [](const fs::path& d) { std::ofstream(d / "weights.bin") << "w"; }, {{"epoch", 4}});
+  const auto restored = restore_checkpoint();
+  ASSERT_TRUE(restored);
+  EXPECT_EQ(*restored, saved);
+  EXPECT_EQ(checkpoint_state(*restored), (Json{{"epoch", 4}}));
+  EXPECT_EQ(Read(saved / "weights.bin"), "w");
+  EXPECT_FALSE(fs::exists(saved / "model.bin")) << "the old checkpoint is replaced whole";
+  EXPECT_EQ(Json::parse(Read(saved / kCheckpointMarker)), (Json{{"trial", 6}, {"resource", 4.0}}));
+  int beside = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) beside += entry.path().filename() != "checkpoint";
+  EXPECT_EQ(beside, 0);
+}
+
+TEST_F(TrialApiTest, ACheckpointWithoutItsMarkerIsNotRestoredAndAFailedSaveKeepsTheOld) {
+  setenv(kEnvCheckpointDir, (dir_ / "ckpt").c_str(), 1);
+  fs::create_directories(dir_ / "ckpt");
+  std::ofstream(dir_ / "ckpt" / "half.bin") << "x";
+  EXPECT_FALSE(restore_checkpoint());
+  fs::remove_all(dir_ / "ckpt");
+  save_checkpoint({}, {{"epoch", 1}}, 1.0);
+  EXPECT_THROW(save_checkpoint([](const fs::path&) { throw std::system_error(
+                                   std::make_error_code(std::errc::no_space_on_device)); },
+                               {{"epoch", 2}}),
+               std::system_error);
+  EXPECT_EQ(checkpoint_state(*restore_checkpoint()), (Json{{"epoch", 1}}));
 }
 
 }  // namespace

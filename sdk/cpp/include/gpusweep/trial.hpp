@@ -24,6 +24,8 @@
 //     if (gpusweep::report({{"epoch", epoch}, {"val_acc", acc}}))
 //       break;                                    // pruned at a rung, or SIGTERM
 //   }
+// Population-based training: restore_checkpoint() gives the directory gpusweep copied
+// the parent's checkpoint into (or nullopt), save_checkpoint(write) saves atomically.
 #pragma once
 
 #include <fcntl.h>
@@ -39,6 +41,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
 #include <iostream>
 #include <limits>
@@ -75,6 +78,12 @@ inline constexpr const char* kEnvMetric = "GPUSWEEP_METRIC";
 inline constexpr const char* kEnvVerdicts = "GPUSWEEP_VERDICTS";
 inline constexpr const char* kEnvResource = "GPUSWEEP_RESOURCE";
 inline constexpr const char* kEnvStopPoints = "GPUSWEEP_STOP_POINTS";
+inline constexpr const char* kEnvCheckpointDir = "GPUSWEEP_CHECKPOINT_DIR";
+// Written last into a checkpoint: {"trial": id, "resource": r} (docs/protocol.md,
+// "Population-based training: checkpoints"); gpusweep copies a checkpoint to another
+// member only when this names the trial that saved it.
+inline constexpr const char* kCheckpointMarker = "gpusweep-checkpoint.json";
+inline constexpr const char* kCheckpointState = "state.json";
 
 /// How long report() waits for gpusweep's verdict at a rung before it carries on as if
 /// told to continue (gpusweep answers within a fraction of a second; it may be gone).
@@ -500,6 +509,72 @@ inline bool report(const Json& metrics, Wait wait = Wait::kAtStopPoints,
   if (const auto at = detail::JudgedResource(metrics); at && detail::ShouldWait(*at, wait))
     detail::AwaitVerdict(*at, timeout);
   return should_stop();
+}
+
+/// Where this trial's checkpoint lives: $GPUSWEEP_CHECKPOINT_DIR (set under
+/// population-based training), else trial_dir() / "checkpoint".
+inline std::filesystem::path checkpoint_dir() {
+  if (auto dir = detail::Env(kEnvCheckpointDir)) return *dir;
+  return trial_dir() / "checkpoint";
+}
+
+/// The checkpoint to continue from, or nullopt: under population-based training
+/// gpusweep copied the parent trial's (the member's previous segment, or the donor's)
+/// into checkpoint_dir() before the trial started. Counts only with its marker.
+inline std::optional<std::filesystem::path> restore_checkpoint() {
+  const std::filesystem::path dir = checkpoint_dir();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(dir / kCheckpointMarker, ec)) return std::nullopt;
+  return dir;
+}
+
+/// The JSON object save_checkpoint(state) saved in `dir` (a restore_checkpoint()
+/// result), or nullopt when it saved none. std::system_error when unreadable.
+inline std::optional<Json> checkpoint_state(const std::filesystem::path& dir) {
+  std::ifstream in(dir / kCheckpointState);
+  if (!in) return std::nullopt;
+  try {
+    return Json::parse(in);
+  } catch (const Json::exception& e) {
+    throw std::system_error(std::make_error_code(std::errc::io_error),
+                            (dir / kCheckpointState).string() + ": " + e.what());
+  }
+}
+
+/// Saves the checkpoint atomically into checkpoint_dir(): `write` (may be empty)
+/// fills a fresh directory beside it and `state` (if not null) goes to state.json;
+/// then the marker {"trial": trial_id(), "resource": resource or budget()} is written
+/// and the directory renamed into place (the old one removed), so a reader sees the
+/// old checkpoint or the new one, never half. Returns the checkpoint directory.
+/// std::system_error on I/O errors (the old checkpoint is then left as it was).
+inline std::filesystem::path save_checkpoint(
+    const std::function<void(const std::filesystem::path&)>& write, const Json& state = nullptr,
+    std::optional<double> resource = std::nullopt) {
+  namespace fs = std::filesystem;
+  const fs::path final_dir = checkpoint_dir();
+  const std::string pid = std::to_string(::getpid());
+  const fs::path fresh = final_dir.parent_path() / ("." + final_dir.filename().string() + ".saving-" + pid);
+  const fs::path old = final_dir.parent_path() / ("." + final_dir.filename().string() + ".old-" + pid);
+  fs::create_directories(final_dir.parent_path());
+  fs::remove_all(fresh);
+  fs::remove_all(old);
+  fs::create_directory(fresh);
+  auto write_json = [](const fs::path& path, const Json& value) {
+    std::ofstream out(path, std::ios::trunc);
+    out << value.dump();
+    out.flush();
+    if (!out) throw std::system_error(std::make_error_code(std::errc::io_error), path.string());
+  };
+  if (!state.is_null()) write_json(fresh / kCheckpointState, state);
+  if (write) write(fresh);
+  Json marker = {{"trial", trial_id() ? Json(*trial_id()) : Json()}};
+  const std::optional<double> at = resource ? resource : budget();
+  marker["resource"] = at ? Json(*at) : Json();
+  write_json(fresh / kCheckpointMarker, marker);
+  if (fs::exists(final_dir)) fs::rename(final_dir, old);
+  fs::rename(fresh, final_dir);
+  fs::remove_all(old);
+  return final_dir;
 }
 
 /// report() with {"step": step} first, then `metrics` (a "step" in `metrics` is

@@ -1,0 +1,119 @@
+// PBT lineage and schedule lines for status and best (see pbt_lines.h).
+#include "cli/pbt_lines.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpusweep/objective.h"
+
+namespace gpusweep {
+namespace {
+
+std::string PbtNumber(double value) { return fmt::format("{:.6g}", value); }
+
+std::string PbtParamsText(const Params& params) {
+  std::string text;
+  for (const auto& [name, value] : params.items()) {
+    if (!text.empty()) text += ", ";
+    text += name + "=" + (value.is_number_float() ? PbtNumber(value.get<double>()) : value.dump());
+  }
+  return text;
+}
+
+const TrialRecord* PbtFind(const std::vector<TrialRecord>& trials, int number) {
+  for (const TrialRecord& trial : trials)
+    if (trial.number == number) return &trial;
+  return nullptr;
+}
+
+}  // namespace
+
+PbtLineage ReadPbtLineage(const std::vector<SchedulerEventRecord>& events) {
+  PbtLineage lineage;
+  std::set<int> parentless;
+  for (const SchedulerEventRecord& event : events) {
+    if (event.kind != "job_started" || !event.detail.contains("job")) continue;
+    const Json& job = event.detail["job"];
+    if (job.contains("parent") && job["parent"].is_number_integer())
+      lineage.parents[event.trial] = job["parent"].get<int>();
+    else
+      parentless.insert(event.trial);
+  }
+  lineage.population = static_cast<int>(parentless.size());
+  return lineage;
+}
+
+std::vector<int> LineageOf(int trial, const PbtLineage& lineage) {
+  std::vector<int> chain{trial};
+  for (auto it = lineage.parents.find(trial); it != lineage.parents.end() && chain.size() < 100000;
+       it = lineage.parents.find(it->second))
+    chain.push_back(it->second);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+std::string PbtPopulationLines(const std::vector<TrialRecord>& trials, const PbtLineage& lineage,
+                               const MetricSpec& metric) {
+  const int population = lineage.population;
+  if (population == 0) return "";
+  std::string out = fmt::format(
+      "Population ({} members; each member's segments as trials, <-k: copied trial k's checkpoint):\n",
+      population);
+  for (int member = 0; member < population; ++member) {
+    std::string segments;
+    const TrialRecord* latest = nullptr;
+    for (int k = member; PbtFind(trials, k) != nullptr; k += population) {
+      const TrialRecord* trial = PbtFind(trials, k);
+      segments += (segments.empty() ? "" : " ") + std::to_string(k);
+      if (auto parent = lineage.parents.find(k);
+          parent != lineage.parents.end() && parent->second % population != member)
+        segments += fmt::format("<-{}", parent->second);
+      if (trial->state == TrialState::kCompleted) latest = trial;
+    }
+    const std::string value = latest && latest->objective
+                                  ? fmt::format("{} {} (trial {})", metric.name,
+                                                PbtNumber(*latest->objective), latest->number)
+                                  : "no result yet";
+    out += fmt::format("  member {:<3} {}   {}\n", member, segments, value);
+  }
+  return out;
+}
+
+std::string PbtScheduleLines(const std::vector<TrialRecord>& trials, const PbtLineage& lineage,
+                             const MetricSpec& metric, const std::string& resource) {
+  const int population = lineage.population;
+  if (population == 0) return "";
+  const TrialRecord* best = nullptr;
+  for (const TrialRecord& trial : trials) {
+    if (trial.state != TrialState::kCompleted || !trial.objective) continue;
+    if (best == nullptr || trial.number / population > best->number / population ||
+        (trial.number / population == best->number / population &&
+         RanksBefore(metric.mode, trial.objective, best->objective)))
+      best = &trial;
+  }
+  if (best == nullptr) return "";
+  std::string out = fmt::format("Schedule of the best member: member {}, trial {}, {} {}\n",
+                                best->number % population, best->number, metric.name,
+                                PbtNumber(*best->objective));
+  double from = 0;
+  int previous = -1;  // the trial before in the lineage
+  for (int k : LineageOf(best->number, lineage)) {
+    const TrialRecord* trial = PbtFind(trials, k);
+    if (trial == nullptr) continue;
+    const double to = trial->budget.value_or(from);
+    const int member = k % population;
+    const std::string copied = previous >= 0 && member != previous % population
+                                   ? fmt::format("   (exploit: copied trial {} of member {})",
+                                                 previous, previous % population)
+                                   : "";
+    out += fmt::format("  {} {}-{}  trial {:<4} member {:<3} {}{}\n", resource, PbtNumber(from),
+                       PbtNumber(to), k, member, PbtParamsText(trial->params), copied);
+    from = to;
+    previous = k;
+  }
+  return out;
+}
+
+}  // namespace gpusweep

@@ -1,0 +1,43 @@
+// pbt_lines.h — a population-based training experiment's lineage and schedule, as
+// `status` and `best` print them (docs/config.md, "Population-based training").
+//
+// The journal holds what is needed: every segment is a trial (its params, budget and
+// result), and every segment's job_started event names the trial whose checkpoint it
+// continued ("parent"; run/scheduler_journal.h). Segment 0's jobs are the only ones
+// without a parent, so they number the population: trial k is member k % population,
+// segment k / population (src/policy/pbt_policy.h).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpusweep/journal.h"
+#include "gpusweep/metric.h"
+#include "gpusweep/trial.h"
+
+namespace gpusweep {
+
+struct PbtLineage {
+  std::map<int, int> parents;  // trial -> the trial it continued from (the last start's)
+  int population = 0;          // 0: no segment has started yet
+};
+
+PbtLineage ReadPbtLineage(const std::vector<SchedulerEventRecord>& events);
+
+// The trials whose checkpoints `trial`'s weights went through, first segment first,
+// ending with `trial` (a donor's earlier segments after an exploit).
+std::vector<int> LineageOf(int trial, const PbtLineage& lineage);
+
+// "Population (...):" then one line per member: its segments' trials in order, "<-d"
+// where a segment copied trial d's checkpoint (another member's), and its latest value.
+std::string PbtPopulationLines(const std::vector<TrialRecord>& trials, const PbtLineage& lineage,
+                               const MetricSpec& metric);
+
+// The best member's whole schedule: the completed trial of the furthest segment with
+// the best value, and for each segment of its lineage the resource range, trial,
+// member, params and the checkpoint copied. Empty when nothing completed.
+std::string PbtScheduleLines(const std::vector<TrialRecord>& trials, const PbtLineage& lineage,
+                             const MetricSpec& metric, const std::string& resource);
+
+}  // namespace gpusweep
