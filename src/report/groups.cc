@@ -78,7 +78,10 @@ bool HasRepeats(const std::vector<ParamGroup>& groups) {
 }
 
 bool RanksByGroup(const std::vector<ParamGroup>& groups, const ReportContext& ctx) {
-  return !ctx.nas && HasRepeats(groups) && groups.front().mean.has_value();
+  // Population-based training's segments of one member share params while its
+  // training goes on: they are one run at growing resource, not repeats to average.
+  const bool pbt = ctx.scheduler && ctx.scheduler->type == "pbt";
+  return !ctx.nas && !pbt && HasRepeats(groups) && groups.front().mean.has_value();
 }
 
 std::string MeanText(const ParamGroup& group) {

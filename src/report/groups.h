@@ -42,7 +42,7 @@ bool HasRepeats(const std::vector<ParamGroup>& groups);
 
 // Whether status's Best line, the run summary and `best` rank `groups` (mean ± std)
 // rather than single trials: repeats exist, the best group has a mean, and the
-// experiment is not a NAS search (ReportContext::nas).
+// experiment is neither a NAS search (ReportContext::nas) nor population-based training.
 bool RanksByGroup(const std::vector<ParamGroup>& groups, const ReportContext& ctx);
 
 // "0.8712 ± 0.0041 (n=3)"; "0.8712 (n=1)"; "-" without completed trials.
