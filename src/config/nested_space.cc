@@ -10,6 +10,7 @@
 
 #include "common/did_you_mean.h"
 #include "config/param_vocabulary.h"
+#include "config/python_value.h"
 #include "config/search_space_parser.h"
 
 namespace gpusweep::config_detail {
@@ -168,6 +169,8 @@ class SpaceWalker {
     }
     name += parts.back();
     if (ShapeOf(entry.value) == EntryShape::kGroup) {
+      // `f: {lambda spec: ...}` reads as a mapping: a pasted Python function, not a group.
+      GS_TRY(CheckPythonValue(entry.value, name));
       GS_TRY(AddGroup(name, entry.key));
       GS_ASSIGN_OR_RETURN(Mapping group, entry.value.ToMapping());
       if (const Value* inner = WandbNested(group)) {
