@@ -8,9 +8,9 @@
 #   With no option: what building and running the gpusweep binary needs (the compiler,
 #   its libraries, node + npm for the dashboard bundle compiled into it, python3 for the
 #   trial helper) and nothing else.
-#   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna and python3-cmaes (its
-#   CmaEsSampler) (side-by-side benchmarks;
-#   bench/importance/run.sh unpacks scikit-learn itself, apt cannot install it here);
+#   --examples adds PyTorch and Fashion-MNIST; --bench adds Optuna, python3-cmaes (its
+#   CmaEsSampler) and scikit-learn (side-by-side benchmarks; Boost is Debian's default
+#   1.74 so that python3-scipy, through python3-pythran, can be installed beside it);
 #   --cpp-sdk adds LibTorch, zlib and Fashion-MNIST for the C++ SDK's optional `fit`
 #   component and examples/cpp-fashion-mnist;
 #   --tests adds the test tools (GoogleTest, Chromium + chromedriver + Selenium for the
@@ -30,7 +30,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev libcli11-dev libfmt-dev
-  libexpected-dev libkainjow-mustache-dev libboost1.81-dev
+  libexpected-dev libkainjow-mustache-dev libboost-dev
   python3
   libcpp-httplib-dev libopencv-ml-dev
   libeigen3-dev libnlopt-dev  # samplers: CMA-ES's eigendecomposition; gp's Cholesky and L-BFGS
@@ -50,7 +50,8 @@ for flag in "$@"; do
   case "$flag" in
     --extras-only) ;;
     --examples) packages+=(python3-torch python3-numpy dataset-fashion-mnist) ;;
-    --bench) packages+=(python3-optuna python3-numpy bc liblbfgsb0 python3-decorator python3-cmaes) ;;
+    --bench) packages+=(python3-optuna python3-numpy bc liblbfgsb0 python3-decorator python3-cmaes
+             python3-sklearn) ;;
     --cpp-sdk) packages+=(libtorch-dev zlib1g-dev dataset-fashion-mnist) ;;
     --tests) packages+=("${test_tools[@]}" python3-optuna libtorch-dev zlib1g-dev dataset-fashion-mnist
                         python3-torch python3-numpy slurm-wlm munge) ;;
@@ -82,7 +83,14 @@ if ((${#missing[@]} > 0)); then
   sudo=""
   if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
   $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # Earlier versions of this script installed libboost1.81-dev, which conflicts with
+  # Debian's default Boost (libboost-dev, 1.74) that python3-scipy needs through
+  # python3-pythran: replace it in the same transaction (a trailing '-' removes).
+  replace=()
+  if dpkg-query -W -f='${Status}' libboost1.81-dev 2>/dev/null | grep -q "install ok installed"; then
+    replace=(libboost1.81-dev-)
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" "${replace[@]}"
 fi
 
 if [[ -n $npm_pid ]]; then

@@ -25,20 +25,8 @@ mkdir -p "$out"
 
 # --- set-up: Optuna 3.1 and, for its QMCSampler, SciPy (Debian packages) -------------
 scripts/install-deps.sh --bench
-# python3-scipy cannot be installed with apt next to libboost1.81-dev (it depends on
-# python3-pythran -> libboost-dev = 1.74, which conflicts), so unpack its .deb into the
-# build directory instead; its dependencies liblbfgsb0 and python3-decorator do install
-# (scripts/install-deps.sh --bench).
-if ! "$py" -c 'import scipy.stats.qmc' 2>/dev/null; then
-  deps="$PWD/$build/bench-deps"
-  if [[ ! -d "$deps/usr/lib/python3/dist-packages/scipy" ]]; then
-    mkdir -p "$deps"
-    (cd "$deps" && apt-get download python3-scipy >/dev/null 2>&1 &&
-      dpkg-deb -x python3-scipy_*.deb .) ||
-      echo "warning: SciPy unavailable; Optuna's QMCSampler rows will read 'not available'" >&2
-  fi
-  export PYTHONPATH="$deps/usr/lib/python3/dist-packages${PYTHONPATH:+:$PYTHONPATH}"
-fi
+# (SciPy and scikit-learn come with --bench: Boost is Debian's default 1.74 now, so
+# python3-scipy installs.)
 
 # --- build ---------------------------------------------------------------------------
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSWEEP_BUILD_BENCH=ON >/dev/null
