@@ -101,4 +101,34 @@ grep -q -- "<-" status.txt || { cat status.txt; exit 1; }
 "$gpusweep" best > best.txt
 grep -q "^Schedule of the best member: member" best.txt || { cat best.txt; exit 1; }
 test "$(grep -c '^  epoch [0-9]*-[0-9]*  trial' best.txt)" -eq 5 || { cat best.txt; exit 1; }
+# best --replay: a config that trains one member with the best member's schedule. Each
+# of its segments runs with exactly the schedule's params and continues its own
+# checkpoint, so the toy's score is the best member's, to the last digit.
+"$gpusweep" best runs/pbt --replay > replay.yaml || { cat replay.yaml; exit 1; }
+grep -q '^name: "pbt-replay"' replay.yaml || { cat replay.yaml; exit 1; }
+"$gpusweep" check replay.yaml > check_replay.txt 2>&1 || { cat replay.yaml check_replay.txt; exit 1; }
+"$gpusweep" run replay.yaml > replay.log 2>&1 || { cat replay.yaml replay.log; exit 1; }
+"$gpusweep" export runs/pbt-replay --format json -o replay.json
+best_trial=$(sed -n 's/^Schedule of the best member: member [0-9]*, trial \([0-9]*\),.*/\1/p' best.txt)
+/usr/bin/python3 - "$best_trial" <<'PY'
+import json, sys
+best = int(sys.argv[1])
+schedule = [json.loads(line.strip()[2:]) for line in open("replay.yaml")
+            if line.startswith("    - {")]
+assert len(schedule) == 5, schedule
+rows = {r["trial"]: r for r in json.load(open("replay.json"))}
+assert sorted(rows) == [0, 1, 2, 3, 4], sorted(rows)
+for k, row in rows.items():
+    assert row["state"] == "completed", row
+    assert row["param.lr"] == schedule[k]["lr"], (k, row["param.lr"], schedule[k])
+    started = json.load(open("runs/pbt-replay/trials/%04d/started.json" % k))
+    assert started["parent"] == (k - 1 if k else None) and started["epoch"] == k, (k, started)
+original = {r["trial"]: r for r in json.load(open("trials.json"))}
+lineage = [best]
+while lineage[0] >= 4:  # each segment's parent, back to segment 0
+    lineage.insert(0, json.load(open("runs/pbt/trials/%04d/started.json" % lineage[0]))["parent"])
+if all(t % 4 != 3 for t in lineage[:-1]):  # member 3 never saved, so its segments restarted
+    assert abs(rows[4]["objective"] - original[best]["objective"]) < 1e-9, (rows[4], original[best])
+print("replay: 5 segments with the schedule's params, score", rows[4]["objective"])
+PY
 echo "pbt_cli_test: ok"

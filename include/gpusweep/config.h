@@ -162,6 +162,11 @@ struct PbtConfig {
   double resample_probability = 0.25;      // [0, 1]: a mutation redraws from the space
   std::vector<double> factors{0.8, 1.2};   // > 0 each: a mutation multiplies by one
   std::vector<std::string> mutations;      // params that may change; empty: every varying one
+  // Non-empty: a replay (`replay:`, what `gpusweep best --replay` writes; Ray's
+  // PopulationBasedTrainingReplay): one member (population 1) trains with these params
+  // in segment s (size = the number of segments), continuing its own checkpoint, and
+  // nothing is ranked, exploited or explored.
+  std::vector<Params> replay;
 };
 
 struct SchedulerConfig {
@@ -334,6 +339,16 @@ Expected<ExperimentConfig> LoadConfig(const std::filesystem::path& path);
 // Validates YAML text; `path` is used for messages and to resolve relative paths.
 Expected<ExperimentConfig> ParseConfig(std::string_view yaml_text,
                                        const std::filesystem::path& path);
+
+// The config of a PBT replay (PbtConfig::replay; `gpusweep best --replay`), rewritten
+// from the YAML text a pbt experiment ran with (ExperimentRecord::config_yaml): `name`
+// gains "-replay", the sampler draws one trial, `enqueue:` goes, and `scheduler:` becomes
+// a replay of `schedule` (one flat params object per segment, first segment first) up to
+// `max_resource`, with `comment` after `replay:`. Every other top-level block is the
+// original text, comments and quoting included. Error{kInvalidConfig} if the text does
+// not parse, is not a block mapping, or has no pbt scheduler.
+Expected<std::string> PbtReplayYaml(std::string_view config_yaml, const std::vector<Params>& schedule,
+                                    double max_resource, std::string_view comment);
 
 // Parses a duration: "90" or "90s", "20m", "1.5h", "1h30m", "250ms". Returns seconds.
 // Error{kInvalidConfig} (message without location) on anything else or a negative value.

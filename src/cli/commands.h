@@ -47,6 +47,7 @@ struct BestCommandArgs {
   std::optional<std::string> dir;
   bool single = false;                      // --single: the best single trial
   bool json = false;                        // --json: the Pareto front as JSON
+  bool replay = false;                      // --replay: a config replaying the best PBT schedule
   std::vector<std::string> ignore{"seed"};  // --ignore NAME: params left out of grouping
 };
 Expected<int> BestCommand(const BestCommandArgs& args);

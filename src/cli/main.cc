@@ -139,6 +139,10 @@ int main(int argc, char** argv) {
   best->add_flag("--single", best_args.single,
                  "the best single trial even when params ran several times (repeats, seeds); "
                  "in a NAS search the highest-scoring evaluation of any stage");
+  best->add_flag("--replay", best_args.replay,
+                 "population-based training: print a config that trains one member with the "
+                 "best member's schedule of params (gpusweep best --replay > replay.yaml)")
+      ->excludes("--json");
   best->add_option("--ignore", best_args.ignore,
                    "params that do not tell groups apart, e.g. seed,init (default: seed)")
       ->delimiter(',')

@@ -81,37 +81,50 @@ std::string PbtPopulationLines(const std::vector<TrialRecord>& trials, const Pbt
   return out;
 }
 
-std::string PbtScheduleLines(const std::vector<TrialRecord>& trials, const PbtLineage& lineage,
-                             const MetricSpec& metric, const std::string& resource) {
+PbtSchedule BestPbtSchedule(const std::vector<TrialRecord>& trials, const PbtLineage& lineage,
+                            const MetricSpec& metric) {
+  PbtSchedule schedule;
   const int population = lineage.population;
-  if (population == 0) return "";
-  const TrialRecord* best = nullptr;
+  if (population == 0) return schedule;
   for (const TrialRecord& trial : trials) {
     if (trial.state != TrialState::kCompleted || !trial.objective) continue;
+    const TrialRecord* best = schedule.best;
     if (best == nullptr || trial.number / population > best->number / population ||
         (trial.number / population == best->number / population &&
          RanksBefore(metric.mode, trial.objective, best->objective)))
-      best = &trial;
+      schedule.best = &trial;
   }
-  if (best == nullptr) return "";
-  std::string out = fmt::format("Schedule of the best member: member {}, trial {}, {} {}\n",
-                                best->number % population, best->number, metric.name,
-                                PbtNumber(*best->objective));
+  if (schedule.best == nullptr) return schedule;
   double from = 0;
   int previous = -1;  // the trial before in the lineage
-  for (int k : LineageOf(best->number, lineage)) {
+  for (int k : LineageOf(schedule.best->number, lineage)) {
     const TrialRecord* trial = PbtFind(trials, k);
     if (trial == nullptr) continue;
-    const double to = trial->budget.value_or(from);
-    const int member = k % population;
-    const std::string copied = previous >= 0 && member != previous % population
-                                   ? fmt::format("   (exploit: copied trial {} of member {})",
-                                                 previous, previous % population)
-                                   : "";
-    out += fmt::format("  {} {}-{}  trial {:<4} member {:<3} {}{}\n", resource, PbtNumber(from),
-                       PbtNumber(to), k, member, PbtParamsText(trial->params), copied);
-    from = to;
+    PbtScheduleSegment segment{k, from, trial->budget.value_or(from), trial->params, std::nullopt};
+    if (previous >= 0 && k % population != previous % population) segment.copied_from = previous;
+    from = segment.to;
     previous = k;
+    schedule.segments.push_back(std::move(segment));
+  }
+  return schedule;
+}
+
+std::string PbtScheduleLines(const std::vector<TrialRecord>& trials, const PbtLineage& lineage,
+                             const MetricSpec& metric, const std::string& resource) {
+  const PbtSchedule schedule = BestPbtSchedule(trials, lineage, metric);
+  if (schedule.best == nullptr) return "";
+  const int population = lineage.population;
+  std::string out = fmt::format("Schedule of the best member: member {}, trial {}, {} {}\n",
+                                schedule.best->number % population, schedule.best->number,
+                                metric.name, PbtNumber(*schedule.best->objective));
+  for (const PbtScheduleSegment& segment : schedule.segments) {
+    const std::string copied =
+        segment.copied_from ? fmt::format("   (exploit: copied trial {} of member {})",
+                                          *segment.copied_from, *segment.copied_from % population)
+                            : "";
+    out += fmt::format("  {} {}-{}  trial {:<4} member {:<3} {}{}\n", resource,
+                       PbtNumber(segment.from), PbtNumber(segment.to), segment.trial,
+                       segment.trial % population, PbtParamsText(segment.params), copied);
   }
   return out;
 }

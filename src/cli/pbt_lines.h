@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,24 @@ std::vector<int> LineageOf(int trial, const PbtLineage& lineage);
 // where a segment copied trial d's checkpoint (another member's), and its latest value.
 std::string PbtPopulationLines(const std::vector<TrialRecord>& trials, const PbtLineage& lineage,
                                const MetricSpec& metric);
+
+// One segment of the best member's lineage: its trial, the resource range it trained,
+// its params, and the trial whose checkpoint it continued when that was another
+// member's (an exploit).
+struct PbtScheduleSegment {
+  int trial = 0;
+  double from = 0, to = 0;
+  Params params;
+  std::optional<int> copied_from;
+};
+struct PbtSchedule {
+  const TrialRecord* best = nullptr;  // nullptr: nothing completed
+  std::vector<PbtScheduleSegment> segments;
+};
+
+// The completed trial of the furthest segment with the best value, and its lineage.
+PbtSchedule BestPbtSchedule(const std::vector<TrialRecord>& trials, const PbtLineage& lineage,
+                            const MetricSpec& metric);
 
 // The best member's whole schedule: the completed trial of the furthest segment with
 // the best value, and for each segment of its lineage the resource range, trial,

@@ -337,8 +337,39 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   return 0;
 }
 
+// `best --replay`: the config that trains one member with the best member's schedule.
+Expected<int> BestReplay(OpenedForReading& opened) {
+  ExperimentView& view = opened.view;
+  if (!IsPbt(view))
+    return Fail(ErrorCode::kInvalidArgument,
+                "--replay writes the schedule of a population-based training experiment "
+                "(scheduler: {type: pbt}); this experiment has none");
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view.Trials());
+  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events, view.SchedulerEventsAfter(-1));
+  const MetricSpec& metric = view.meta().metric;
+  const PbtSchedule schedule = BestPbtSchedule(trials, ReadPbtLineage(events), metric);
+  if (schedule.best == nullptr) {
+    GS_TRY(Emit(stderr, FormatNoBest(trials, opened.context)));
+    return 1;
+  }
+  if (!view.recorded())
+    return Fail(ErrorCode::kNotFound, "the journal holds no config text to rewrite");
+  std::vector<Params> params;
+  for (const PbtScheduleSegment& segment : schedule.segments) params.push_back(segment.params);
+  const std::string comment =
+      fmt::format("gpusweep best --replay of {}: the schedule of trial {} ({} {:.6g}); save "
+                  "this file beside {} (its paths are relative to it)",
+                  view.recorded()->name, schedule.best->number, metric.name,
+                  *schedule.best->objective, view.recorded()->config_path);
+  GS_ASSIGN_OR_RETURN(std::string yaml, PbtReplayYaml(view.recorded()->config_yaml, params,
+                                                      schedule.segments.back().to, comment));
+  GS_TRY(Emit(stdout, yaml));
+  return 0;
+}
+
 Expected<int> BestCommand(const BestCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
+  if (args.replay) return BestReplay(opened);
   if (opened.view.Sliceable()) {  // the counts, the best trial and group: not every trial
     GS_ASSIGN_OR_RETURN(ExperimentView::SliceRead read, opened.view.Slice(std::nullopt, args.ignore));
     GS_TRY(CheckIgnoredNames(args.ignore, StatusSampleTrials(read.slice)));

@@ -143,6 +143,7 @@ Json SchedulerIdentity(const SchedulerConfig& scheduler) {
                            {"resample_probability", pbt.resample_probability},
                            {"factors", pbt.factors},
                            {"mutations", pbt.mutations}};
+    if (!pbt.replay.empty()) identity["pbt"]["replay"] = pbt.replay;  // older ones keep theirs
   }
   return identity;
 }

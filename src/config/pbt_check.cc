@@ -54,6 +54,26 @@ Status CheckMutations(const Mapping& top, const ExperimentConfig& config) {
   return {};
 }
 
+// replay: every segment's params name search-space parameters, and hold every one that
+// is always active (a trial without it would render its templates without it).
+Status CheckReplay(const Mapping& top, const ExperimentConfig& config) {
+  const std::vector<Params>& replay = config.scheduler.pbt.replay;
+  const Value at = PbtAt(top, "scheduler", "replay");
+  for (std::size_t s = 0; s < replay.size(); ++s) {
+    for (const auto& [name, value] : replay[s].items())
+      if (PbtParam(config.search_space, name) == nullptr)
+        return at.Invalid(fmt::format("replay segment {} sets '{}', which is not a search_space "
+                                      "parameter",
+                                      s, name),
+                          "use the experiment's own config (gpusweep best --replay keeps it)");
+    for (const ParamSpec& param : config.search_space.params)
+      if (param.when.empty() && !replay[s].contains(param.name))
+        return at.Invalid(fmt::format("replay segment {} does not set '{}'", s, param.name),
+                          "give every segment every parameter, as gpusweep best --replay does");
+  }
+  return {};
+}
+
 }  // namespace
 
 Status CheckPbtFits(const Mapping& top, const ExperimentConfig& config) {
@@ -90,6 +110,7 @@ Status CheckPbtFits(const Mapping& top, const ExperimentConfig& config) {
         "a per-trial list cannot be used with population-based training (each segment of a "
         "member is a trial)",
         "give one number, e.g. gpus_per_trial: 1");
+  if (!pbt.replay.empty()) return CheckReplay(top, config);
   return CheckMutations(top, config);
 }
 

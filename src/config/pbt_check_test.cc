@@ -124,5 +124,71 @@ TEST(PbtConfigTest, OnlyAPbtExperimentsIdentityNamesPbt) {
   EXPECT_FALSE(DiffConfigIdentity(ConfigIdentity(*pbt), ConfigIdentity(*other)).empty());
 }
 
+constexpr std::string_view kReplay =
+    "scheduler:\n"  // line 10
+    "  type: pbt\n"
+    "  max_resource: 5\n"
+    "  perturbation_interval: 2\n"
+    "  replay:\n"
+    "    - {lr: 0.01, depth: 2, act: relu, seed: 7}\n"
+    "    - {lr: 0.02, depth: 2, act: tanh, seed: 7}\n"
+    "    - {lr: 0.005, depth: 3, act: tanh, seed: 7}\n";
+
+TEST(PbtReplayConfigTest, OneMemberWithTheScheduleOfEachSegment) {
+  auto config = Parse(kReplay, Head(1));
+  ASSERT_TRUE(config) << config.error().message;
+  const PbtConfig& pbt = config->scheduler.pbt;
+  EXPECT_EQ(pbt.population, 1);
+  ASSERT_EQ(pbt.replay.size(), 3u);
+  EXPECT_EQ(pbt.replay[1]["act"], "tanh");
+  EXPECT_EQ(pbt.replay[2]["lr"], 0.005);
+  EXPECT_EQ(ConfigIdentity(*config)["scheduler"]["pbt"]["replay"][2]["depth"], 3);
+}
+
+TEST(PbtReplayConfigTest, AScheduleThatDoesNotFitIsRefusedAtItsLine) {
+  const std::string two = std::string(kReplay).substr(0, std::string(kReplay).rfind("    - {"));
+  EXPECT_THAT(ErrorOf(two, Head(1)), HasSubstr("exp.yaml:15:5: scheduler.replay: replay lists 2 "
+                                               "segments, but max_resource 5 in segments of "
+                                               "perturbation_interval 2 makes 3"));
+  EXPECT_THAT(ErrorOf(std::string(kReplay) + "  quantile: 0.25\n", Head(1)),
+              HasSubstr("a replay does not rank or explore, so quantile has no effect"));
+  EXPECT_THAT(ErrorOf(std::string(kReplay) + "  population: 4\n", Head(1)),
+              HasSubstr("a replay trains one member"));
+  std::string unknown = std::string(kReplay);
+  unknown.replace(unknown.find("act: relu"), 9, "activation: relu");
+  EXPECT_THAT(ErrorOf(unknown, Head(1)),
+              HasSubstr("replay segment 0 sets 'activation', which is not a search_space parameter"));
+  std::string missing = std::string(kReplay);
+  missing.replace(missing.find(", depth: 3"), 10, "");
+  EXPECT_THAT(ErrorOf(missing, Head(1)), HasSubstr("replay segment 2 does not set 'depth'"));
+  EXPECT_THAT(ErrorOf(kReplay, Head(4)), HasSubstr("write trials: 1"));
+}
+
+TEST(PbtReplayConfigTest, ReplayYamlKeepsTheRestOfTheTextAndParsesBack) {
+  const std::string original = "# my sweep\n"
+                               "name: e\n"
+                               "command: [a, '{{budget}}', \"1\"]  # keep quotes\n"
+                               "metric: {name: m, mode: max}\n"
+                               "sampler: {type: random, trials: 4, seed: 3}\n"
+                               "enqueue:\n  - {lr: 0.001}\n"
+                               "\n# the space\n"
+                               "search_space:\n"
+                               "  lr: {type: loguniform, low: 1.0e-4, high: 0.1}\n"
+                               "scheduler:\n  type: pbt\n  max_resource: 4\n"
+                               "  perturbation_interval: 2\n  population: 4\n";
+  auto yaml = PbtReplayYaml(original, {Json{{"lr", 0.1 / 3}}, Json{{"lr", 0.002}}}, 4, "why");
+  ASSERT_TRUE(yaml) << yaml.error().message;
+  EXPECT_THAT(*yaml, StartsWith("# my sweep\nname: \"e-replay\"\n"
+                                "command: [a, '{{budget}}', \"1\"]  # keep quotes\n"));
+  EXPECT_THAT(*yaml, HasSubstr("sampler: {type: random, trials: 1}\n\n# the space\nsearch_space:"));
+  EXPECT_EQ(yaml->find("enqueue"), std::string::npos);
+  auto config = ParseConfig(*yaml, "replay.yaml");
+  ASSERT_TRUE(config) << config.error().message << "\n" << *yaml;
+  ASSERT_EQ(config->scheduler.pbt.replay.size(), 2u);
+  EXPECT_EQ(config->scheduler.pbt.replay[0]["lr"], 0.1 / 3);  // every digit
+  EXPECT_EQ(config->name, "e-replay");
+  EXPECT_FALSE(PbtReplayYaml("name: e\nscheduler: {type: asha, max_resource: 3}\n", {Json::object()}, 1, ""));
+}
+
 }  // namespace
 }  // namespace gpusweep

@@ -24,9 +24,10 @@ constexpr std::array<std::string_view, 6> kHyperbandKeys{
 constexpr std::array<std::string_view, 7> kHalvingKeys{
     "type",         "resource", "min_resource", "max_resource", "reduction_factor",
     "growth",       "budget_step"};
-constexpr std::array<std::string_view, 10> kPbtKeys{
+constexpr std::array<std::string_view, 11> kPbtKeys{
     "type",     "resource",    "perturbation_interval", "max_resource", "population",
-    "quantile", "synchronous", "explore",               "mutations",    "min_resource"};
+    "quantile", "synchronous", "explore",               "mutations",    "min_resource",
+    "replay"};
 constexpr std::array<std::string_view, 2> kPbtExploreKeys{"resample_probability", "factors"};
 constexpr std::array<std::string_view, 2> kGrowths{"geometric", "linear"};
 
@@ -165,6 +166,41 @@ Status ParsePbtMutations(const Value& value, PbtConfig& out) {
   return {};
 }
 
+// replay: [{params}, ...] (what `best --replay` writes): one member, one mapping of
+// params per segment, nothing ranked or explored. The names are checked against the
+// search space in pbt_check.cc.
+Status ParsePbtReplay(const Mapping& map, const Value& replay, SchedulerConfig& out) {
+  PbtConfig& pbt = out.pbt;
+  for (std::string_view key : {"quantile", "synchronous", "explore", "mutations"})
+    if (const Value* value = map.Find(key))
+      return value->Invalid(fmt::format("a replay does not rank or explore, so {} has no effect", key),
+                            fmt::format("remove {} (or replay:, to search again)", key));
+  pbt.population = 1;
+  if (const Value* population = map.Find("population")) {
+    GS_ASSIGN_OR_RETURN(int members, population->ToIntAtLeast(1));
+    if (members != 1)
+      return population->Invalid("a replay trains one member", "write population: 1, or leave it out");
+  }
+  // 1e-9 as in PbtPolicy: 20 / 0.1 must not add a segment.
+  const int segments = std::max(
+      1, static_cast<int>(std::ceil(out.max_resource / pbt.perturbation_interval - 1e-9)));
+  GS_ASSIGN_OR_RETURN(std::vector<Value> items, replay.ToList());
+  if (static_cast<int>(items.size()) != segments)
+    return replay.Invalid(
+        fmt::format("replay lists {} segments, but max_resource {} in segments of "
+                    "perturbation_interval {} makes {}",
+                    items.size(), out.max_resource, pbt.perturbation_interval, segments),
+        "give one mapping of params per segment, as gpusweep best --replay writes them");
+  for (const Value& item : items) {
+    if (!item.IsMapping())
+      return item.Invalid("a replay segment is a mapping of params",
+                          "e.g. - {lr: 0.01, momentum: 0.9}");
+    GS_ASSIGN_OR_RETURN(Json params, item.ToJson());
+    pbt.replay.push_back(std::move(params));
+  }
+  return {};
+}
+
 Status ParsePbt(const Mapping& map, SchedulerConfig& out) {
   if (const Value* min = map.Find("min_resource"))
     return min->Invalid("population-based training has no rungs",
@@ -187,6 +223,7 @@ Status ParsePbt(const Mapping& map, SchedulerConfig& out) {
                     "be perturbed",
                     pbt.perturbation_interval, out.max_resource),
         "make it a fraction of max_resource, e.g. a tenth");
+  if (const Value* replay = map.Find("replay")) return ParsePbtReplay(map, *replay, out);
   GS_ASSIGN_OR_RETURN(Value population,
                       map.Require("population", "add the number of members, e.g. population: 8"));
   GS_ASSIGN_OR_RETURN(pbt.population, population.ToIntAtLeast(2));

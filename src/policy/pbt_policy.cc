@@ -43,6 +43,10 @@ PbtPolicy::PbtPolicy(const SchedulerConfig& config, SearchSpace space, Mode mode
   segments_ = std::max(1, static_cast<int>(std::ceil(max_resource_ / pbt_.perturbation_interval - 1e-9)));
   members_.resize(static_cast<std::size_t>(population_));
   for (int m = 0; m < population_; ++m) members_[m].params = sampler_->Suggest(m, {}).params;
+  if (replaying()) {
+    assert(population_ == 1 && static_cast<int>(pbt_.replay.size()) == segments_);
+    members_[0].params = pbt_.replay[0];
+  }
 }
 
 double PbtPolicy::BudgetOf(int segment) const {
@@ -86,6 +90,7 @@ Suggestion PbtPolicy::Suggest(int number, const std::vector<TrialRecord>& histor
   // A segment's job carries its params; this is what a segment that never runs records
   // (and what planning renders): its member's initial draw.
   Suggestion suggestion = sampler_->Suggest(MemberOf(number), history);
+  if (replaying() && SegmentOf(number) < segments_) suggestion.params = pbt_.replay[SegmentOf(number)];
   suggestion.number = number;
   return suggestion;
 }
@@ -134,6 +139,15 @@ PbtStep PbtPolicy::Decide(int member, int segment) {
   next.params = own.params;
   next.parent = trial;
   next.ready = true;
+  if (replaying()) {  // the schedule decides; nothing is ranked
+    next.params = pbt_.replay[segment + 1];
+    step.after = next.params;
+    step.reason = fmt::format("replay: segment {} continues its own checkpoint with the "
+                              "schedule's params",
+                              segment + 1);
+    steps_.push_back(step);
+    return step;
+  }
 
   const std::vector<int> ranked = Ranked(segment);
   const int n = static_cast<int>(ranked.size());

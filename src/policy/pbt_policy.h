@@ -23,6 +23,9 @@
 // run: Eliminated). Every draw is from a stream seeded by (seed, the new trial number),
 // so the same calls give the same decisions: the policy is journaled and replayed.
 //
+// Replay (PbtConfig::replay, written by `gpusweep best --replay`): one member whose
+// segment s has the schedule's params s and continues its own segment s-1.
+//
 // Slots: a member waits only for its own previous segment (asynchronous) or its
 // generation (synchronous); any member that can run does, lowest segment first.
 #pragma once
@@ -83,6 +86,8 @@ class PbtPolicy final : public SearchPolicy {
   int SegmentOf(int trial) const { return trial / population_; }
   int TrialOf(int member, int segment) const { return segment * population_ + member; }
   double BudgetOf(int segment) const;
+  // A replay (PbtConfig::replay): one member, the schedule's params, no exploit/explore.
+  bool replaying() const { return !pbt_.replay.empty(); }
   // Every decision so far, in the order made.
   const std::vector<PbtStep>& steps() const { return steps_; }
 

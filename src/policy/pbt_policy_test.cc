@@ -226,5 +226,24 @@ TEST(PbtPolicyTest, TheSameCallsGiveTheSameDecisions) {
   }
 }
 
+TEST(PbtPolicyTest, AReplayRunsOneMemberWithTheSchedulesParamsAndItsOwnCheckpoints) {
+  SchedulerConfig config = Pbt(1, 2, 5);  // segments end at 2, 4, 5
+  config.pbt.replay = {Json{{"lr", 0.01}, {"act", "a"}}, Json{{"lr", 0.02}, {"act", "a"}},
+                       Json{{"lr", 0.004}, {"act", "c"}}};
+  auto policy = Make(config);
+  ASSERT_EQ(policy->total_trials(), 3);
+  for (int segment = 0; segment < 3; ++segment) {
+    EXPECT_EQ(policy->Suggest(segment, {}).params, config.pbt.replay[segment]);
+    const Job job = Start(*policy);
+    ASSERT_EQ(job.kind, Job::Kind::kStart);
+    EXPECT_EQ(job.trial, segment);
+    EXPECT_EQ(*job.params, config.pbt.replay[segment]);
+    EXPECT_EQ(job.parent, segment == 0 ? std::nullopt : std::optional<int>(segment - 1));
+    EXPECT_EQ(Finish(*policy, job, 0.1 * segment).verdict, Verdict::kComplete);
+  }
+  EXPECT_EQ(policy->NextJob({}).kind, Job::Kind::kDone);
+  for (const PbtStep& step : policy->steps()) EXPECT_FALSE(step.donor_trial);
+}
+
 }  // namespace
 }  // namespace gpusweep
