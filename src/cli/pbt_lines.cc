@@ -30,30 +30,6 @@ const TrialRecord* PbtFind(const std::vector<TrialRecord>& trials, int number) {
 
 }  // namespace
 
-PbtLineage ReadPbtLineage(const std::vector<SchedulerEventRecord>& events) {
-  PbtLineage lineage;
-  std::set<int> parentless;
-  for (const SchedulerEventRecord& event : events) {
-    if (event.kind != "job_started" || !event.detail.contains("job")) continue;
-    const Json& job = event.detail["job"];
-    if (job.contains("parent") && job["parent"].is_number_integer())
-      lineage.parents[event.trial] = job["parent"].get<int>();
-    else
-      parentless.insert(event.trial);
-  }
-  lineage.population = static_cast<int>(parentless.size());
-  return lineage;
-}
-
-std::vector<int> LineageOf(int trial, const PbtLineage& lineage) {
-  std::vector<int> chain{trial};
-  for (auto it = lineage.parents.find(trial); it != lineage.parents.end() && chain.size() < 100000;
-       it = lineage.parents.find(it->second))
-    chain.push_back(it->second);
-  std::reverse(chain.begin(), chain.end());
-  return chain;
-}
-
 std::string PbtPopulationLines(const std::vector<TrialRecord>& trials, const PbtLineage& lineage,
                                const MetricSpec& metric) {
   const int population = lineage.population;

@@ -13,22 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "gpusweep/journal.h"
+#include "view/pbt_lineage.h"
 #include "gpusweep/metric.h"
 #include "gpusweep/trial.h"
 
 namespace gpusweep {
-
-struct PbtLineage {
-  std::map<int, int> parents;  // trial -> the trial it continued from (the last start's)
-  int population = 0;          // 0: no segment has started yet
-};
-
-PbtLineage ReadPbtLineage(const std::vector<SchedulerEventRecord>& events);
-
-// The trials whose checkpoints `trial`'s weights went through, first segment first,
-// ending with `trial` (a donor's earlier segments after an exploit).
-std::vector<int> LineageOf(int trial, const PbtLineage& lineage);
 
 // "Population (...):" then one line per member: its segments' trials in order, "<-d"
 // where a segment copied trial d's checkpoint (another member's), and its latest value.

@@ -288,8 +288,7 @@ bool IsPbt(const ExperimentView& view) {
 Expected<std::string> PbtLines(ExperimentView& view, const std::vector<TrialRecord>& trials,
                                bool schedule) {
   if (!IsPbt(view)) return std::string();
-  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events, view.SchedulerEventsAfter(-1));
-  const PbtLineage lineage = ReadPbtLineage(events);
+  GS_ASSIGN_OR_RETURN(const PbtLineage lineage, view.pbt_lineage());
   const MetricSpec& metric = view.meta().metric;
   return schedule ? PbtScheduleLines(trials, lineage, metric, view.resource())
                   : PbtPopulationLines(trials, lineage, metric);
@@ -345,9 +344,9 @@ Expected<int> BestReplay(OpenedForReading& opened) {
                 "--replay writes the schedule of a population-based training experiment "
                 "(scheduler: {type: pbt}); this experiment has none");
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view.Trials());
-  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events, view.SchedulerEventsAfter(-1));
+  GS_ASSIGN_OR_RETURN(const PbtLineage lineage, view.pbt_lineage());
   const MetricSpec& metric = view.meta().metric;
-  const PbtSchedule schedule = BestPbtSchedule(trials, ReadPbtLineage(events), metric);
+  const PbtSchedule schedule = BestPbtSchedule(trials, lineage, metric);
   if (schedule.best == nullptr) {
     GS_TRY(Emit(stderr, FormatNoBest(trials, opened.context)));
     return 1;

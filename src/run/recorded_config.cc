@@ -13,4 +13,10 @@ std::vector<double> RecordedHypervolumeReference(const ExperimentRecord& record)
   return {};
 }
 
+int RecordedPbtPopulation(const ExperimentRecord& record) {
+  auto config = ParseConfig(record.config_yaml, record.config_path);
+  if (!config || config->scheduler.kind != SchedulerKind::kPbt) return 0;
+  return config->scheduler.pbt.population;
+}
+
 }  // namespace gpusweep

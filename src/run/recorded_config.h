@@ -17,4 +17,8 @@ SearchSpace RecordedSearchSpace(const ExperimentRecord& record);
 // empty when it gives none or no longer parses (the reference is then derived).
 std::vector<double> RecordedHypervolumeReference(const ExperimentRecord& record);
 
+// scheduler.population of a pbt experiment's recorded config (a replay: 1); 0 for any
+// other scheduler or a config that no longer parses.
+int RecordedPbtPopulation(const ExperimentRecord& record);
+
 }  // namespace gpusweep

@@ -33,6 +33,12 @@ Expected<ExperimentView> ExperimentView::Open(const std::filesystem::path& dir) 
 
 bool ExperimentView::is_nas() const { return recorded_ && recorded_->identity.contains("nas"); }
 
+Expected<PbtLineage> ExperimentView::pbt_lineage() {
+  if (!meta().scheduler || meta().scheduler->type != "pbt") return PbtLineage{};
+  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events, SchedulerEventsAfter(-1));
+  return ReadPbtLineage(events, recorded_ ? RecordedPbtPopulation(*recorded_) : 0);
+}
+
 SearchSpace ExperimentView::search_space() const {
   return recorded_ ? RecordedSearchSpace(*recorded_) : SearchSpace{};
 }

@@ -30,6 +30,7 @@
 #include "gpusweep/report.h"
 #include "gpusweep/status.h"
 #include "run/experiment_meta.h"
+#include "view/pbt_lineage.h"
 
 namespace gpusweep {
 
@@ -63,6 +64,9 @@ class ExperimentView {
   // The recorded config's declared search space (run/recorded_config.h): empty when its
   // YAML no longer parses where it ran (templates moved), meaning "no declared bounds".
   SearchSpace search_space() const;
+  // A population-based training experiment's lineage so far (view/pbt_lineage.h), its
+  // population from the recorded config; an empty lineage for any other experiment.
+  Expected<PbtLineage> pbt_lineage();
   // The identity's search space as recorded ({} when none): what the Optuna export
   // declares as each param's distribution.
   Json search_space_json() const;
