@@ -6,7 +6,7 @@
 //   gs_bench_cond points --spaces DIR
 //       one JSON line per synthetic problem: f at 40 random points of its space, for
 //       problems.py to check.
-//   gs_bench_cond run --spaces DIR --problems branches3,cash --samplers tpe,random
+//   gs_bench_cond run --spaces DIR --problems branches3,cash --samplers tpe,random[,tpe_uv]
 //                     --seeds 20 --evals 150 [--evaluator "/usr/bin/python3 cash.py serve"]
 //       one JSON line per (problem, sampler): per seed, the best value after each
 //       checkpoint and the seconds spent in Suggest. Problems not in problems.h (cash)
@@ -47,6 +47,9 @@ Expected<std::unique_ptr<Sampler>> Make(const ExperimentConfig& config, const st
     sampler.kind = SamplerKind::kRandom;
   } else if (name == "tpe") {
     sampler.kind = SamplerKind::kTpe;
+  } else if (name == "tpe_uv") {  // for comparison: each leaf its own density
+    sampler.kind = SamplerKind::kTpe;
+    sampler.tpe.multivariate = false;
   } else {
     return Fail(ErrorCode::kInvalidArgument, "unknown sampler " + name);
   }
@@ -93,12 +96,14 @@ int Points(const std::string& dir) {
   return 0;
 }
 
-// One optimisation run: {"seed", "best": {checkpoint: best so far}, "suggest_s"}.
+// One optimisation run: {"seed", "best": {checkpoint: best so far}, "best_params" (of
+// the best trial: which branch it found), "suggest_s"}.
 Expected<Json> RunSeed(const ExperimentConfig& config, const std::string& sampler_name,
                        const Objective& objective, int evals, std::uint64_t seed) {
   GS_ASSIGN_OR_RETURN(auto sampler, Make(config, sampler_name, evals, seed));
   std::vector<TrialRecord> history;
   double best = std::numeric_limits<double>::infinity();
+  Params best_params = Json::object();
   double suggest_s = 0;
   Json checkpoints = Json::object();
   for (int k = 0; k < evals; ++k) {
@@ -106,17 +111,18 @@ Expected<Json> RunSeed(const ExperimentConfig& config, const std::string& sample
     const Suggestion s = sampler->Suggest(k, history);
     suggest_s += std::chrono::duration<double>(Clock::now() - start).count();
     GS_ASSIGN_OR_RETURN(const double value, objective(s.params));
-    best = std::min(best, value);
+    if (value < best) best = value, best_params = s.params;
     history.push_back(Completed(s, value));
     const int n = k + 1;
     if (n == 10 || n == 25 || n == 50 || n == 100 || n == evals)
       checkpoints[std::to_string(n)] = best;
   }
-  return Json{{"seed", seed}, {"best", checkpoints}, {"suggest_s", suggest_s}};
+  return Json{{"seed", seed}, {"best", checkpoints}, {"best_params", best_params},
+              {"suggest_s", suggest_s}};
 }
 
 int Run(const std::string& dir, const std::vector<std::string>& problems,
-        const std::vector<std::string>& samplers, int seeds, int evals,
+        const std::vector<std::string>& samplers, int first_seed, int seeds, int evals,
         const std::string& evaluator_command) {
   std::unique_ptr<PythonEvaluator> evaluator;
   if (!evaluator_command.empty()) {
@@ -133,7 +139,7 @@ int Run(const std::string& dir, const std::vector<std::string>& problems,
     for (const std::string& sampler : samplers) {
       Json line = {{"side", "gpusweep"}, {"problem", problem}, {"sampler", sampler}};
       Json runs = Json::array();
-      for (int seed = 0; seed < seeds; ++seed) {
+      for (int seed = first_seed; seed < first_seed + seeds; ++seed) {
         Expected<Json> run = RunSeed(*config, sampler, objective, evals, seed);
         if (!run) return std::cerr << problem << ' ' << sampler << ": " << run.error().message << '\n', 1;
         runs.push_back(*run);
@@ -159,17 +165,18 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> problems = {"branches3", "hierarchical", "branches5"};
   std::vector<std::string> samplers = {"tpe", "random"};
-  int seeds = 20, evals = 150;
+  int first_seed = 0, seeds = 20, evals = 150;
   std::string evaluator;
   CLI::App* run = app.add_subcommand("run", "optimise each problem with each sampler");
   run->add_option("--spaces", dir);
   run->add_option("--problems", problems)->delimiter(',');
   run->add_option("--samplers", samplers)->delimiter(',');
   run->add_option("--seeds", seeds)->check(CLI::PositiveNumber);
+  run->add_option("--first-seed", first_seed, "seeds first..first+seeds-1 (runs split in parts)");
   run->add_option("--evals", evals)->check(CLI::PositiveNumber);
   run->add_option("--evaluator", evaluator, "command of the Python evaluator (cash)");
 
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("points")) return Points(dir);
-  return Run(dir, problems, samplers, seeds, evals, evaluator);
+  return Run(dir, problems, samplers, first_seed, seeds, evals, evaluator);
 }

@@ -42,15 +42,16 @@ def run(name, seed, evals):
     suggest, evaluate = objective_of(name)
     sampler = optuna.samplers.TPESampler(multivariate=True, group=True, seed=seed)
     study = optuna.create_study(direction="minimize", sampler=sampler)
-    best, inside, checkpoints = float("inf"), 0.0, {}
+    best, best_params, inside, checkpoints = float("inf"), {}, 0.0, {}
 
     def objective(trial):
-        nonlocal best, inside
+        nonlocal best, best_params, inside
         p = suggest(trial)
         start = time.perf_counter()
         value = evaluate(p)
         inside += time.perf_counter() - start
-        best = min(best, value)
+        if value < best:
+            best, best_params = value, p
         n = trial.number + 1
         if n in (10, 25, 50, 100, evals):
             checkpoints[str(n)] = best
@@ -58,7 +59,8 @@ def run(name, seed, evals):
 
     start = time.perf_counter()
     study.optimize(objective, n_trials=evals)
-    return {"seed": seed, "best": checkpoints, "suggest_s": time.perf_counter() - start - inside}
+    return {"seed": seed, "best": checkpoints, "best_params": best_params,
+            "suggest_s": time.perf_counter() - start - inside}
 
 
 def main():
@@ -67,6 +69,7 @@ def main():
     parser.add_argument("points", nargs="?")
     parser.add_argument("--problems", default="branches3,hierarchical,branches5")
     parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--evals", type=int, default=150)
     args = parser.parse_args()
     if args.mode == "check":
@@ -77,7 +80,7 @@ def main():
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.simplefilter("ignore")  # multivariate and group are experimental in 3.1
     for name in args.problems.split(","):
-        runs = [run(name, seed, args.evals) for seed in range(args.seeds)]
+        runs = [run(name, seed, args.evals) for seed in range(args.first_seed, args.first_seed + args.seeds)]
         print(json.dumps({"side": "optuna", "problem": name, "sampler": "tpe_mv_group",
                           "runs": runs}), flush=True)
         print(f"optuna {name} done", file=sys.stderr)
