@@ -6,7 +6,8 @@
                             writes summary.json and table.md
 
 Per problem and method: the median (and interquartile range) over seeds of the best value
-after the last evaluation, and the mean milliseconds per suggestion. gpusweep's tpe is
+after the last evaluation, the medians after 25 and 50, which branch each seed's best
+trial was in, and the mean milliseconds per suggestion. gpusweep's tpe is
 compared with a two-sided Mann-Whitney U test (bench/samplers/report_cmaes.py's) against
 Optuna's TPESampler(multivariate=True, group=True) and against gpusweep's random search.
 Targets (issue 22): on every problem, gpusweep tpe not significantly worse than Optuna
@@ -65,6 +66,11 @@ def branches(seed_runs, problem):
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
 
 
+def median_at(seed_runs, n):
+    """Median best after the first n evaluations (the anytime view; no target on it)."""
+    return float(np.median([r["best"][str(n)] for r in seed_runs.values()]))
+
+
 def g(x):
     return f"{x:.4g}"
 
@@ -72,8 +78,8 @@ def g(x):
 def main(results):
     runs = load(results)
     summary, lines = {}, []
-    lines += ["| problem | seeds × evals | method | median best | IQR | best found in (seeds) | "
-              "ms / suggestion |", "|---|---|---|---|---|---|---|"]
+    lines += ["| problem | seeds × evals | method | median best | IQR | median after 25 / 50 | "
+              "best found in (seeds) | ms / suggestion |", "|---|---|---|---|---|---|---|---|"]
     verdicts = ["", "| problem | gpusweep tpe | Optuna | random | p vs Optuna | "
                 "p vs random | not worse than Optuna | better than random |",
                 "|---|---|---|---|---|---|---|---|"]
@@ -85,20 +91,21 @@ def main(results):
             values, evals, ms = finals(runs[(side, problem, sampler)])
             got[sampler if side == "gpusweep" else "optuna"] = values
             q1, med, q3 = np.percentile(values, [25, 50, 75])
-            summary.setdefault(problem, {})[label] = {
+            summary.setdefault(problem, {})[label] = {  # floats: numpy's to JSON's
                 "seeds": len(values), "evals": evals, "median": med, "q1": q1, "q3": q3,
                 "ms_per_suggestion": ms,
                 "best_found_in": branches(runs[(side, problem, sampler)], problem)}
             lines.append(f"| {problem} | {len(values)} × {evals} | {label} | {g(med)} | "
-                         f"{g(q1)} – {g(q3)} | {branches(runs[(side, problem, sampler)], problem)} | "
+                         f"{g(q1)} – {g(q3)} | {g(median_at(runs[(side, problem, sampler)], 25))} / "
+                         f"{g(median_at(runs[(side, problem, sampler)], 50))} | {branches(runs[(side, problem, sampler)], problem)} | "
                          f"{ms:.2f} |")
         if not all(k in got for k in ("tpe", "optuna", "random")):
             continue
         tpe, opt, rnd = (np.median(got[k]) for k in ("tpe", "optuna", "random"))
         p_opt, _ = mann_whitney(got["tpe"], got["optuna"])
         p_rnd, _ = mann_whitney(got["tpe"], got["random"])
-        not_worse = not (tpe > opt and p_opt < 0.05)
-        better = tpe < rnd
+        not_worse = bool(not (tpe > opt and p_opt < 0.05))
+        better = bool(tpe < rnd)
         summary[problem]["targets"] = {"p_vs_optuna": p_opt, "p_vs_random": p_rnd,
                                        "not_worse_than_optuna": not_worse,
                                        "better_than_random": better}
