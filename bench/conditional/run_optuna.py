@@ -3,6 +3,7 @@
 
     run_optuna.py check results/points.jsonl   # problems.py agrees with problems.cc
     run_optuna.py run --problems branches3,hierarchical,branches5,cash --seeds 20 --evals 150
+        [--first-seed N]   # seeds N..N+seeds-1, for runs split in parts
 
 The sampler is TPESampler(multivariate=True, group=True, seed=seed), every other option
 Optuna's default. The spaces are written define-by-run (problems.py, cash.py) with each
@@ -80,7 +81,8 @@ def main():
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.simplefilter("ignore")  # multivariate and group are experimental in 3.1
     for name in args.problems.split(","):
-        runs = [run(name, seed, args.evals) for seed in range(args.first_seed, args.first_seed + args.seeds)]
+        seeds = range(args.first_seed, args.first_seed + args.seeds)
+        runs = [run(name, seed, args.evals) for seed in seeds]
         print(json.dumps({"side": "optuna", "problem": name, "sampler": "tpe_mv_group",
                           "runs": runs}), flush=True)
         print(f"optuna {name} done", file=sys.stderr)
