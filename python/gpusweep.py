@@ -353,22 +353,7 @@ def report(metrics=None, /, *, step=None, wait=None, timeout=None, **kwargs):
     gpusweep as soon as report() returns (no fsync: a crash of the machine,
     not of the trial, may lose the last lines).
 
-    Population-based training (scheduler: {type: pbt}): every segment of a member
-is a trial that starts from the checkpoint gpusweep copied into
-checkpoint_dir() (its member's previous segment, or a better member's after an
-exploit), trains up to budget() and saves::
-
-    state = gpusweep.restore_checkpoint()  # None for a member's first segment
-    model.load_state_dict(torch.load(state / "model.pt")) if state else None
-    ...
-    gpusweep.save_checkpoint(write=lambda d: torch.save(model.state_dict(), d / "model.pt"))
-    gpusweep.report(epoch=epoch, val_acc=acc)
-
-save_checkpoint() writes into a fresh directory and renames it into place with
-its marker, so gpusweep only ever copies a complete checkpoint to another
-member, and never one from a member that did not save.
-
-Outside gpusweep (GPUSWEEP_METRICS unset) the line is printed to stdout.
+    Outside gpusweep (GPUSWEEP_METRICS unset) the line is printed to stdout.
 
     Waiting for the verdict: with an iterative scheduler (GPUSWEEP_VERDICTS
     set), a line holding the scheduler's resource and the metric as numbers,

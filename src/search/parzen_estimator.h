@@ -117,4 +117,9 @@ class ParzenEstimator {
   double max_log_peak_ = 0;         // max over kernels of log(weight * normalisation)
 };
 
+// TPE's acquisition step (Bergstra et al. 2011): of `candidates` points drawn from
+// `below`, the one with the best log l(x) - log g(x) (the first on ties).
+std::vector<double> BestCandidate(const ParzenEstimator& below, const ParzenEstimator& above,
+                                  int candidates, SplitMix64& rng);
+
 }  // namespace gpusweep::search

@@ -19,20 +19,6 @@ namespace {
 
 constexpr std::uint64_t kTpeSalt = 0x7BE5A4B1E0C3D2F1ULL;
 
-// The candidate drawn from `below` with the best log l(x) - log g(x) (the first on ties).
-std::vector<double> BestCandidate(const ParzenEstimator& below, const ParzenEstimator& above,
-                                  int candidates, SplitMix64& rng) {
-  const Columns drawn = below.Sample(rng, candidates);
-  const std::vector<double> log_l = below.LogPdf(drawn);
-  const std::vector<double> log_g = above.LogPdf(drawn);
-  std::size_t best = 0;
-  for (std::size_t c = 1; c < log_l.size(); ++c)
-    if (log_l[c] - log_g[c] > log_l[best] - log_g[best]) best = c;
-  std::vector<double> point(drawn.size());
-  for (std::size_t d = 0; d < drawn.size(); ++d) point[d] = drawn[d][best];
-  return point;
-}
-
 }  // namespace
 
 TpeSampler::TpeSampler(SearchSpace space, int trials, std::uint64_t seed,

@@ -39,20 +39,6 @@ std::vector<std::vector<int>> DrawGroups(const TpeSpace& space, bool multivariat
   return groups;
 }
 
-// The candidate drawn from `below` with the best log l(x) - log g(x) (the first on ties).
-std::vector<double> BestOf(const ParzenEstimator& below, const ParzenEstimator& above,
-                           int candidates, SplitMix64& rng) {
-  const Columns drawn = below.Sample(rng, candidates);
-  const std::vector<double> log_l = below.LogPdf(drawn);
-  const std::vector<double> log_g = above.LogPdf(drawn);
-  std::size_t best = 0;
-  for (std::size_t c = 1; c < log_l.size(); ++c)
-    if (log_l[c] - log_g[c] > log_l[best] - log_g[best]) best = c;
-  std::vector<double> point(drawn.size());
-  for (std::size_t d = 0; d < drawn.size(); ++d) point[d] = drawn[d][best];
-  return point;
-}
-
 }  // namespace
 
 Columns ActiveRows(const Columns& columns, const std::vector<int>& dims) {
@@ -91,7 +77,7 @@ Params TreeSuggest(const TpeSpace& space, const TpeGroups& groups, const TreeTpe
         for (const int d : members) dims.push_back(space.dims()[static_cast<std::size_t>(d)]);
         const ParzenEstimator below(dims, ActiveRows(groups.below, members), parzen);
         const ParzenEstimator above(dims, ActiveRows(groups.above, members), parzen);
-        const std::vector<double> point = BestOf(below, above, options.candidates, rng);
+        const std::vector<double> point = BestCandidate(below, above, options.candidates, rng);
         for (std::size_t k = 0; k < members.size(); ++k)
           model[static_cast<std::size_t>(members[k])] = point[k];
         drawn[static_cast<std::size_t>(g)] = true;
