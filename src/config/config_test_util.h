@@ -39,4 +39,16 @@ inline std::string ParseErrorAfter(std::string_view head, std::string_view rest)
   return ParseError(std::string(head) + std::string(rest));
 }
 
+// Cases of one parameter written after kSearchSpaceHead: the parameter parsed (a parse
+// error fails the calling test and gives an empty ParamSpec), and the error message.
+inline ParamSpec FirstParamOf(std::string_view space) {
+  auto config = ParseAfter(kSearchSpaceHead, space);
+  EXPECT_TRUE(config) << space << ": " << config.error().message;
+  if (!config || config->search_space.params.empty()) return ParamSpec{};
+  return config->search_space.params.front();
+}
+inline std::string SpaceErrorOf(std::string_view space) {
+  return ParseErrorAfter(kSearchSpaceHead, space);
+}
+
 }  // namespace gpusweep::config_test

@@ -16,17 +16,10 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
+using config_test::FirstParamOf;
+using config_test::SpaceErrorOf;
 
 constexpr std::string_view kHead = config_test::kSearchSpaceHead;
-
-ParamSpec ParamOf(std::string_view space) {
-  auto config = config_test::ParseAfter(kHead, space);
-  EXPECT_TRUE(config) << space << ": " << config.error().message;
-  if (!config || config->search_space.params.empty()) return ParamSpec{};
-  return config->search_space.params.front();
-}
-
-std::string ErrorOf(std::string_view space) { return config_test::ParseErrorAfter(kHead, space); }
 
 std::string ErrorUnder(std::string_view sampler, std::string_view space) {
   return config_test::ParseError(fmt::format(
@@ -35,39 +28,39 @@ std::string ErrorUnder(std::string_view sampler, std::string_view space) {
 }
 
 TEST(DistributionParserTest, NormalAndLogNormal) {
-  ParamSpec n = ParamOf("  x: {type: normal, mu: 1, sigma: 0.5}\n");
+  ParamSpec n = FirstParamOf("  x: {type: normal, mu: 1, sigma: 0.5}\n");
   EXPECT_EQ(n.kind, ParamKind::kNormal);
   EXPECT_EQ(n.mu, 1);
   EXPECT_EQ(n.sigma, 0.5);
   EXPECT_TRUE(std::isinf(n.low) && n.low < 0);
   EXPECT_TRUE(std::isinf(n.high) && n.high > 0);
-  ParamSpec t = ParamOf("  x: {type: normal, mu: 0, sigma: 1, low: -1, high: 2, q: 0.5}\n");
+  ParamSpec t = FirstParamOf("  x: {type: normal, mu: 0, sigma: 1, low: -1, high: 2, q: 0.5}\n");
   EXPECT_EQ(t.low, -1);
   EXPECT_EQ(t.high, 2);
   EXPECT_EQ(t.q, 0.5);
-  ParamSpec l = ParamOf("  lr: {type: lognormal, mu: -7, sigma: 1, high: 0.1}\n");
+  ParamSpec l = FirstParamOf("  lr: {type: lognormal, mu: -7, sigma: 1, high: 0.1}\n");
   EXPECT_EQ(l.kind, ParamKind::kLogNormal);
   EXPECT_EQ(l.low, 0);
   EXPECT_EQ(l.high, 0.1);
-  EXPECT_THAT(ErrorOf("  x: {type: normal, mu: 0, sigma: 0}\n"),
+  EXPECT_THAT(SpaceErrorOf("  x: {type: normal, mu: 0, sigma: 0}\n"),
               StartsWith("exp.yaml:6:35: search_space.x.sigma: sigma must be > 0, found 0"));
-  EXPECT_THAT(ErrorOf("  x: {type: lognormal, low: -1}\n"),
+  EXPECT_THAT(SpaceErrorOf("  x: {type: lognormal, low: -1}\n"),
               HasSubstr("search_space.x.low: a log-normal value is > 0"));
-  EXPECT_THAT(ErrorOf("  x: {type: normal, low: 2, high: 1}\n"),
+  EXPECT_THAT(SpaceErrorOf("  x: {type: normal, low: 2, high: 1}\n"),
               HasSubstr("high (1) must be greater than low (2)"));
-  EXPECT_THAT(ErrorOf("  x: {type: normal, mean: 0}\n"),
+  EXPECT_THAT(SpaceErrorOf("  x: {type: normal, mean: 0}\n"),
               HasSubstr("unknown key 'mean'"));
 }
 
 TEST(DistributionParserTest, RoundingAndClip) {
-  ParamSpec u = ParamOf("  x: {type: uniform, low: 1, high: 10, q: 3, clip: true}\n");
+  ParamSpec u = FirstParamOf("  x: {type: uniform, low: 1, high: 10, q: 3, clip: true}\n");
   EXPECT_EQ(u.q, 3);
   EXPECT_TRUE(u.q_clip);
-  EXPECT_THAT(ErrorOf("  x: {type: uniform, low: 1, high: 10, q: 0}\n"),
+  EXPECT_THAT(SpaceErrorOf("  x: {type: uniform, low: 1, high: 10, q: 0}\n"),
               StartsWith("exp.yaml:6:43: search_space.x.q: q must be > 0, found 0"));
-  EXPECT_THAT(ErrorOf("  x: {type: uniform, low: 1, high: 10, clip: true}\n"),
+  EXPECT_THAT(SpaceErrorOf("  x: {type: uniform, low: 1, high: 10, clip: true}\n"),
               HasSubstr("search_space.x.clip: clip: true clamps a value rounded to q"));
-  EXPECT_THAT(ErrorOf("  x: {type: int, low: 1, high: 10, step: 2, q: 3}\n"),
+  EXPECT_THAT(SpaceErrorOf("  x: {type: int, low: 1, high: 10, step: 2, q: 3}\n"),
               AllOf(HasSubstr("search_space.x.q: give step or q, not both"),
                     HasSubstr("keep step: 2 (values from low) or q: 3 (multiples of q)")));
   // Identity: the new keys only where used.
@@ -85,14 +78,15 @@ TEST(DistributionParserTest, RoundingAndClip) {
 }
 
 TEST(DistributionParserTest, Weights) {
-  ParamSpec c = ParamOf("  opt: {type: choice, values: [a, b, c], weights: [0.5, 0.25, 0.25]}\n");
+  ParamSpec c =
+      FirstParamOf("  opt: {type: choice, values: [a, b, c], weights: [0.5, 0.25, 0.25]}\n");
   EXPECT_EQ(c.weights, (std::vector<double>{0.5, 0.25, 0.25}));
-  EXPECT_THAT(ErrorOf("  opt: {type: choice, values: [a, b], weights: [1]}\n"),
+  EXPECT_THAT(SpaceErrorOf("  opt: {type: choice, values: [a, b], weights: [1]}\n"),
               AllOf(StartsWith("exp.yaml:6:48: search_space.opt.weights: 1 weights for 2 values"),
                     HasSubstr("give one weight per value")));
-  EXPECT_THAT(ErrorOf("  opt: {type: choice, values: [a, b], weights: [0.5, 0.6]}\n"),
+  EXPECT_THAT(SpaceErrorOf("  opt: {type: choice, values: [a, b], weights: [0.5, 0.6]}\n"),
               HasSubstr("the weights sum to 1.1, not 1"));
-  EXPECT_THAT(ErrorOf("  opt: {type: choice, values: [a, b], weights: [1.5, -0.5]}\n"),
+  EXPECT_THAT(SpaceErrorOf("  opt: {type: choice, values: [a, b], weights: [1.5, -0.5]}\n"),
               HasSubstr("a weight must be >= 0, found -0.5"));
 }
 

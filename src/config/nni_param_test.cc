@@ -13,60 +13,52 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-constexpr std::string_view kHead = config_test::kSearchSpaceHead;
-
-ParamSpec ParamOf(std::string_view space) {
-  auto config = config_test::ParseAfter(kHead, space);
-  EXPECT_TRUE(config) << space << ": " << config.error().message;
-  if (!config || config->search_space.params.empty()) return ParamSpec{};
-  return config->search_space.params.front();
-}
-
-std::string ErrorOf(std::string_view space) { return config_test::ParseErrorAfter(kHead, space); }
+using config_test::FirstParamOf;
+using config_test::SpaceErrorOf;
 
 TEST(NniParamTest, EveryFlatTypeAsNniMeansIt) {
-  ParamSpec c = ParamOf("  opt: {_type: choice, _value: [sgd, adam]}\n");
+  ParamSpec c = FirstParamOf("  opt: {_type: choice, _value: [sgd, adam]}\n");
   EXPECT_EQ(c.kind, ParamKind::kChoice);
   EXPECT_EQ(c.values, (std::vector<Json>{"sgd", "adam"}));
-  ParamSpec r = ParamOf("  n: {_type: randint, _value: [1, 10]}\n");  // NNI excludes upper
+  ParamSpec r = FirstParamOf("  n: {_type: randint, _value: [1, 10]}\n");  // NNI excludes upper
   EXPECT_EQ(r.kind, ParamKind::kInt);
   EXPECT_EQ(r.int_low, 1);
   EXPECT_EQ(r.int_high, 9);
-  ParamSpec u = ParamOf("  x: {_type: uniform, _value: [0.1, 0.5]}\n");
+  ParamSpec u = FirstParamOf("  x: {_type: uniform, _value: [0.1, 0.5]}\n");
   EXPECT_EQ(u.kind, ParamKind::kUniform);
   EXPECT_EQ(u.low, 0.1);
-  ParamSpec qu = ParamOf("  x: {_type: quniform, _value: [1, 10, 3]}\n");
+  ParamSpec qu = FirstParamOf("  x: {_type: quniform, _value: [1, 10, 3]}\n");
   EXPECT_EQ(qu.kind, ParamKind::kUniform);
   EXPECT_EQ(qu.q, 3);
   EXPECT_TRUE(qu.q_clip);  // clip(round(x / q) * q, low, high)
-  ParamSpec l = ParamOf("  lr: {_type: loguniform, _value: [1.0e-5, 0.1]}\n");
+  ParamSpec l = FirstParamOf("  lr: {_type: loguniform, _value: [1.0e-5, 0.1]}\n");
   EXPECT_EQ(l.kind, ParamKind::kLogUniform);
-  ParamSpec ql = ParamOf("  b: {_type: qloguniform, _value: [8, 512, 8]}\n");
+  ParamSpec ql = FirstParamOf("  b: {_type: qloguniform, _value: [8, 512, 8]}\n");
   EXPECT_EQ(ql.kind, ParamKind::kLogUniform);
   EXPECT_TRUE(ql.q_clip);
-  ParamSpec n = ParamOf("  x: {_type: normal, _value: [0, 2]}\n");
+  ParamSpec n = FirstParamOf("  x: {_type: normal, _value: [0, 2]}\n");
   EXPECT_EQ(n.kind, ParamKind::kNormal);
   EXPECT_EQ(n.sigma, 2);
   EXPECT_TRUE(std::isinf(n.low));
-  ParamSpec qn = ParamOf("  x: {_type: qnormal, _value: [0, 2, 0.5]}\n");
+  ParamSpec qn = FirstParamOf("  x: {_type: qnormal, _value: [0, 2, 0.5]}\n");
   EXPECT_EQ(qn.q, 0.5);
   EXPECT_FALSE(qn.q_clip);
-  EXPECT_EQ(ParamOf("  x: {_type: lognormal, _value: [0, 1]}\n").kind, ParamKind::kLogNormal);
-  ParamSpec qln = ParamOf("  x: {_type: qlognormal, _value: [0, 1, 1]}\n");
+  EXPECT_EQ(FirstParamOf("  x: {_type: lognormal, _value: [0, 1]}\n").kind, ParamKind::kLogNormal);
+  ParamSpec qln = FirstParamOf("  x: {_type: qlognormal, _value: [0, 1, 1]}\n");
   EXPECT_EQ(qln.kind, ParamKind::kLogNormal);
   EXPECT_EQ(qln.q, 1);
 }
 
 TEST(NniParamTest, ErrorsNameTheKeyAndTheShape) {
-  EXPECT_THAT(ErrorOf("  x: {_type: quniform, _value: [1, 10]}\n"),
+  EXPECT_THAT(SpaceErrorOf("  x: {_type: quniform, _value: [1, 10]}\n"),
               StartsWith("exp.yaml:6:32: search_space.x._value: NNI's _value here is 3 numbers, "
                          "found 2; write _value: [low, high, q]"));
-  EXPECT_THAT(ErrorOf("  x: {_type: unifrom, _value: [1, 10]}\n"),
+  EXPECT_THAT(SpaceErrorOf("  x: {_type: unifrom, _value: [1, 10]}\n"),
               HasSubstr("did you mean 'uniform'?"));
-  EXPECT_THAT(ErrorOf("  x: {_type: randint, _value: [3, 3]}\n"),
+  EXPECT_THAT(SpaceErrorOf("  x: {_type: randint, _value: [3, 3]}\n"),
               HasSubstr("randint [3, 3) holds no integer"));
-  EXPECT_THAT(ErrorOf("  x: {_type: choice, _value: [{_name: a, lr: {_type: uniform, _value: [0, 1]}}]}\n"),
+  EXPECT_THAT(SpaceErrorOf("  x: {_type: choice, _value: [{_name: a, "
+                           "lr: {_type: uniform, _value: [0, 1]}}]}\n"),
               HasSubstr("NNI's nested choice"));
   EXPECT_THAT(config_test::ParseError("name: e\ncommand: [a]\nmetric: {name: m, mode: max}\n"
                                       "sampler: {type: grid}\nsearch_space:\n"
