@@ -14,6 +14,8 @@
 #include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "web/experiment_catalog.h"
+#include "web/pareto_json.h"
+#include "web/pbt_json.h"
 
 namespace gpusweep::web {
 namespace {
@@ -100,6 +102,17 @@ Expected<std::unique_ptr<LiveExperiment>> LiveExperiment::Open(const std::filesy
     if (param.kind == ParamKind::kChoice) live->choice_params_.push_back(param.name);
   live->importance_ = std::make_unique<LiveImportance>(std::move(space));
   live->nas_ = std::move(nas);
+  // Read whole once here (the population comes from the recorded config); refreshes
+  // then add the events past events_seq_, which starts before them all, so the events
+  // read here are added again: harmless, AddPbtLineage only records each start's parent.
+  if (live->meta().scheduler && live->meta().scheduler->type == "pbt") {
+    GS_ASSIGN_OR_RETURN(PbtLineage lineage, live->view_.pbt_lineage());
+    live->pbt_ = std::move(lineage);
+  }
+  if (Objective objective = live->view_.objective(); objective.multi()) {
+    live->hypervolume_reference_ = live->view_.report_context().hypervolume_reference;
+    live->pareto_ = std::move(objective);
+  }
   return live;
 }
 
@@ -135,8 +148,13 @@ Status LiveExperiment::RefreshLocked() {
                       view_.SchedulerEventsAfter(events_seq_));
   if (!events.empty()) events_seq_ = events.back().seq;
   AddRungResources(events, rungs_);
+  // A segment's parent arrives with its start event, in the commit that records the
+  // trial; compared anyway, so the lineage drawn never lags the events read.
+  const std::size_t parents_before = pbt_ ? pbt_->parents.size() : 0;
+  if (pbt_) AddPbtLineage(events, *pbt_);
+  const bool lineage_grew = pbt_ && pbt_->parents.size() != parents_before;
   if (changed) revision_ = revision;
-  if (changed || rungs_.size() != rungs_before || summary_.is_null()) SummarizeLocked();
+  if (changed || lineage_grew || rungs_.size() != rungs_before || summary_.is_null()) SummarizeLocked();
   data_version_ = version;
   return {};
 }
@@ -187,6 +205,8 @@ void LiveExperiment::SummarizeLocked() {
                   {"choice_params", choice_params_},
                   {"rungs", std::vector<double>(rungs_.begin(), rungs_.end())}};
   if (nas_) summary_["nas"] = NasProgressJson(ReplayNas(*nas_, meta().metric.mode, records_));
+  if (pbt_) summary_["pbt"] = PbtJson(records_, *pbt_, view_.resource());
+  if (pareto_) summary_["pareto"] = ParetoJson(records_, *pareto_, hypervolume_reference_);
 }
 
 Expected<Json> LiveExperiment::Summary() {

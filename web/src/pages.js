@@ -3,6 +3,8 @@ import * as charts from './charts.js';
 import * as data from './data.js';
 import { el, experimentBadge, experimentState, fmtDuration, fmtNumber, fmtTime, fmtValue, shownState, stateBadge, trialDuration } from './dom.js';
 import { nasView } from './nas.js';
+import { frontOption, hypervolumeOption } from './pareto.js';
+import { lineageOption, paramsOption } from './pbt.js';
 import { TrialTable } from './table.js';
 
 const POLL_MS = 2000;
@@ -110,6 +112,8 @@ class ExperimentCharts {
   }
 
   render(s, trials, points) {
+    if (s.pbt) this.pbt(s.pbt);
+    if (s.pareto) this.pareto(s.pareto);
     charts.draw(this.panel('Optimisation history'), charts.historyOption(trials, s));
     charts.draw(this.panel('Intermediate values'), charts.curvesOption(points, trials, s));
     const charted = charts.chartedParams(trials, s);
@@ -120,6 +124,20 @@ class ExperimentCharts {
       charts.draw(slices, charts.slicesOption(trials, s, slices.body.clientWidth, charted));
     }
     charts.allMade();
+  }
+
+  // A PBT experiment's lineage and schedules (web/src/pbt.js), first: what PBT is about.
+  pbt(pbt) {
+    charts.draw(this.panel('PBT lineage', 'wide'), lineageOption(pbt));
+    const params = this.panel('PBT parameters over time', 'wide');
+    charts.draw(params, paramsOption(pbt, params.body.clientWidth));
+  }
+
+  // Several objectives: the front and the hypervolume (web/src/pareto.js).
+  pareto(pareto) {
+    const front = this.panel('Pareto front', pareto.objectives.length > 2 ? 'wide' : '');
+    charts.draw(front, frontOption(pareto, front.body.clientWidth));
+    charts.draw(this.panel('Hypervolume history'), hypervolumeOption(pareto));
   }
 
   // Importance draws on its own: it never holds up or redraws the other charts.
