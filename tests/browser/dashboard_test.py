@@ -16,6 +16,7 @@ import urllib.request
 from pathlib import Path
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -159,10 +160,10 @@ resources: {{gpus: none, cpu_slots: 2}}
 """
 
 # Several objectives and a constraint (f1 = x, f2 = (1 - x)^2 + y, c = x + y <= 1.2;
-# with three objectives also f3 = 1 - y), random search: a front, dominated and
+# with three objectives also f3 = y), random search: a front, dominated and
 # infeasible trials.
 MO_SWEEP = """name: {name}
-command: [/bin/sh, -c, 'echo "{{\\"f1\\": {{{{x}}}}, \\"f2\\": $(awk "BEGIN {{ print (1 - {{{{x}}}}) * (1 - {{{{x}}}}) + {{{{y}}}} }}"), \\"f3\\": $(awk "BEGIN {{ print 1 - {{{{y}}}} }}"), \\"c\\": $(awk "BEGIN {{ print {{{{x}}}} + {{{{y}}}} }}")}}" >> "$GPUSWEEP_METRICS"']
+command: [/bin/sh, -c, 'echo "{{\\"f1\\": {{{{x}}}}, \\"f2\\": $(awk "BEGIN {{ print (1 - {{{{x}}}}) * (1 - {{{{x}}}}) + {{{{y}}}} }}"), \\"f3\\": {{{{y}}}}, \\"c\\": $(awk "BEGIN {{ print {{{{x}}}} + {{{{y}}}} }}")}}" >> "$GPUSWEEP_METRICS"']
 metrics:
 {metrics}
 constraints:
@@ -702,7 +703,9 @@ class DashboardTest(unittest.TestCase):
             state = lambda: self.rows()[0].find_elements(By.TAG_NAME, "td")[1].text
             self.assertEqual(state(), "running")
             Path(f"{gate}-1").touch()  # trial 1 finishes: the next poll redraws the table
-            WebDriverWait(self.driver, WAIT_S).until(lambda d: state() == "completed")
+            # A poll may redraw the table between finding the row and reading its cell.
+            WebDriverWait(self.driver, WAIT_S, ignored_exceptions=[StaleElementReferenceException]).until(
+                lambda d: state() == "completed")
             typed = self.driver.execute_script(
                 "const a = document.activeElement;"
                 "return [a.dataset.param, a.value, a.selectionStart, a.selectionEnd];")

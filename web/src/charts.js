@@ -158,9 +158,11 @@ export function historyOption(trials, summary) {
   // A NAS search's evaluations differ in stage, data size and epochs: a running best
   // across them would name a cheap round-1 score, never the search's result.
   series.push(...paretoMarks(done.filter((t) => t.state === 'completed'), summary, (t) => [t.number, t.objective]));
-  if (!summary.nas) series.push({ name: 'best so far', type: 'line', step: 'end', showSymbol: false, data: bestLine, lineStyle: { color: COLORS.best } });
+  // Several objectives: the first alone has no "best" (the Pareto panel shows the front).
+  if (!summary.nas && !summary.pareto) series.push({ name: 'best so far', type: 'line', step: 'end', showSymbol: false, data: bestLine, lineStyle: { color: COLORS.best } });
   return {
-    note: summary.nas ? 'evaluations of every stage (rounds on growing data, winner samples, confirms, the retrain): not comparable across stages, so no best-so-far line; the result is the retrain' : '',
+    note: summary.pareto ? `${summary.metric}, the first of ${summary.pareto.objectives.length} objectives: no best-so-far line (see the Pareto front); rings: the front, triangles: infeasible`
+      : summary.nas ? 'evaluations of every stage (rounds on growing data, winner samples, confirms, the retrain): not comparable across stages, so no best-so-far line; the result is the retrain' : '',
     legend: { top: 0 }, grid: { left: 60, right: 20, top: 30, bottom: 40 },
     tooltip: { trigger: 'item', formatter: (p) => `trial ${escapeHtml(p.value[0])}: ${escapeHtml(fmtNumber(p.value[1]))}` },
     xAxis: { type: 'value', name: 'trial', nameLocation: 'middle', nameGap: 25 },

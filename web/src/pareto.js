@@ -47,7 +47,7 @@ export function frontOption(pareto, width) {
   const counts = Object.fromEntries(CLASSES.map((k) => [k, pareto.trials.filter((t) => paretoClass(t) === k).length]));
   return {
     height: Math.ceil(pairs.length / columns) * PAIR_ROW_PX,
-    legend: { top: 0, data: ['front', 'dominated', 'infeasible'] },
+    legend: { top: 0, right: 10, data: ['front', 'dominated', 'infeasible'] },
     grid, xAxis, yAxis, series,
     tooltip: { trigger: 'item', formatter: (p) => {
       const t = pareto.trials.find((x) => x.trial === p.value[2]);
@@ -62,7 +62,7 @@ export function hypervolumeOption(pareto) {
   const reference = pareto.reference
     ? pareto.objectives.map((o, i) => `${o.name}=${fmtNumber(pareto.reference[i])}`).join(', ') : '';
   return {
-    grid: { left: 70, right: 20, top: 20, bottom: 40 },
+    grid: { left: 70, right: 20, top: 35, bottom: 40 },
     tooltip: { trigger: 'item', formatter: (p) => `after trial ${escapeHtml(p.value[2])} (${escapeHtml(p.value[0])} completed): ${escapeHtml(fmtNumber(p.value[1]))}` },
     xAxis: { type: 'value', name: 'completed trials', nameLocation: 'middle', nameGap: 25, minInterval: 1 },
     yAxis: { type: 'value', name: 'hypervolume', scale: true, axisLabel: { formatter: (v) => fmtNumber(v) } },

@@ -11,6 +11,12 @@ const CONTINUED = '#9aa5b5';
 // The segments keyed by trial, for the lines' parent ends.
 const byTrial = (pbt) => new Map(pbt.segments.map((s) => [s.trial, s]));
 
+// Where segment k starts training: its members' `from` (the same for all of them).
+function segmentStart(pbt, k) {
+  const s = pbt.segments.find((x) => x.segment === k);
+  return s ? s.from : 0;
+}
+
 // x: segment, y: member. A segment is a point (its state's colour); a line joins it to
 // the segment whose checkpoint it continued: grey for the member's own, an arrow for
 // an exploit (copied from another member).
@@ -31,10 +37,11 @@ export function lineageOption(pbt) {
       }
       return `trial ${escapeHtml(p.data.trial)} continued trial ${escapeHtml(p.data.parent)}'s checkpoint${p.seriesName === 'exploit' ? ' (exploit)' : ''}`;
     } },
-    xAxis: { type: 'value', name: 'segment', nameLocation: 'middle', nameGap: 25, min: -0.3, max: lastSegment + 0.3, interval: 1,
-      axisLabel: { formatter: (v) => (Number.isInteger(v) ? String(v) : '') } },
-    yAxis: { type: 'value', inverse: true, min: -0.5, max: pbt.population - 0.5, interval: 1,
-      axisLabel: { formatter: (v) => (Number.isInteger(v) ? `member ${v}` : '') } },
+    // Category axes: a segment or a member is a slot, not a quantity (points and line
+    // ends are given as slot indices).
+    xAxis: { type: 'category', name: 'segment', nameLocation: 'middle', nameGap: 25,
+      data: Array.from({ length: lastSegment + 1 }, (_, k) => `${k} (${resource} ${fmtNumber(segmentStart(pbt, k))}-)`) },
+    yAxis: { type: 'category', inverse: true, data: pbt.members.map((m) => `member ${m.member}`) },
     series: [
       { name: 'continued', type: 'lines', coordinateSystem: 'cartesian2d', lineStyle: { color: CONTINUED, width: 1.5, opacity: 0.9 },
         data: linked.filter((s) => !s.exploit).map(line) },
@@ -61,7 +68,7 @@ export function paramsOption(pbt, width) {
     const values = pbt.segments.map((s) => s.params[name]).filter((v) => v !== undefined);
     const numeric = values.every((v) => typeof v === 'number');
     const categories = numeric ? null : [...new Set(values.map(fmtValue))].sort();
-    const logScale = numeric && values.every((v) => v > 0) && Math.max(...values) / Math.min(...values) > 50;
+    const logScale = numeric && values.every((v) => v > 0) && Math.max(...values) / Math.min(...values) > 10;
     grid.push({ left: `${(100 * column) / columns + 6}%`, width: `${100 / columns - 9}%`, top: row * rowPx + 30, height: rowPx - 75 });
     xAxis.push({ gridIndex: i, type: 'value', name: pbt.resource, nameLocation: 'middle', nameGap: 22, scale: true });
     yAxis.push(numeric ? { gridIndex: i, type: logScale ? 'log' : 'value', name, scale: true, axisLabel: { formatter: (v) => fmtNumber(v) } }
