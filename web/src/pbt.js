@@ -11,10 +11,10 @@ const CONTINUED = '#9aa5b5';
 // The segments keyed by trial, for the lines' parent ends.
 const byTrial = (pbt) => new Map(pbt.segments.map((s) => [s.trial, s]));
 
-// Where segment k starts training: its members' `from` (the same for all of them).
-function segmentStart(pbt, k) {
+// Segment k's label with the resource range it trains (the same for every member).
+function segmentLabel(pbt, k) {
   const s = pbt.segments.find((x) => x.segment === k);
-  return s ? s.from : 0;
+  return s ? `${k} (${pbt.resource} ${fmtNumber(s.from)}-${fmtNumber(s.to)})` : String(k);
 }
 
 // x: segment, y: member. A segment is a point (its state's colour); a line joins it to
@@ -40,7 +40,7 @@ export function lineageOption(pbt) {
     // Category axes: a segment or a member is a slot, not a quantity (points and line
     // ends are given as slot indices).
     xAxis: { type: 'category', name: 'segment', nameLocation: 'middle', nameGap: 25,
-      data: Array.from({ length: lastSegment + 1 }, (_, k) => `${k} (${resource} ${fmtNumber(segmentStart(pbt, k))}-)`) },
+      data: Array.from({ length: lastSegment + 1 }, (_, k) => segmentLabel(pbt, k)) },
     yAxis: { type: 'category', inverse: true, data: pbt.members.map((m) => `member ${m.member}`) },
     series: [
       { name: 'continued', type: 'lines', coordinateSystem: 'cartesian2d', lineStyle: { color: CONTINUED, width: 1.5, opacity: 0.9 },
