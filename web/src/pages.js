@@ -112,7 +112,7 @@ class ExperimentCharts {
   }
 
   render(s, trials, points) {
-    if (s.pbt) this.pbt(s.pbt);
+    if (s.pbt) this.pbt(s.pbt, s.mode);
     if (s.pareto) this.pareto(s.pareto);
     charts.draw(this.panel('Optimisation history'), charts.historyOption(trials, s));
     charts.draw(this.panel('Intermediate values'), charts.curvesOption(points, trials, s));
@@ -127,8 +127,8 @@ class ExperimentCharts {
   }
 
   // A PBT experiment's lineage and schedules (web/src/pbt.js), first: what PBT is about.
-  pbt(pbt) {
-    charts.draw(this.panel('PBT lineage', 'wide'), lineageOption(pbt));
+  pbt(pbt, mode) {
+    charts.draw(this.panel('PBT lineage', 'wide'), lineageOption(pbt, mode));
     const params = this.panel('PBT parameters over time', 'wide');
     charts.draw(params, paramsOption(pbt, params.body.clientWidth));
   }

@@ -17,15 +17,36 @@ function segmentLabel(pbt, k) {
   return s ? `${k} (${pbt.resource} ${fmtNumber(s.from)}-${fmtNumber(s.to)})` : String(k);
 }
 
+// A completed segment's colour says how it ranked in its generation (the members
+// ranked against each other at that resource): dark for the best, light for the worst,
+// in the objective's direction; other segments take their state's colour.
+function segmentShade(pbt, mode) {
+  const range = new Map();
+  for (const s of pbt.segments) {
+    if (s.state !== 'completed' || s.score === null) continue;
+    const [lo, hi] = range.get(s.segment) || [s.score, s.score];
+    range.set(s.segment, [Math.min(lo, s.score), Math.max(hi, s.score)]);
+  }
+  const light = [208, 216, 232], dark = [31, 95, 168];
+  return (s) => {
+    if (s.state !== 'completed' || s.score === null) return stateColor(s.state);
+    const [lo, hi] = range.get(s.segment);
+    const up = hi > lo ? (s.score - lo) / (hi - lo) : 1;
+    const t = mode === 'min' ? 1 - up : up;
+    return `rgb(${light.map((c, i) => Math.round(c + t * (dark[i] - c))).join(',')})`;
+  };
+}
+
 // x: segment, y: member. A segment is a point (its state's colour); a line joins it to
 // the segment whose checkpoint it continued: grey for the member's own, an arrow for
 // an exploit (copied from another member).
-export function lineageOption(pbt) {
+export function lineageOption(pbt, mode) {
   const segments = byTrial(pbt);
   const line = (s) => { const p = segments.get(s.parent); return { coords: [[p.segment, p.member], [s.segment, s.member]], trial: s.trial, parent: s.parent }; };
   const linked = pbt.segments.filter((s) => s.parent !== null && segments.has(s.parent));
   const lastSegment = Math.max(0, ...pbt.segments.map((s) => s.segment));
   const resource = pbt.resource;
+  const shade = segmentShade(pbt, mode);
   return {
     height: Math.max(220, 60 + 36 * pbt.population),
     grid: { left: 80, right: 30, top: 30, bottom: 40 },
@@ -48,9 +69,9 @@ export function lineageOption(pbt) {
       { name: 'exploit', type: 'lines', coordinateSystem: 'cartesian2d', symbol: ['none', 'arrow'], symbolSize: 9,
         lineStyle: { color: EXPLOIT, width: 2, opacity: 1 }, data: linked.filter((s) => s.exploit).map(line) },
       { name: 'segments', type: 'scatter', symbolSize: 11, z: 3,
-        data: pbt.segments.map((s) => ({ value: [s.segment, s.member, s.trial], itemStyle: { color: stateColor(s.state) } })) },
+        data: pbt.segments.map((s) => ({ value: [s.segment, s.member, s.trial], itemStyle: { color: shade(s) } })) },
     ],
-    note: `${pbt.population} members, ${pbt.segments.length} segments, ${pbt.exploits.length} exploits (red arrows: a member copied another's checkpoint; grey: it continued its own)`,
+    note: `${pbt.population} members, ${pbt.segments.length} segments, ${pbt.exploits.length} exploits (red arrows: a member copied another's checkpoint; grey: it continued its own); a segment's shade: its rank in its generation, darkest best`,
   };
 }
 
