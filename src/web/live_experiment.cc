@@ -111,6 +111,10 @@ Expected<std::unique_ptr<LiveExperiment>> LiveExperiment::Open(const std::filesy
   }
   if (Objective objective = live->view_.objective(); objective.multi()) {
     live->hypervolume_reference_ = live->view_.report_context().hypervolume_reference;
+    for (const MetricSpec& metric : objective.metrics())
+      live->objective_importance_.push_back(metric.name == live->meta().metric.name
+                                                ? nullptr
+                                                : std::make_unique<LiveImportance>(live->view_.search_space()));
     live->pareto_ = std::move(objective);
   }
   return live;
@@ -242,6 +246,28 @@ Expected<std::string> LiveExperiment::PointsAfter(std::int64_t after) {
   return points_.JsonAfter(after, points_cursor_);
 }
 
+TrialsSnapshot LiveExperiment::ImportanceSnapshot(std::optional<std::size_t> index) {
+  std::lock_guard lock(mutex_);
+  // Only what importance reads (completed trials: number, state, objective, params):
+  // this copy lives while the forest trains, the server's peak memory.
+  TrialsSnapshot snapshot{revision_, {}};
+  for (const TrialRecord& trial : records_) {
+    if (trial.state != TrialState::kCompleted) continue;
+    std::optional<double> value = trial.objective;
+    if (index) {
+      const double reported = pareto_->Values(trial.last_metrics)[*index];
+      value = std::isfinite(reported) ? std::optional<double>(reported) : std::nullopt;
+    }
+    if (!value) continue;
+    TrialRecord& slim = snapshot.trials.emplace_back();
+    slim.number = trial.number;
+    slim.state = trial.state;
+    slim.objective = value;
+    slim.params = trial.params;
+  }
+  return snapshot;
+}
+
 Expected<Json> LiveExperiment::Importance() {
   std::int64_t revision = 0;
   {
@@ -250,21 +276,26 @@ Expected<Json> LiveExperiment::Importance() {
     revision = revision_;
   }
   // Outside the lock: a large sweep's forest takes a while, and other requests go on.
-  return importance_->Get(revision, [this] {
-    std::lock_guard lock(mutex_);
-    // Only what importance reads (completed trials: number, state, objective, params):
-    // this copy lives while the forest trains, the server's peak memory.
-    TrialsSnapshot snapshot{revision_, {}};
-    for (const TrialRecord& trial : records_) {
-      if (trial.state != TrialState::kCompleted || !trial.objective) continue;
-      TrialRecord& slim = snapshot.trials.emplace_back();
-      slim.number = trial.number;
-      slim.state = trial.state;
-      slim.objective = trial.objective;
-      slim.params = trial.params;
+  GS_ASSIGN_OR_RETURN(Json primary, importance_->Get(revision, [this] { return ImportanceSnapshot(std::nullopt); }));
+  if (!pareto_) return primary;
+  Json objectives = Json::array();
+  bool current = primary["current"].get<bool>();
+  std::int64_t oldest = primary["revision"].get<std::int64_t>();
+  for (std::size_t i = 0; i < objective_importance_.size(); ++i) {
+    Json result = primary;
+    if (objective_importance_[i]) {
+      GS_ASSIGN_OR_RETURN(result, objective_importance_[i]->Get(revision, [this, i] { return ImportanceSnapshot(i); }));
     }
-    return snapshot;
-  });
+    current = current && result["current"].get<bool>();
+    oldest = std::min(oldest, result["revision"].get<std::int64_t>());
+    result["objective"] = pareto_->metrics()[i].name;
+    result["mode"] = ModeName(pareto_->metrics()[i].mode);
+    objectives.push_back(std::move(result));
+  }
+  primary["objectives"] = std::move(objectives);
+  primary["current"] = current;
+  primary["revision"] = oldest;
+  return primary;
 }
 
 Expected<Json> LiveExperiment::TrialDetail(int number) {

@@ -79,6 +79,10 @@ class LiveExperiment {
   // Parameter importance of the completed trials (LiveImportance::Get): {method,
   // trials, revision, current, params: [{name, importance}] most important first}.
   // Recomputed, throttled, when trials changed since; a stale result says current: false.
+  // With several objectives also objectives: [{objective, mode, and the same fields}],
+  // each objective's importance over the completed trials reporting it (each its own
+  // LiveImportance, so each is throttled alone); then `current` and `revision` are the
+  // least current of them all, so a page asks again until every one is.
   Expected<Json> Importance();
 
   const std::filesystem::path& dir() const { return dir_; }
@@ -117,6 +121,13 @@ class LiveExperiment {
   std::optional<std::vector<double>> hypervolume_reference_;  // the config's, if any
   std::vector<std::string> choice_params_;  // declared `type: choice` in the search space
   std::unique_ptr<LiveImportance> importance_;
+  // With several objectives: one per objective other than the primary metric (whose
+  // importance is importance_'s), by objective index; nullptr at the primary's.
+  std::vector<std::unique_ptr<LiveImportance>> objective_importance_;
+
+  // Completed trials as importance reads them, `objective` replaced by objective
+  // `index`'s reported value (the primary's recorded objective without an index).
+  TrialsSnapshot ImportanceSnapshot(std::optional<std::size_t> index);
 };
 
 // What the dashboard calls an experiment: "running" while a gpusweep runs it

@@ -333,6 +333,43 @@ TEST(LiveExperimentTest, AMultiObjectiveSummaryRanksTrialsAndFollowsTheHypervolu
   EXPECT_FALSE(MustOpen(single.dir())->Summary()->contains("pareto"));
 }
 
+// f1 depends on a alone and f2 on b alone: each objective's importance names its own
+// parameter first (one forest per objective, not the primary metric's for all).
+TEST(LiveExperimentTest, ImportanceWithSeveralObjectivesIsPerObjective) {
+  TempDir tmp;
+  const Json identity{{"metrics", {{{"name", "f1"}, {"mode", "min"}}, {{"name", "f2"}, {"mode", "max"}}}}};
+  FakeExperiment fake(tmp.path(), "mo", 0, 0, identity);
+  for (int k = 0; k < 36; ++k) {
+    const double a = (k % 6) / 5.0, b = (k / 6) / 5.0;
+    TrialRecord trial;
+    trial.number = k;
+    trial.params = {{"a", a}, {"b", b}};
+    trial.start_time = 1.7e9;
+    trial.state = TrialState::kRunning;
+    ASSERT_TRUE(fake.journal().UpsertTrial(trial));
+    trial.state = TrialState::kCompleted;
+    trial.end_time = 1.7e9 + k;
+    trial.objective = a;
+    trial.last_metrics = {{"f1", a}, {"f2", b * b}};
+    ASSERT_TRUE(fake.journal().FinishTrial(trial, {}));
+  }
+  auto importance = MustOpen(fake.dir())->Importance();
+  ASSERT_TRUE(importance) << importance.error().message;
+  ASSERT_TRUE(importance->contains("objectives")) << importance->dump();
+  const Json& objectives = (*importance)["objectives"];
+  ASSERT_EQ(objectives.size(), 2u);
+  EXPECT_EQ(objectives[0]["objective"], "f1");
+  EXPECT_EQ(objectives[1]["objective"], "f2");
+  EXPECT_EQ(objectives[1]["mode"], "max");
+  EXPECT_EQ(objectives[0]["params"][0]["name"], "a") << objectives[0].dump();
+  EXPECT_EQ(objectives[1]["params"][0]["name"], "b") << objectives[1].dump();
+  EXPECT_EQ(objectives[1]["trials"], 36);
+  EXPECT_EQ((*importance)["current"], true);
+
+  FakeExperiment single(tmp.path(), "single", 6);
+  EXPECT_FALSE(MustOpen(single.dir())->Importance()->contains("objectives"));
+}
+
 TEST(LiveExperimentTest, TrialDetailHasResultsAndTheLogTail) {
   TempDir tmp;
   FakeExperiment fake(tmp.path(), "exp", 2);

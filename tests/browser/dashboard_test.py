@@ -488,6 +488,16 @@ class DashboardTest(unittest.TestCase):
         self.assertEqual(slices["Pareto front"], 2 * len(kinds["front"]))  # x and y
         parallel = self.series_counts("Parallel coordinates")
         self.assertEqual(parallel["infeasible"], len(kinds["infeasible"]))
+        # Importance per objective: a panel each, the params x and y in each.
+        titles = [f"Parameter importance (fANOVA): {o}" for o in objectives]
+        WebDriverWait(self.driver, WAIT_S).until(
+            lambda d: set(titles) <= set(self.charts_with_pixels()))
+        for title in titles:
+            bars = self.driver.execute_script(
+                "return window.gpusweepChart(arguments[0]).getOption().yAxis[0].data;", title)
+            self.assertEqual(sorted(bars), ["x", "y"], title)
+        per_objective = self.server.json(f"api/e/{name}/importance")["objectives"]
+        self.assertEqual([o["objective"] for o in per_objective], objectives)
         self.shoot(name)
 
     def test_pareto_page_of_two_objectives(self):

@@ -98,6 +98,10 @@ class ExperimentState {
   list() { return [...this.trials.values()].sort((a, b) => a.number - b.number); }
 }
 
+const IMPORTANCE = 'Parameter importance (fANOVA)';
+// The importance panels: one, or one per objective with several (the summary's pareto).
+const importanceTitles = (s) => (s.pareto ? s.pareto.objectives.map((o) => `${IMPORTANCE}: ${o.name}`) : [IMPORTANCE]);
+
 // The experiment page's charts, made once and then updated in place as data arrives.
 class ExperimentCharts {
   constructor(grid) {
@@ -118,7 +122,8 @@ class ExperimentCharts {
     charts.draw(this.panel('Intermediate values'), charts.curvesOption(points, trials, s));
     const charted = charts.chartedParams(trials, s);
     charts.draw(this.panel('Parallel coordinates', 'wide'), charts.parallelOption(trials, s, charted));
-    this.panel('Parameter importance (fANOVA)');  // its place, drawn when it arrives
+    // Their places, drawn when importance arrives: one per objective with several.
+    for (const title of importanceTitles(s)) this.panel(title);
     if (charted.names.length) {
       const slices = this.panel('Slices', 'wide');
       charts.draw(slices, charts.slicesOption(trials, s, slices.body.clientWidth, charted));
@@ -142,10 +147,14 @@ class ExperimentCharts {
 
   // Importance draws on its own: it never holds up or redraws the other charts.
   importance(result) {
-    const target = this.panel('Parameter importance (fANOVA)');
-    const stale = result.current ? '' : ' (updating: trials finished since)';
-    charts.draw(target, { ...charts.importanceOption(result), note: `over ${result.trials} completed trials${stale}` },
-      { counted: false, onDrawn: () => performance.mark('gpusweep-importance-drawn') });
+    const draw = (title, one, what) => {
+      if (!one.params.length) return;
+      const stale = one.current ? '' : ' (updating: trials finished since)';
+      charts.draw(this.panel(title), { ...charts.importanceOption(one), note: `over ${one.trials} completed trials${what}${stale}` },
+        { counted: false, onDrawn: () => performance.mark('gpusweep-importance-drawn') });
+    };
+    if (!result.objectives) { draw(IMPORTANCE, result, ''); return; }
+    for (const one of result.objectives) draw(`${IMPORTANCE}: ${one.objective}`, one, ` reporting ${one.objective} (${one.mode})`);
   }
 }
 
