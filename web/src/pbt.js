@@ -83,6 +83,7 @@ export function paramsOption(pbt, width) {
     .filter((n) => pbt.segments.every((s) => s.params[n] === undefined || typeof s.params[n] !== 'object' || s.params[n] === null));
   const columns = Math.max(1, Math.min(names.length, Math.floor(width / 420)));
   const rowPx = 230;
+  const segments = byTrial(pbt);
   const grid = [], xAxis = [], yAxis = [], series = [];
   names.forEach((name, i) => {
     const row = Math.floor(i / columns), column = i % columns;
@@ -97,7 +98,7 @@ export function paramsOption(pbt, width) {
     for (const member of pbt.members) {
       const data = [];
       for (const trial of member.trials) {
-        const s = pbt.segments.find((x) => x.trial === trial);
+        const s = segments.get(trial);
         if (!s || s.params[name] === undefined || s.to === null) continue;
         const y = numeric ? s.params[name] : fmtValue(s.params[name]);
         data.push([s.from, y, s.trial], [s.to, y, s.trial]);
