@@ -14,6 +14,8 @@
 #include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "web/experiment_catalog.h"
+#include "web/pareto_json.h"
+#include "web/pbt_json.h"
 
 namespace gpusweep::web {
 namespace {
@@ -100,6 +102,21 @@ Expected<std::unique_ptr<LiveExperiment>> LiveExperiment::Open(const std::filesy
     if (param.kind == ParamKind::kChoice) live->choice_params_.push_back(param.name);
   live->importance_ = std::make_unique<LiveImportance>(std::move(space));
   live->nas_ = std::move(nas);
+  // Read whole once here (the population comes from the recorded config); refreshes
+  // then add the events past events_seq_, which starts before them all, so the events
+  // read here are added again: harmless, AddPbtLineage only records each start's parent.
+  if (live->meta().scheduler && live->meta().scheduler->type == "pbt") {
+    GS_ASSIGN_OR_RETURN(PbtLineage lineage, live->view_.pbt_lineage());
+    live->pbt_ = std::move(lineage);
+  }
+  if (Objective objective = live->view_.objective(); objective.multi()) {
+    live->hypervolume_reference_ = live->view_.report_context().hypervolume_reference;
+    for (const MetricSpec& metric : objective.metrics())
+      live->objective_importance_.push_back(metric.name == live->meta().metric.name
+                                                ? nullptr
+                                                : std::make_unique<LiveImportance>(live->view_.search_space()));
+    live->pareto_ = std::move(objective);
+  }
   return live;
 }
 
@@ -135,8 +152,13 @@ Status LiveExperiment::RefreshLocked() {
                       view_.SchedulerEventsAfter(events_seq_));
   if (!events.empty()) events_seq_ = events.back().seq;
   AddRungResources(events, rungs_);
+  // A segment's parent arrives with its start event, in the commit that records the
+  // trial; compared anyway, so the lineage drawn never lags the events read.
+  const std::size_t parents_before = pbt_ ? pbt_->parents.size() : 0;
+  if (pbt_) AddPbtLineage(events, *pbt_);
+  const bool lineage_grew = pbt_ && pbt_->parents.size() != parents_before;
   if (changed) revision_ = revision;
-  if (changed || rungs_.size() != rungs_before || summary_.is_null()) SummarizeLocked();
+  if (changed || lineage_grew || rungs_.size() != rungs_before || summary_.is_null()) SummarizeLocked();
   data_version_ = version;
   return {};
 }
@@ -187,6 +209,8 @@ void LiveExperiment::SummarizeLocked() {
                   {"choice_params", choice_params_},
                   {"rungs", std::vector<double>(rungs_.begin(), rungs_.end())}};
   if (nas_) summary_["nas"] = NasProgressJson(ReplayNas(*nas_, meta().metric.mode, records_));
+  if (pbt_) summary_["pbt"] = PbtJson(records_, *pbt_, view_.resource());
+  if (pareto_) summary_["pareto"] = ParetoJson(records_, *pareto_, hypervolume_reference_);
 }
 
 Expected<Json> LiveExperiment::Summary() {
@@ -222,6 +246,28 @@ Expected<std::string> LiveExperiment::PointsAfter(std::int64_t after) {
   return points_.JsonAfter(after, points_cursor_);
 }
 
+TrialsSnapshot LiveExperiment::ImportanceSnapshot(std::optional<std::size_t> index) {
+  std::lock_guard lock(mutex_);
+  // Only what importance reads (completed trials: number, state, objective, params):
+  // this copy lives while the forest trains, the server's peak memory.
+  TrialsSnapshot snapshot{revision_, {}};
+  for (const TrialRecord& trial : records_) {
+    if (trial.state != TrialState::kCompleted) continue;
+    std::optional<double> value = trial.objective;
+    if (index) {
+      const double reported = pareto_->Values(trial.last_metrics)[*index];
+      value = std::isfinite(reported) ? std::optional<double>(reported) : std::nullopt;
+    }
+    if (!value) continue;
+    TrialRecord& slim = snapshot.trials.emplace_back();
+    slim.number = trial.number;
+    slim.state = trial.state;
+    slim.objective = value;
+    slim.params = trial.params;
+  }
+  return snapshot;
+}
+
 Expected<Json> LiveExperiment::Importance() {
   std::int64_t revision = 0;
   {
@@ -230,21 +276,26 @@ Expected<Json> LiveExperiment::Importance() {
     revision = revision_;
   }
   // Outside the lock: a large sweep's forest takes a while, and other requests go on.
-  return importance_->Get(revision, [this] {
-    std::lock_guard lock(mutex_);
-    // Only what importance reads (completed trials: number, state, objective, params):
-    // this copy lives while the forest trains, the server's peak memory.
-    TrialsSnapshot snapshot{revision_, {}};
-    for (const TrialRecord& trial : records_) {
-      if (trial.state != TrialState::kCompleted || !trial.objective) continue;
-      TrialRecord& slim = snapshot.trials.emplace_back();
-      slim.number = trial.number;
-      slim.state = trial.state;
-      slim.objective = trial.objective;
-      slim.params = trial.params;
+  GS_ASSIGN_OR_RETURN(Json primary, importance_->Get(revision, [this] { return ImportanceSnapshot(std::nullopt); }));
+  if (!pareto_) return primary;
+  Json objectives = Json::array();
+  bool current = primary["current"].get<bool>();
+  std::int64_t oldest = primary["revision"].get<std::int64_t>();
+  for (std::size_t i = 0; i < objective_importance_.size(); ++i) {
+    Json result = primary;
+    if (objective_importance_[i]) {
+      GS_ASSIGN_OR_RETURN(result, objective_importance_[i]->Get(revision, [this, i] { return ImportanceSnapshot(i); }));
     }
-    return snapshot;
-  });
+    current = current && result["current"].get<bool>();
+    oldest = std::min(oldest, result["revision"].get<std::int64_t>());
+    result["objective"] = pareto_->metrics()[i].name;
+    result["mode"] = ModeName(pareto_->metrics()[i].mode);
+    objectives.push_back(std::move(result));
+  }
+  primary["objectives"] = std::move(objectives);
+  primary["current"] = current;
+  primary["revision"] = oldest;
+  return primary;
 }
 
 Expected<Json> LiveExperiment::TrialDetail(int number) {

@@ -24,10 +24,12 @@
 #include "gpusweep/config.h"
 #include "gpusweep/journal.h"
 #include "gpusweep/nas.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/json.h"
 #include "gpusweep/status.h"
 #include "run/experiment_meta.h"
 #include "view/experiment_view.h"
+#include "view/pbt_lineage.h"
 #include "web/live_importance.h"
 #include "web/point_columns.h"
 
@@ -55,7 +57,12 @@ class LiveExperiment {
   //  names declared `type: choice`: categories even when their values are numbers],
   //  rungs[resource values],
   //  nas: the tournament's state (NasProgressJson: blocks, rounds, survivors,
-  //  eliminations, stages) for a NAS experiment, else absent}
+  //  eliminations, stages) for a NAS experiment, else absent,
+  //  pbt: a population-based training experiment's members, segments and exploits
+  //  (PbtJson, web/pbt_json.h), else absent,
+  //  pareto: with several objectives, each completed trial's objectives, front rank and
+  //  feasibility and the hypervolume over completions (ParetoJson, web/pareto_json.h),
+  //  else absent}
   Expected<Json> Summary();
   // {revision, trials: [trial objects changed after `since`, by number]} (see TrialJson),
   // as JSON text: each trial's text is kept from when it last changed, so a 10,000-trial
@@ -72,6 +79,10 @@ class LiveExperiment {
   // Parameter importance of the completed trials (LiveImportance::Get): {method,
   // trials, revision, current, params: [{name, importance}] most important first}.
   // Recomputed, throttled, when trials changed since; a stale result says current: false.
+  // With several objectives also objectives: [{objective, mode, and the same fields}],
+  // each objective's importance over the completed trials reporting it (each its own
+  // LiveImportance, so each is throttled alone); then `current` and `revision` are the
+  // least current of them all, so a page asks again until every one is.
   Expected<Json> Importance();
 
   const std::filesystem::path& dir() const { return dir_; }
@@ -105,8 +116,18 @@ class LiveExperiment {
   std::int64_t events_seq_ = 0;  // the last scheduler event read for rungs_
   Json summary_;                 // Summary() less `running`, as of revision_
   std::optional<NasConfig> nas_;  // a NAS experiment's config, from the journal
+  std::optional<PbtLineage> pbt_;  // a PBT experiment's lineage, followed with events_seq_
+  std::optional<Objective> pareto_;  // the objective when it has several metrics
+  std::optional<std::vector<double>> hypervolume_reference_;  // the config's, if any
   std::vector<std::string> choice_params_;  // declared `type: choice` in the search space
   std::unique_ptr<LiveImportance> importance_;
+  // With several objectives: one per objective other than the primary metric (whose
+  // importance is importance_'s), by objective index; nullptr at the primary's.
+  std::vector<std::unique_ptr<LiveImportance>> objective_importance_;
+
+  // Completed trials as importance reads them, `objective` replaced by objective
+  // `index`'s reported value (the primary's recorded objective without an index).
+  TrialsSnapshot ImportanceSnapshot(std::optional<std::size_t> index);
 };
 
 // What the dashboard calls an experiment: "running" while a gpusweep runs it

@@ -4,6 +4,8 @@
 
 #include "common/temp_dir_for_tests.h"
 #include "gpusweep/nas.h"
+#include "gpusweep/pareto.h"
+#include "run/experiment_meta.h"
 #include "web/web_test_util.h"
 
 namespace gpusweep::web {
@@ -193,6 +195,179 @@ TEST(LiveExperimentTest, ImportanceSaysWhenItLagsBehindTheTrials) {
   ASSERT_TRUE(stale);
   EXPECT_EQ((*stale)["trials"], 6);
   EXPECT_EQ((*stale)["current"], false);
+}
+
+// A PBT segment as a run journals it: the trial row and its job_started event, whose
+// job names the trial whose checkpoint it continued (none in segment 0).
+void AddPbtSegment(Journal& journal, int number, std::optional<int> parent, double budget,
+                   double lr, double score) {
+  TrialRecord trial;
+  trial.number = number;
+  trial.params = {{"lr", lr}};
+  trial.budget = budget;
+  trial.start_time = 1.7e9 + number;
+  trial.state = TrialState::kRunning;
+  Json job{{"kind", "run"}, {"trial", number}, {"bracket", 0}, {"rung", 0}, {"budget", budget}};
+  if (parent) job["parent"] = *parent;
+  ASSERT_TRUE(journal.UpsertTrial(trial, {{0, trial.start_time, number, "job_started", Json{{"job", job}}}}));
+  trial.state = TrialState::kCompleted;
+  trial.end_time = trial.start_time + 1;
+  trial.objective = score;
+  ASSERT_TRUE(journal.FinishTrial(trial, {}));
+}
+
+void MarkPbt(const std::filesystem::path& dir) {
+  auto meta = ReadExperimentMeta(dir);
+  ASSERT_TRUE(meta) << meta.error().message;
+  meta->scheduler = SchedulerSummary{"pbt", "epoch", 2};
+  ASSERT_TRUE(WriteExperimentMeta(dir, *meta));
+}
+
+// Population 2 (from the segment-0 starts: this journal's YAML does not parse), two
+// segments; in segment 1 member 1 copies member 0's checkpoint (an exploit) while
+// member 0 continues its own. The second segment arrives while the page follows.
+TEST(LiveExperimentTest, APbtExperimentsSummaryHoldsItsLineage) {
+  TempDir tmp;
+  FakeExperiment fake(tmp.path(), "pbt", 0, 0);
+  MarkPbt(fake.dir());
+  AddPbtSegment(fake.journal(), 0, std::nullopt, 1, 0.01, 0.5);
+  AddPbtSegment(fake.journal(), 1, std::nullopt, 1, 0.1, 0.2);
+  auto live = MustOpen(fake.dir());
+  auto first = live->Summary();
+  ASSERT_TRUE(first) << first.error().message;
+  ASSERT_TRUE(first->contains("pbt")) << first->dump();
+  EXPECT_EQ((*first)["pbt"]["population"], 2);
+  EXPECT_EQ((*first)["pbt"]["resource"], "epoch");
+  EXPECT_EQ((*first)["pbt"]["segments"].size(), 2u);
+  EXPECT_TRUE((*first)["pbt"]["exploits"].empty());
+
+  AddPbtSegment(fake.journal(), 2, 0, 2, 0.01, 0.9);   // member 0 continues itself
+  AddPbtSegment(fake.journal(), 3, 0, 2, 0.012, 0.8);  // member 1 copies trial 0
+  auto summary = live->Summary();
+  ASSERT_TRUE(summary) << summary.error().message;
+  const Json& pbt = (*summary)["pbt"];
+  EXPECT_EQ(pbt["members"], (Json{{{"member", 0}, {"trials", {0, 2}}}, {{"member", 1}, {"trials", {1, 3}}}}));
+  ASSERT_EQ(pbt["segments"].size(), 4u);
+  const Json& own = pbt["segments"][2];
+  EXPECT_EQ(own["parent"], 0);
+  EXPECT_EQ(own["exploit"], false);
+  const Json& copied = pbt["segments"][3];
+  EXPECT_EQ(copied["member"], 1);
+  EXPECT_EQ(copied["segment"], 1);
+  EXPECT_EQ(copied["parent"], 0);
+  EXPECT_EQ(copied["exploit"], true);
+  EXPECT_EQ(copied["from"], 1);  // where trial 0's checkpoint ended
+  EXPECT_EQ(copied["to"], 2);
+  EXPECT_EQ(copied["params"], (Json{{"lr", 0.012}}));
+  EXPECT_EQ(copied["score"], 0.8);
+  EXPECT_TRUE(pbt["segments"][1]["parent"].is_null());
+  EXPECT_EQ(pbt["exploits"], (Json{{{"trial", 3}, {"member", 1}, {"segment", 1}, {"donor", 0},
+                                    {"donor_member", 0}, {"at", 1}, {"time", 1.7e9 + 3}}}));
+
+  FakeExperiment sweep(tmp.path(), "sweep", 2);
+  EXPECT_FALSE(MustOpen(sweep.dir())->Summary()->contains("pbt"));
+}
+
+// Two objectives (f1, f2 min) and a constraint c <= 1: trials 0, 1, 4 are the feasible
+// front, 2 is dominated by 1, 3 breaks the constraint (though it dominates them all).
+TEST(LiveExperimentTest, AMultiObjectiveSummaryRanksTrialsAndFollowsTheHypervolume) {
+  TempDir tmp;
+  const Json identity{{"metrics", {{{"name", "f1"}, {"mode", "min"}}, {{"name", "f2"}, {"mode", "min"}}}},
+                      {"constraints", {{{"metric", "c"}, {"max", 1.0}}}}};
+  FakeExperiment fake(tmp.path(), "mo", 0, 0, identity);
+  struct Point { double f1, f2, c, end; };
+  // Completion order differs from trial order: 0, 1, 4, 2, 3.
+  const std::vector<Point> points{{1, 4, 0, 0}, {2, 2, 0, 1}, {3, 3, 0, 3}, {0.5, 0.5, 5, 4}, {4, 1, 0, 2}};
+  for (int k = 0; k < static_cast<int>(points.size()); ++k) {
+    TrialRecord trial;
+    trial.number = k;
+    trial.params = {{"x", k}};
+    trial.start_time = 1.7e9;
+    trial.state = TrialState::kRunning;
+    ASSERT_TRUE(fake.journal().UpsertTrial(trial));
+    trial.state = TrialState::kCompleted;
+    trial.end_time = 1.7e9 + 10 + points[k].end;
+    trial.objective = points[k].f1;
+    trial.last_metrics = {{"f1", points[k].f1}, {"f2", points[k].f2}, {"c", points[k].c}};
+    ASSERT_TRUE(fake.journal().FinishTrial(trial, {}));
+  }
+  auto summary = MustOpen(fake.dir())->Summary();
+  ASSERT_TRUE(summary) << summary.error().message;
+  ASSERT_TRUE(summary->contains("pareto")) << summary->dump();
+  const Json& pareto = (*summary)["pareto"];
+  EXPECT_EQ(pareto["objectives"], (Json{{{"name", "f1"}, {"mode", "min"}}, {{"name", "f2"}, {"mode", "min"}}}));
+  std::map<int, Json> by_trial;
+  for (const Json& t : pareto["trials"]) by_trial[t["trial"].get<int>()] = t;
+  ASSERT_EQ(by_trial.size(), 5u);
+  for (int k : {0, 1, 4}) EXPECT_EQ(by_trial[k]["front"], true) << k;
+  EXPECT_EQ(by_trial[2]["front"], false);
+  EXPECT_EQ(by_trial[2]["rank"], 1);
+  EXPECT_EQ(by_trial[2]["feasible"], true);
+  EXPECT_EQ(by_trial[3]["feasible"], false);
+  EXPECT_EQ(by_trial[3]["front"], false);
+  EXPECT_EQ(by_trial[3]["violation"], 4.0);
+  EXPECT_EQ(by_trial[4]["values"], (Json{4.0, 1.0}));
+  // Derived reference: 10% of the feasible range past the worst (4 + 0.3 each).
+  ASSERT_EQ(pareto["reference"].size(), 2u);
+  EXPECT_DOUBLE_EQ(pareto["reference"][0].get<double>(), 4.3);
+  EXPECT_DOUBLE_EQ(pareto["reference"][1].get<double>(), 4.3);
+  EXPECT_EQ(pareto["reference_derived"], true);
+  const Json& history = pareto["hypervolume"];
+  ASSERT_EQ(history.size(), 5u);
+  const std::vector<int> order{0, 1, 4, 2, 3};
+  // By hand: 3.3 * 0.3, then + 2.3 * 2 for (2, 2), then + 0.3 * 1 for (4, 1); the
+  // dominated and the infeasible trial add nothing.
+  const std::vector<double> expected{0.99, 5.59, 5.89, 5.89, 5.89};
+  std::vector<LossPoint> seen;
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    EXPECT_EQ(history[i]["trial"], order[i]);
+    EXPECT_EQ(history[i]["completed"], i + 1);
+    EXPECT_NEAR(history[i]["value"].get<double>(), expected[i], 1e-9) << i;
+    // The same as pareto.h's hypervolume of every feasible trial completed so far.
+    const Point& p = points[order[i]];
+    if (p.c <= 1) seen.push_back({p.f1, p.f2});
+    EXPECT_NEAR(history[i]["value"].get<double>(), Hypervolume(seen, std::vector<double>{4.3, 4.3}), 1e-9);
+  }
+
+  FakeExperiment single(tmp.path(), "single", 2);
+  EXPECT_FALSE(MustOpen(single.dir())->Summary()->contains("pareto"));
+}
+
+// f1 depends on a alone and f2 on b alone: each objective's importance names its own
+// parameter first (one forest per objective, not the primary metric's for all).
+TEST(LiveExperimentTest, ImportanceWithSeveralObjectivesIsPerObjective) {
+  TempDir tmp;
+  const Json identity{{"metrics", {{{"name", "f1"}, {"mode", "min"}}, {{"name", "f2"}, {"mode", "max"}}}}};
+  FakeExperiment fake(tmp.path(), "mo", 0, 0, identity);
+  for (int k = 0; k < 36; ++k) {
+    const double a = (k % 6) / 5.0, b = (k / 6) / 5.0;
+    TrialRecord trial;
+    trial.number = k;
+    trial.params = {{"a", a}, {"b", b}};
+    trial.start_time = 1.7e9;
+    trial.state = TrialState::kRunning;
+    ASSERT_TRUE(fake.journal().UpsertTrial(trial));
+    trial.state = TrialState::kCompleted;
+    trial.end_time = 1.7e9 + k;
+    trial.objective = a;
+    trial.last_metrics = {{"f1", a}, {"f2", b * b}};
+    ASSERT_TRUE(fake.journal().FinishTrial(trial, {}));
+  }
+  auto importance = MustOpen(fake.dir())->Importance();
+  ASSERT_TRUE(importance) << importance.error().message;
+  ASSERT_TRUE(importance->contains("objectives")) << importance->dump();
+  const Json& objectives = (*importance)["objectives"];
+  ASSERT_EQ(objectives.size(), 2u);
+  EXPECT_EQ(objectives[0]["objective"], "f1");
+  EXPECT_EQ(objectives[1]["objective"], "f2");
+  EXPECT_EQ(objectives[1]["mode"], "max");
+  EXPECT_EQ(objectives[0]["params"][0]["name"], "a") << objectives[0].dump();
+  EXPECT_EQ(objectives[1]["params"][0]["name"], "b") << objectives[1].dump();
+  EXPECT_EQ(objectives[1]["trials"], 36);
+  EXPECT_EQ((*importance)["current"], true);
+
+  FakeExperiment single(tmp.path(), "single", 6);
+  EXPECT_FALSE(MustOpen(single.dir())->Importance()->contains("objectives"));
 }
 
 TEST(LiveExperimentTest, TrialDetailHasResultsAndTheLogTail) {

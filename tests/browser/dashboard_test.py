@@ -16,6 +16,7 @@ import urllib.request
 from pathlib import Path
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -138,6 +139,50 @@ nas:
 """
 
 
+# Population-based training, 4 members x 4 segments, synchronous (a generation ranks
+# all 4 members: the bottom one copies the top one's checkpoint, an exploit).
+PBT_SWEEP = """name: pbt
+command: [/usr/bin/python3, "{trial}", "{{{{budget}}}}"]
+metric: {{name: score, mode: max}}
+sampler: {{type: random, trials: 4, seed: 11}}
+search_space:
+  lr: {{type: loguniform, low: 1.0e-4, high: 1}}
+scheduler:
+  type: pbt
+  resource: epoch
+  perturbation_interval: 1
+  max_resource: 4
+  population: 4
+  quantile: 0.25
+  synchronous: true
+  explore: {{resample_probability: 0.25, factors: [0.8, 1.2]}}
+resources: {{gpus: none, cpu_slots: 2}}
+"""
+
+# Several objectives and a constraint (f1 = x, f2 = (1 - x)^2 + y, c = x + y <= 1.2;
+# with three objectives also f3 = y), random search: a front, dominated and
+# infeasible trials.
+MO_SWEEP = """name: {name}
+command: [/bin/sh, -c, 'echo "{{\\"f1\\": {{{{x}}}}, \\"f2\\": $(awk "BEGIN {{ print (1 - {{{{x}}}}) * (1 - {{{{x}}}}) + {{{{y}}}} }}"), \\"f3\\": {{{{y}}}}, \\"c\\": $(awk "BEGIN {{ print {{{{x}}}} + {{{{y}}}} }}")}}" >> "$GPUSWEEP_METRICS"']
+metrics:
+{metrics}
+constraints:
+  - {{metric: c, max: 1.2}}
+sampler: {{type: random, trials: 16, seed: 5}}
+search_space:
+  x: {{type: uniform, low: 0, high: 1}}
+  y: {{type: uniform, low: 0, high: 1}}
+resources: {{gpus: none, cpu_slots: 2}}
+"""
+
+
+def write_mo_sweep(root, name, objectives):
+    metrics = "\n".join(f"  - {{name: {m}, mode: min}}" for m in objectives)
+    path = root / f"{name}.yaml"
+    path.write_text(MO_SWEEP.format(name=name, metrics=metrics))
+    return path
+
+
 def write_sweep(root, name, trials, steps, gate="-", slots=2):
     path = root / f"{name}.yaml"
     path.write_text(SWEEP.format(name=name, trial=HERE / "trial.py", steps=steps, gate=gate,
@@ -197,6 +242,14 @@ class DashboardTest(unittest.TestCase):
         nas.write_text(NAS_SWEEP)
         subprocess.run([BINARY, "run", str(nas), "--dir", str(cls.runs / "tour")],
                        check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
+        pbt = cls.tmp / "pbt.yaml"
+        pbt.write_text(PBT_SWEEP.format(trial=HERE / "pbt_trial.py"))
+        subprocess.run([BINARY, "run", str(pbt), "--dir", str(cls.runs / "pbt")],
+                       check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
+        for name, objectives in (("mo", ["f1", "f2"]), ("mo3", ["f1", "f2", "f3"])):
+            subprocess.run([BINARY, "run", str(write_mo_sweep(cls.tmp, name, objectives)),
+                            "--dir", str(cls.runs / name)],
+                           check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
         # Pages with nothing to draw: every trial fails before reporting anything, or
         # reports its final value only (no step).
         for name, script in (("failing", "exit 3"), ("final-only", 'echo "{\\"score\\": {{x}}}" >> "$GPUSWEEP_METRICS"')):
@@ -240,7 +293,7 @@ class DashboardTest(unittest.TestCase):
     def test_experiments_page_lists_the_experiments(self):
         self.open("#/")
         rows = {r.get_attribute("data-experiment"): r.text for r in self.rows()}
-        self.assertEqual(set(rows), {"asha", "finished", "tour", "failing", "final-only"})
+        self.assertEqual(set(rows), {"asha", "finished", "tour", "failing", "final-only", "pbt", "mo", "mo3"})
         self.assertIn("12 / 12", rows["finished"])
         self.shoot("experiments")
 
@@ -353,6 +406,108 @@ class DashboardTest(unittest.TestCase):
             severe = [m["message"] for m in self.driver.get_log("browser") if m["level"] == "SEVERE"]
             self.assertEqual(severe, [], name)
 
+    def series_counts(self, title):
+        """{series name: data length} of the chart drawn under `title` (names repeat
+        across a matrix's grids: their lengths add up)."""
+        return self.driver.execute_script("""
+            const counts = {};
+            for (const s of window.gpusweepChart(arguments[0]).getOption().series)
+              counts[s.name] = (counts[s.name] || 0) + s.data.length;
+            return counts;""", title)
+
+    def test_pbt_page_draws_the_lineage_and_each_members_params(self):
+        self.open("#/e/pbt")
+        pbt = self.server.json("api/e/pbt/summary")["pbt"]
+        self.assertEqual(pbt["population"], 4)
+        self.assertEqual(len(pbt["segments"]), 16)
+        exploits = pbt["exploits"]
+        self.assertTrue(exploits)  # each generation's bottom member copied the top one
+        for e in exploits:
+            self.assertNotEqual(e["member"], e["donor_member"])
+            self.assertEqual(e["donor"] // 4, e["segment"] - 1)  # the previous generation
+        drawn = set(self.charts_with_pixels())
+        self.assertIn("PBT lineage", drawn)
+        self.assertIn("PBT parameters over time", drawn)
+        lineage = self.series_counts("PBT lineage")
+        # A point per segment, an arrow per exploit, a grey line per other continuation.
+        self.assertEqual(lineage, {"segments": 16, "exploit": len(exploits),
+                                   "continued": 12 - len(exploits)})
+        arrows = self.driver.execute_script(
+            "return window.gpusweepChart('PBT lineage').getOption().series"
+            ".find((s) => s.name === 'exploit').data.map((d) => [d.trial, d.parent, d.coords]);")
+        self.assertEqual(sorted((t, p) for t, p, _ in arrows),
+                         sorted((e["trial"], e["donor"]) for e in exploits))
+        for trial, parent, coords in arrows:  # from (segment, member) to (segment, member)
+            self.assertEqual(coords, [[parent // 4, parent % 4], [trial // 4, trial % 4]])
+        # Each member's lr over the epochs: one line per member, two points per segment.
+        params = self.series_counts("PBT parameters over time")
+        self.assertEqual(params, {f"member {m}": 8 for m in range(4)})
+        self.shoot("pbt")
+
+    def check_pareto_page(self, name, objectives):
+        self.open(f"#/e/{name}")
+        pareto = self.server.json(f"api/e/{name}/summary")["pareto"]
+        self.assertEqual([o["name"] for o in pareto["objectives"]], objectives)
+        kinds = {"front": [], "dominated": [], "infeasible": []}
+        for t in pareto["trials"]:
+            kinds["infeasible" if not t["feasible"] else "front" if t["front"] else "dominated"].append(t["trial"])
+        self.assertEqual(len(pareto["trials"]), 16)
+        for kind, trials in kinds.items():
+            self.assertTrue(trials, kind)  # seed 5 gives every kind
+        drawn = set(self.charts_with_pixels())
+        for title in ("Pareto front", "Hypervolume history", "Optimisation history", "Slices",
+                      "Parallel coordinates"):
+            self.assertIn(title, drawn)
+        pairs = len(objectives) * (len(objectives) - 1) // 2
+        counts = self.series_counts("Pareto front")
+        for kind, trials in kinds.items():
+            self.assertEqual(counts[kind], pairs * len(trials), kind)
+        grids = self.driver.execute_script(
+            "return window.gpusweepChart('Pareto front').getOption().grid.length;")
+        self.assertEqual(grids, pairs)
+        # One hypervolume per completion, never falling.
+        history = self.driver.execute_script(
+            "return window.gpusweepChart('Hypervolume history').getOption().series[0].data.map((d) => d[1]);")
+        self.assertEqual(len(history), 16)
+        self.assertEqual(history, sorted(history))
+        self.assertEqual(history, [h["value"] for h in pareto["hypervolume"]])
+        # The table and the other charts mark the same trials.
+        marked = {kind: sorted(int(r.get_attribute("data-trial")) for r in self.driver.find_elements(
+            By.CSS_SELECTOR, f"#trials tbody tr[data-pareto='{kind}']")) for kind in kinds}
+        self.assertEqual(marked, {kind: sorted(trials) for kind, trials in kinds.items()})
+        cells = {int(r.get_attribute("data-trial")): r.find_element(By.CSS_SELECTOR, "span.pareto").text
+                 for r in self.rows()}
+        for t in kinds["front"]:
+            self.assertEqual(cells[t], "front")
+        for t in kinds["infeasible"]:
+            self.assertTrue(cells[t].startswith("infeasible +"), cells[t])
+        history_marks = self.series_counts("Optimisation history")
+        self.assertEqual(history_marks["Pareto front"], len(kinds["front"]))
+        self.assertEqual(history_marks["infeasible"], len(kinds["infeasible"]))
+        slices = self.series_counts("Slices")
+        self.assertEqual(slices["Pareto front"], 2 * len(kinds["front"]))  # x and y
+        parallel = self.series_counts("Parallel coordinates")
+        self.assertEqual(parallel["infeasible"], len(kinds["infeasible"]))
+        # Importance per objective: a panel each, the params x and y in each.
+        titles = [f"Parameter importance (fANOVA): {o}" for o in objectives]
+        WebDriverWait(self.driver, WAIT_S).until(
+            lambda d: set(titles) <= set(self.charts_with_pixels()))
+        for title in titles:
+            bars = self.driver.execute_script(
+                "return window.gpusweepChart(arguments[0]).getOption().yAxis[0].data;", title)
+            self.assertEqual(sorted(bars), ["x", "y"], title)
+        per_objective = self.server.json(f"api/e/{name}/importance")["objectives"]
+        self.assertEqual([o["objective"] for o in per_objective], objectives)
+        self.shoot(name)
+
+    def test_pareto_page_of_two_objectives(self):
+        self.check_pareto_page("mo", ["f1", "f2"])
+        front_line = self.series_counts("Pareto front")["front line"]
+        self.assertEqual(front_line, sum(t["front"] for t in self.server.json("api/e/mo/summary")["pareto"]["trials"]))
+
+    def test_pareto_page_of_three_objectives_is_a_matrix_of_pairs(self):
+        self.check_pareto_page("mo3", ["f1", "f2", "f3"])
+
     def test_a_sweep_has_no_tournament_panel(self):
         self.open("#/e/finished")
         self.assertFalse(self.driver.find_element(By.ID, "nas").is_displayed())
@@ -402,6 +557,28 @@ class DashboardTest(unittest.TestCase):
         self.assertIn("trial 3 done <b>not bold</b>", log)
         self.assertIn("Metrics over steps", self.charts_with_pixels())
         self.shoot("trial")
+
+    def test_report_files_hold_the_pbt_and_pareto_views(self):
+        for name, titles in (("pbt", ("PBT lineage", "PBT parameters over time")),
+                             ("mo", ("Pareto front", "Hypervolume history"))):
+            report = self.tmp / f"report-{name}.html"
+            subprocess.run([BINARY, "report", str(self.runs / name), "-o", str(report)],
+                           check=True, timeout=WAIT_S)
+            self.driver.get(report.as_uri())
+            WebDriverWait(self.driver, WAIT_S).until(
+                lambda d: d.execute_script("return document.body.dataset.chartsDrawn") == "true")
+            drawn = set(self.charts_with_pixels())
+            for title in titles:
+                self.assertIn(title, drawn, name)
+            summary = self.server.json(f"api/e/{name}/summary")
+            if name == "pbt":
+                self.assertEqual(self.series_counts("PBT lineage")["exploit"], len(summary["pbt"]["exploits"]))
+            else:
+                fronts = sum(t["front"] for t in summary["pareto"]["trials"])
+                self.assertEqual(self.series_counts("Pareto front")["front"], fronts)
+                self.assertEqual(len(self.driver.find_elements(
+                    By.CSS_SELECTOR, "#trials tbody tr[data-pareto='front']")), fronts)
+            self.shoot(f"report-{name}")
 
     def test_report_file_opens_offline_with_the_same_page(self):
         report = self.tmp / "report.html"
@@ -536,7 +713,9 @@ class DashboardTest(unittest.TestCase):
             state = lambda: self.rows()[0].find_elements(By.TAG_NAME, "td")[1].text
             self.assertEqual(state(), "running")
             Path(f"{gate}-1").touch()  # trial 1 finishes: the next poll redraws the table
-            WebDriverWait(self.driver, WAIT_S).until(lambda d: state() == "completed")
+            # A poll may redraw the table between finding the row and reading its cell.
+            WebDriverWait(self.driver, WAIT_S, ignored_exceptions=[StaleElementReferenceException]).until(
+                lambda d: state() == "completed")
             typed = self.driver.execute_script(
                 "const a = document.activeElement;"
                 "return [a.dataset.param, a.value, a.selectionStart, a.selectionEnd];")

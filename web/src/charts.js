@@ -14,7 +14,9 @@ echarts.use([BarChart, LineChart, LinesChart, ParallelChart, ScatterChart, GridC
   LegendPlainComponent, MarkLineComponent, ParallelComponent, TooltipComponent,
   VisualMapContinuousComponent, CanvasRenderer]);
 
-const COLORS = { completed: '#2f7ed8', pruned: '#e4a23d', failed: '#d9534f', running: '#8bbf4c', best: '#1b1b1b', rung: '#7a4fb8' };
+export const COLORS = { completed: '#2f7ed8', pruned: '#e4a23d', failed: '#d9534f', running: '#8bbf4c', best: '#1b1b1b', rung: '#7a4fb8' };
+// A trial state's colour in the charts (grey for the states drawn nowhere else).
+export const stateColor = (state) => COLORS[state] || '#9aa5b5';
 const live = new Set();
 
 // Calls `whenDrawn` once every chart made since the last reset() has rendered, after
@@ -106,6 +108,32 @@ function packed(items, dims, row) {
   return { data: flat, dimensions: dims };
 }
 
+// Several objectives (the summary's `pareto`, web/pareto_json.h): each completed trial
+// is on the feasible front, dominated, or infeasible, and every chart of trials marks
+// the front and the infeasible ones the same way as the Pareto panel draws them.
+export function paretoClass(t) {
+  if (!t.feasible) return 'infeasible';
+  return t.front ? 'front' : 'dominated';
+}
+export function paretoByTrial(summary) {
+  return new Map(((summary.pareto || {}).trials || []).map((t) => [t.trial, t]));
+}
+export const PARETO_STYLE = {
+  front: { symbol: 'circle', symbolSize: 9, itemStyle: { color: '#1e9e4a' } },
+  dominated: { symbol: 'circle', symbolSize: 6, itemStyle: { color: COLORS.completed, opacity: 0.7 } },
+  infeasible: { symbol: 'triangle', symbolSize: 8, itemStyle: { color: COLORS.failed } },
+};
+// Overlays on a scatter of trials: a ring round each front trial, a triangle on each
+// infeasible one; `row` gives a trial's point, `axes` the grid's axis indices.
+const MARKS = { front: { name: 'Pareto front', symbol: 'emptyCircle', symbolSize: 11, itemStyle: { color: '#1e9e4a', borderWidth: 2 } },
+  infeasible: { name: 'infeasible', symbol: 'triangle', symbolSize: 9, itemStyle: { color: COLORS.failed } } };
+function paretoMarks(trials, summary, row, axes = {}) {
+  if (!summary.pareto) return [];
+  const classes = paretoByTrial(summary);
+  return Object.entries(MARKS).map(([kind, style]) => ({ type: 'scatter', z: 4, ...axes, ...style,
+    data: trials.filter((t) => classes.has(t.number) && paretoClass(classes.get(t.number)) === kind).map(row) }));
+}
+
 // Notes shown under a chart, joined; empty ones left out.
 const joinNotes = (...notes) => notes.filter(Boolean).join('; ');
 
@@ -129,9 +157,12 @@ export function historyOption(trials, summary) {
   }));
   // A NAS search's evaluations differ in stage, data size and epochs: a running best
   // across them would name a cheap round-1 score, never the search's result.
-  if (!summary.nas) series.push({ name: 'best so far', type: 'line', step: 'end', showSymbol: false, data: bestLine, lineStyle: { color: COLORS.best } });
+  series.push(...paretoMarks(done.filter((t) => t.state === 'completed'), summary, (t) => [t.number, t.objective]));
+  // Several objectives: the first alone has no "best" (the Pareto panel shows the front).
+  if (!summary.nas && !summary.pareto) series.push({ name: 'best so far', type: 'line', step: 'end', showSymbol: false, data: bestLine, lineStyle: { color: COLORS.best } });
   return {
-    note: summary.nas ? 'evaluations of every stage (rounds on growing data, winner samples, confirms, the retrain): not comparable across stages, so no best-so-far line; the result is the retrain' : '',
+    note: summary.pareto ? `${summary.metric}, the first of ${summary.pareto.objectives.length} objectives: no best-so-far line (see the Pareto front); rings: the front, triangles: infeasible`
+      : summary.nas ? 'evaluations of every stage (rounds on growing data, winner samples, confirms, the retrain): not comparable across stages, so no best-so-far line; the result is the retrain' : '',
     legend: { top: 0 }, grid: { left: 60, right: 20, top: 30, bottom: 40 },
     tooltip: { trigger: 'item', formatter: (p) => `trial ${escapeHtml(p.value[0])}: ${escapeHtml(fmtNumber(p.value[1]))}` },
     xAxis: { type: 'value', name: 'trial', nameLocation: 'middle', nameGap: 25 },
@@ -287,6 +318,17 @@ function parallelSample(done, mode) {
   return { trials: [...sample, ...top], note: `${PARALLEL_MAX} of ${done.length} completed trials: the best ${top.length} and an even sample of the rest` };
 }
 
+// The front's and the infeasible trials' lines again on top, in their colours.
+function parallelMarks(done, values, summary) {
+  if (!summary.pareto) return [];
+  const classes = paretoByTrial(summary);
+  const of = (kind) => values.filter((_, i) => classes.has(done[i].number) && paretoClass(classes.get(done[i].number)) === kind);
+  return [
+    { name: 'Pareto front', type: 'parallel', lineStyle: { width: 2, opacity: 0.9, color: '#1e9e4a' }, data: of('front'), progressive: 0 },
+    { name: 'infeasible', type: 'parallel', lineStyle: { width: 1.5, opacity: 0.9, color: COLORS.failed, type: 'dashed' }, data: of('infeasible'), progressive: 0 },
+  ];
+}
+
 // `charted`: chartedParams' answer.
 export function parallelOption(trials, summary, charted) {
   const sample = parallelSample(trials.filter((t) => t.state === 'completed' && t.objective !== null), summary.mode);
@@ -305,9 +347,9 @@ export function parallelOption(trials, summary, charted) {
   return {
     parallel: { left: 60, right: 80, top: 40, bottom: 30 },
     parallelAxis,
-    visualMap: objectives.length ? { show: false, dimension: names.length, min: Math.min(...objectives), max: Math.max(...objectives),
+    visualMap: objectives.length ? { show: false, seriesIndex: 0, dimension: names.length, min: Math.min(...objectives), max: Math.max(...objectives),
       inRange: { color: summary.mode === 'max' ? ['#d0d8e8', '#1f5fa8'] : ['#1f5fa8', '#d0d8e8'] } } : undefined,
-    series: [{ type: 'parallel', lineStyle: { width: 1, opacity: 0.5 }, data: values, progressive: 0 }],
+    series: [{ type: 'parallel', lineStyle: { width: 1, opacity: 0.5 }, data: values, progressive: 0 }, ...parallelMarks(done, values, summary)],
     note: joinNotes(sample.note, charted.note,
       partial.length ? `no axis: ${partial.join(', ')} (only some trials have them; see the slices)` : ''),
   };
@@ -338,6 +380,13 @@ export function slicesOption(trials, summary, width, charted) {
     yAxis.push({ gridIndex: i, type: 'value', scale: true });
     series.push({ name, type: 'scatter', xAxisIndex: i, yAxisIndex: i, symbol: BULK_SYMBOL, symbolSize: BULK_SIZE, large: true, itemStyle: { color: COLORS.completed },
       ...packed(have, ['x', 'objective', 'trial'], (t) => [axis.numeric ? t.params[name] : index.get(fmtValue(t.params[name])), t.objective, t.number]) });
+  });
+  // After every slice's own series, so series i stays parameter i's (the tooltip's axes).
+  names.forEach((name, i) => {
+    const have = done.filter((t) => t.params[name] !== undefined);
+    const index = new Map((axes[i].categories || []).map((c, k) => [c, k]));
+    series.push(...paretoMarks(have, summary, (t) => [axes[i].numeric ? t.params[name] : index.get(fmtValue(t.params[name])), t.objective, t.number],
+      { xAxisIndex: i, yAxisIndex: i, tooltip: { show: false } }));
   });
   return {
     height: Math.ceil(names.length / columns) * SLICE_ROW_PX,

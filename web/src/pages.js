@@ -3,6 +3,8 @@ import * as charts from './charts.js';
 import * as data from './data.js';
 import { el, experimentBadge, experimentState, fmtDuration, fmtNumber, fmtTime, fmtValue, shownState, stateBadge, trialDuration } from './dom.js';
 import { nasView } from './nas.js';
+import { frontOption, hypervolumeOption } from './pareto.js';
+import { lineageOption, paramsOption } from './pbt.js';
 import { TrialTable } from './table.js';
 
 const POLL_MS = 2000;
@@ -96,6 +98,10 @@ class ExperimentState {
   list() { return [...this.trials.values()].sort((a, b) => a.number - b.number); }
 }
 
+const IMPORTANCE = 'Parameter importance (fANOVA)';
+// The importance panels: one, or one per objective with several (the summary's pareto).
+const importanceTitles = (s) => (s.pareto ? s.pareto.objectives.map((o) => `${IMPORTANCE}: ${o.name}`) : [IMPORTANCE]);
+
 // The experiment page's charts, made once and then updated in place as data arrives.
 class ExperimentCharts {
   constructor(grid) {
@@ -110,11 +116,14 @@ class ExperimentCharts {
   }
 
   render(s, trials, points) {
+    if (s.pbt) this.pbt(s.pbt, s.mode);
+    if (s.pareto) this.pareto(s.pareto);
     charts.draw(this.panel('Optimisation history'), charts.historyOption(trials, s));
     charts.draw(this.panel('Intermediate values'), charts.curvesOption(points, trials, s));
     const charted = charts.chartedParams(trials, s);
     charts.draw(this.panel('Parallel coordinates', 'wide'), charts.parallelOption(trials, s, charted));
-    this.panel('Parameter importance (fANOVA)');  // its place, drawn when it arrives
+    // Their places, drawn when importance arrives: one per objective with several.
+    for (const title of importanceTitles(s)) this.panel(title);
     if (charted.names.length) {
       const slices = this.panel('Slices', 'wide');
       charts.draw(slices, charts.slicesOption(trials, s, slices.body.clientWidth, charted));
@@ -122,12 +131,30 @@ class ExperimentCharts {
     charts.allMade();
   }
 
+  // A PBT experiment's lineage and schedules (web/src/pbt.js), first: what PBT is about.
+  pbt(pbt, mode) {
+    charts.draw(this.panel('PBT lineage', 'wide'), lineageOption(pbt, mode));
+    const params = this.panel('PBT parameters over time', 'wide');
+    charts.draw(params, paramsOption(pbt, params.body.clientWidth));
+  }
+
+  // Several objectives: the front and the hypervolume (web/src/pareto.js).
+  pareto(pareto) {
+    const front = this.panel('Pareto front', pareto.objectives.length > 2 ? 'wide' : '');
+    charts.draw(front, frontOption(pareto, front.body.clientWidth));
+    charts.draw(this.panel('Hypervolume history'), hypervolumeOption(pareto));
+  }
+
   // Importance draws on its own: it never holds up or redraws the other charts.
   importance(result) {
-    const target = this.panel('Parameter importance (fANOVA)');
-    const stale = result.current ? '' : ' (updating: trials finished since)';
-    charts.draw(target, { ...charts.importanceOption(result), note: `over ${result.trials} completed trials${stale}` },
-      { counted: false, onDrawn: () => performance.mark('gpusweep-importance-drawn') });
+    const draw = (title, one, what) => {
+      if (!one.params.length) return;
+      const stale = one.current ? '' : ' (updating: trials finished since)';
+      charts.draw(this.panel(title), { ...charts.importanceOption(one), note: `over ${one.trials} completed trials${what}${stale}` },
+        { counted: false, onDrawn: () => performance.mark('gpusweep-importance-drawn') });
+    };
+    if (!result.objectives) { draw(IMPORTANCE, result, ''); return; }
+    for (const one of result.objectives) draw(`${IMPORTANCE}: ${one.objective}`, one, ` reporting ${one.objective} (${one.mode})`);
   }
 }
 

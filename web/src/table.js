@@ -1,6 +1,8 @@
 // The trial table: every parameter and metric column, sort by any column, filter by
 // state and by parameter ranges; 100 rows a page so 10,000 trials stay instant.
+import { paretoByTrial, paretoClass } from './charts.js';
 import { el, fmtDuration, fmtValue, shownState, stateBadge, trialDuration } from './dom.js';
+import { paretoText } from './pareto.js';
 
 const PAGE = 100;
 // Filters apply as the user types, once typing pauses this long.
@@ -18,9 +20,23 @@ function columnsOf(trials, summary) {
     { key: 'state', label: 'state', get: (t) => shownState(t, summary), cell: (t) => stateBadge(shownState(t, summary)) },
     { key: 'objective', label: `${summary.metric} (objective)`, get: (t) => t.objective },
     { key: 'duration', label: 'duration', get: (t) => trialDuration(t, summary), cell: (t) => fmtDuration(trialDuration(t, summary)) },
+    ...paretoColumns(summary),
     ...summary.params.map((p) => ({ key: `p:${p}`, label: p, get: (t) => t.params[p], param: p })),
     ...metrics.map((m) => ({ key: `m:${m}`, label: taken.has(m) ? `${m} (last reported)` : m, get: (t) => (t.metrics || {})[m], metric: true })),
     { key: 'gpus', label: 'gpus', get: (t) => (t.gpus.length ? t.gpus.join(',') : 'cpu') },
+  ];
+}
+
+// With several objectives: each objective's value and the Pareto rank as `status`
+// writes it ("front", "2", "infeasible +0.25"), sorted by front then violation.
+function paretoColumns(summary) {
+  if (!summary.pareto) return [];
+  const classes = paretoByTrial(summary);
+  const entry = (t) => classes.get(t.number);
+  return [
+    ...summary.pareto.objectives.map((o, i) => ({ key: `o:${o.name}`, label: `${o.name} (${o.mode})`, get: (t) => (entry(t) ? entry(t).values[i] : null) })),
+    { key: 'pareto', label: 'Pareto', get: (t) => (entry(t) ? (entry(t).feasible ? entry(t).rank : 1e9 + (entry(t).violation ?? 1e9)) : null),
+      cell: (t) => (entry(t) ? el('span', { class: `pareto pareto-${paretoClass(entry(t))}` }, paretoText(entry(t))) : '-') },
   ];
 }
 
@@ -115,7 +131,9 @@ export class TrialTable {
   }
 
   row(t) {
-    return el('tr', { dataset: { trial: t.number } }, this.columns.map((c) => el('td', {},
+    const pareto = this.pareto.get(t.number);
+    return el('tr', { dataset: { trial: t.number, ...(pareto ? { pareto: paretoClass(pareto) } : {}) },
+      class: pareto ? `pareto-${paretoClass(pareto)}` : undefined }, this.columns.map((c) => el('td', {},
       c.key === 'number' ? el('a', { href: `#/e/${encodeURIComponent(this.id)}/t/${t.number}` }, t.number)
         : c.cell ? c.cell(t) : fmtValue(c.get(t) ?? '-'))));
   }
@@ -123,6 +141,7 @@ export class TrialTable {
   render() {
     const where = this.where();
     this.columns = columnsOf(this.trials, this.summary);
+    this.pareto = paretoByTrial(this.summary);  // each row's mark, looked up once per render
     const rows = this.visible();
     const pages = Math.max(1, Math.ceil(rows.length / PAGE));
     this.page = Math.min(this.page, pages - 1);

@@ -1,0 +1,33 @@
+// pareto_json.h — an experiment with several objectives as the dashboard draws it: the
+// summary's "pareto" section (docs/config.md, "Several objectives and constraints").
+//
+// Contract: pure; ranks through report/pareto_views.h (RankParetoTrials,
+// ComputeFrontHypervolume) and pareto.h, never by an ordering of its own, so the page
+// marks the same front `status` and `best` print.
+//
+// {objectives: [{name, mode}], constraints: [{metric, min|null, max|null}],
+//  trials: [{trial, values[] (objective order; null where missing), rank (0-based
+//            front), front (the feasible front), feasible, violation}], Pareto order,
+//  reference: [metric values, objective order]|null, reference_derived,
+//  hypervolume: [{trial, completed, value}]}
+// - Only completed trials are ranked.
+// - `reference`: the config's hypervolume_reference, else derived from every feasible
+//   trial (ComputeFrontHypervolume); null without a feasible trial. The history uses
+//   this one reference throughout, so its values compare: entry i is the hypervolume of
+//   the feasible trials among the first i+1 to complete (by end time, then number;
+//   `completed` = i+1, `trial` the one that completed then). Empty without a reference.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "gpusweep/json.h"
+#include "gpusweep/objective.h"
+#include "gpusweep/trial.h"
+
+namespace gpusweep::web {
+
+Json ParetoJson(const std::vector<TrialRecord>& trials, const Objective& objective,
+                const std::optional<std::vector<double>>& reference);
+
+}  // namespace gpusweep::web
