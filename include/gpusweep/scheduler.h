@@ -30,6 +30,7 @@
 
 #include "gpusweep/config.h"
 #include "gpusweep/json.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/status.h"
 
 namespace gpusweep {
@@ -85,6 +86,19 @@ struct Decision {
   std::string reason;
 };
 
+// What one report, or one finished job, tells a scheduler about its trial. With one
+// metric and no constraints only `value` is set, and every scheduler ranks by it as it
+// always did. With several metrics or constraints (docs/config.md, "Several objectives
+// and constraints") the run also sets `losses` and `violation`, which multi-objective
+// ASHA, Hyperband and successive halving rank by (rung_table.h's Pareto ranking).
+struct Evaluation {
+  std::optional<double> value;  // the primary objective (nullopt: missing, NaN or failed)
+  // Objective::Losses of every objective, in metric order (+inf where one is missing);
+  // empty when the run has one metric and no constraints.
+  std::vector<double> losses;
+  double violation = 0;         // Objective::Violation: 0 feasible, +inf a constraint metric missing
+};
+
 // The calls a run makes about its jobs, in the order things happen: what the journal
 // records (run/scheduler_journal.h) and a resumed run replays. A Scheduler and a
 // SearchPolicy (policy.h) both take them.
@@ -108,6 +122,17 @@ class JobCalls {
   // Returns the trial's resulting decision: budgeted: kPause / kComplete / kStop;
   // iterative: kComplete (or kStop if it had been stopped).
   virtual Decision OnJobFinished(const Job& job, std::optional<double> value) = 0;
+
+  // The same two calls with the whole evaluation: what the run loop and the journal's
+  // replay make. A callee that ranks by one value needs only the calls above (these
+  // pass `value` on); those that rank by several objectives override these.
+  virtual std::optional<Decision> OnEvaluatedReport(int trial, double resource,
+                                                    const Evaluation& evaluation) {
+    return OnReport(trial, resource, evaluation.value);
+  }
+  virtual Decision OnJobEvaluated(const Job& job, const Evaluation& evaluation) {
+    return OnJobFinished(job, evaluation.value);
+  }
 
   // The job's process ended without a result because gpusweep was interrupted: the
   // job counts as not started (NextJob will return it again, before anything else).
@@ -146,7 +171,12 @@ class Scheduler : public JobCalls {
 };
 
 // Builds the scheduler `config.kind` for an experiment of `configurations` trials
-// (the sampler's total_trials()) whose objective follows `mode`. Returns nullptr for
+// (the sampler's total_trials()) whose objective follows `mode`. The Objective overload
+// is the same for one metric without constraints; with several metrics or constraints,
+// asha, hyperband and successive_halving rank rungs by Pareto ranking (multi-objective
+// ASHA, Schmucker, Donini, Zafar, Salinas & Archambeau, "Multi-objective Asynchronous
+// Successive Halving", arXiv:2106.12639, 2021: rung_table.h says the order), and median
+// (no sound median of vectors) and pbt are Error{kInvalidConfig}. Returns nullptr for
 // SchedulerKind::kNone. Error{kInvalidConfig} ("scheduler.<key>: what is wrong; what
 // would be valid") on: max_resource < min_resource, min_resource <= 0, eta <= 1,
 // budget_step <= 0 with linear growth, brackets < 1, successive_halving with
@@ -157,6 +187,9 @@ class Scheduler : public JobCalls {
 // ceil(n/eta) per round); ASHA — Li et al., "A System for Massively Parallel
 // Hyperparameter Tuning", MLSys 2020; Hyperband — Li et al., JMLR 2018.
 Expected<std::unique_ptr<Scheduler>> MakeScheduler(const SchedulerConfig& config, Mode mode,
+                                                   int configurations, TrialStyle style);
+Expected<std::unique_ptr<Scheduler>> MakeScheduler(const SchedulerConfig& config,
+                                                   const Objective& objective,
                                                    int configurations, TrialStyle style);
 
 // Rung resources of one ASHA bracket: min_resource * eta^k for k = 0, 1, ... while

@@ -173,15 +173,23 @@ Status CheckObjectiveSupport(const Mapping& top, const ExperimentConfig& config)
         fmt::format("use sampler type nsga2 (or random, sobol, grid), or one metric without "
                     "constraints for {}",
                     ToString(kind)));
-  if (config.scheduler.kind != SchedulerKind::kNone)
+  // asha, hyperband and successive_halving rank rungs by Pareto ranking (multi-objective
+  // ASHA). The median rule compares a trial with the median of the others' values, and
+  // vectors have no median that orders them (a componentwise one is dominated by no
+  // one and dominates no one), so it refuses rather than quietly using the first metric.
+  const SchedulerKind scheduler = config.scheduler.kind;
+  if (scheduler == SchedulerKind::kPbt)
     return RefuseObjectiveAt(
         top, "scheduler",
-        config.scheduler.kind == SchedulerKind::kPbt
-            ? fmt::format("population-based training ranks members by one metric and cannot "
-                          "honour {}", asked)
-            : fmt::format("the {} scheduler stops trials by one metric and cannot honour {}",
-                          ToString(config.scheduler.kind), asked),
+        fmt::format("population-based training ranks members by one metric and cannot "
+                    "honour {}", asked),
         "remove scheduler:, or give one metric without constraints");
+  if (scheduler == SchedulerKind::kMedian)
+    return RefuseObjectiveAt(
+        top, "scheduler",
+        fmt::format("the median scheduler stops trials by one metric and cannot honour {}", asked),
+        "use scheduler: {type: asha, ...} (multi-objective ASHA: Pareto ranking at each rung), "
+        "hyperband or successive_halving, or give one metric without constraints");
   if (config.cv.enabled())
     return RefuseObjectiveAt(top, "cv", fmt::format("cross-validation cannot yet combine {}", asked),
                              "remove cv:, or give one metric without constraints");

@@ -9,7 +9,8 @@
 // name to a finite number, or naming a metric that is not an objective.
 // CheckObjectiveSupport runs once every section is parsed and refuses, at the key that
 // asks for it, a search that cannot honour the objective: several metrics or
-// constraints with a sampler, scheduler, cv or nas that would rank by the primary
+// constraints with a sampler, scheduler (median, pbt; asha, hyperband and
+// successive_halving rank by Pareto ranking), cv or nas that would rank by the primary
 // metric alone.
 #pragma once
 

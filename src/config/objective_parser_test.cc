@@ -155,5 +155,24 @@ TEST(ObjectiveParserTest, WhatRanksByOneMetricRefusesSeveralOrConstraintsAtItsTy
   }
 }
 
+TEST(ObjectiveParserTest, AshaHyperbandAndHalvingTakeSeveralObjectivesMedianRefusesWithWhatToWrite) {
+  const std::string two = "metrics: [{name: a, mode: max}, {name: b, mode: min}]\n";
+  const std::string one_constrained = "metric: {name: a, mode: max}\nconstraints: [{metric: c, max: 1}]\n";
+  for (const std::string& objective : {two, one_constrained}) {
+    for (std::string_view type : {"asha", "hyperband", "successive_halving"}) {
+      auto config = ParseConfig(
+          ObjectiveYaml(objective, fmt::format("{}scheduler: {{type: {}, max_resource: 9}}\n",
+                                               kObjectiveTail, type)),
+          "exp.yaml");
+      EXPECT_TRUE(config) << type << ": " << config.error().message;
+    }
+  }
+  // The scheduler's type is on line 7 (objective 3, sampler 4, search space 5-6).
+  EXPECT_THAT(ParseError(ObjectiveYaml(two, std::string(kObjectiveTail) +
+                                                "scheduler: {type: median, max_resource: 9}\n")),
+              AllOf(StartsWith("exp.yaml:7:"), HasSubstr("median scheduler stops trials by one metric"),
+                    HasSubstr("use scheduler: {type: asha, ...}")));
+}
+
 }  // namespace
 }  // namespace gpusweep

@@ -12,16 +12,27 @@ namespace gpusweep {
 namespace {
 
 // The mean of the values there are; nullopt without any.
-std::optional<double> MeanOf(const std::map<int, std::optional<double>>& values) {
+// The folds' mean: of the primary value over the folds that have one (as a single
+// objective always was), and over the same folds of each objective's loss and of the
+// violation (several metrics or constraints; a fold missing an objective makes its
+// mean +inf, and a configuration is feasible only when each counted fold is).
+Evaluation MeanOf(const std::map<int, Evaluation>& folds) {
   double sum = 0;
   int count = 0;
-  for (const auto& [fold, value] : values)
-    if (value) {
-      sum += *value;
-      ++count;
-    }
-  if (count == 0) return std::nullopt;
-  return sum / count;
+  std::vector<double> losses;
+  double violation = 0;
+  for (const auto& [fold, evaluation] : folds) {
+    if (!evaluation.value) continue;
+    sum += *evaluation.value;
+    ++count;
+    if (losses.empty()) losses.assign(evaluation.losses.size(), 0.0);
+    for (size_t i = 0; i < losses.size() && i < evaluation.losses.size(); ++i)
+      losses[i] += evaluation.losses[i];
+    violation += evaluation.violation;
+  }
+  if (count == 0) return Evaluation{};
+  for (double& loss : losses) loss /= count;
+  return Evaluation{sum / count, std::move(losses), violation / count};
 }
 
 const TrialRecord* FindTrial(const std::vector<TrialRecord>& trials, int number) {
@@ -180,8 +191,9 @@ std::vector<int> FoldPolicy::Upcoming(std::size_t count) const {
   return next;
 }
 
-std::optional<Decision> FoldPolicy::OnReport(int trial, double resource,
-                                             std::optional<double> value) {
+std::optional<Decision> FoldPolicy::OnEvaluatedReport(int trial, double resource,
+                                                      const Evaluation& evaluation) {
+  const std::optional<double>& value = evaluation.value;
   const FoldIndex index = FoldOf(trial, cv_.folds);
   if (stopped_.contains(index.configuration)) {
     Decision stop;
@@ -192,7 +204,7 @@ std::optional<Decision> FoldPolicy::OnReport(int trial, double resource,
     stop.reason = fmt::format("configuration {} was stopped", index.configuration);
     return stop;
   }
-  reports_[index.configuration][resource][index.fold] = value;
+  reports_[index.configuration][resource][index.fold] = evaluation;
   std::optional<Decision> decision = JudgeReports(index.configuration);
   if (!decision) return std::nullopt;
   decision->trial = trial;
@@ -208,11 +220,12 @@ std::optional<Decision> FoldPolicy::JudgeReports(int configuration) {
   auto& by_resource = reports->second;
   for (auto it = by_resource.begin(); it != by_resource.end();) {
     // The live folds' values: a fold that failed after reporting here no longer counts.
-    std::map<int, std::optional<double>> values;
+    std::map<int, Evaluation> values;
     for (int fold : live)
       if (auto value = it->second.find(fold); value != it->second.end()) values.insert(*value);
     if (values.size() < live.size()) break;  // later resources wait for this one
-    std::optional<Decision> decision = inner_->OnReport(configuration, it->first, MeanOf(values));
+    std::optional<Decision> decision =
+        inner_->OnEvaluatedReport(configuration, it->first, MeanOf(values));
     it = by_resource.erase(it);
     if (decision) {
       decision->reason += fmt::format(" (mean over {} folds)", live.size());
@@ -249,7 +262,8 @@ void FoldPolicy::Settle(int configuration, const std::set<int>& folds, int excep
   }
 }
 
-Decision FoldPolicy::OnJobFinished(const Job& job, std::optional<double> value) {
+Decision FoldPolicy::OnJobEvaluated(const Job& job, const Evaluation& evaluation) {
+  const std::optional<double>& value = evaluation.value;
   const FoldIndex index = FoldOf(job.trial, cv_.folds);
   auto running = running_.find(index.configuration);
   Decision decision;
@@ -264,7 +278,7 @@ Decision FoldPolicy::OnJobFinished(const Job& job, std::optional<double> value) 
     return decision;
   }
   ConfigurationJob& spread = running->second;
-  spread.ended[index.fold] = value;
+  spread.ended[index.fold] = evaluation;
   if (!value && !stopped_.contains(index.configuration)) {
     failed_[index.configuration].insert(index.fold);
     if (static_cast<int>(failed_[index.configuration].size()) > cv_.allow_failed_folds)
@@ -281,12 +295,12 @@ Decision FoldPolicy::OnJobFinished(const Job& job, std::optional<double> value) 
   }
   const bool too_many_failed =
       static_cast<int>(failed_[index.configuration].size()) > cv_.allow_failed_folds;
-  const std::optional<double> mean = too_many_failed ? std::nullopt : MeanOf(spread.ended);
+  const Evaluation mean = too_many_failed ? Evaluation{} : MeanOf(spread.ended);
   const Job inner_job = spread.job;
   const std::set<int> folds = spread.folds;
   const std::size_t ended = spread.ended.size();
   running_.erase(running);
-  Decision verdict = inner_->OnJobFinished(inner_job, mean);
+  Decision verdict = inner_->OnJobEvaluated(inner_job, mean);
   verdict.trial = job.trial;
   verdict.reason += fmt::format(" (mean over {} folds)", ended);
   if (inner_->style() == TrialStyle::kBudgeted &&
@@ -318,7 +332,7 @@ void FoldPolicy::AbandonFailed(int configuration, ConfigurationJob& spread, int 
       ++it;
       continue;
     }
-    spread.ended[index.fold] = std::nullopt;  // never runs: ends without a value
+    spread.ended[index.fold] = Evaluation{};  // never runs: ends without a value
     abandoned.insert(index.fold);
     it = pending_.erase(it);
   }

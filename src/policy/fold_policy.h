@@ -14,7 +14,9 @@
 // stop decision stops the configuration: the reporting fold through the returned
 // decision, its running siblings through Eliminated(). When every fold of a job has
 // ended, the wrapped policy hears OnJobFinished with the folds' mean (nullopt when more
-// folds failed than cv.allow_failed_folds). Once that many have failed the
+// folds failed than cv.allow_failed_folds); with several metrics or constraints the
+// mean is of every objective and of the violation (OnJobEvaluated: a configuration's
+// objectives are the means of its folds'). Once that many have failed the
 // configuration has failed, and its other folds are not worth their slots: those not
 // started are dropped (settled kStop; the loop records them as not run), the running
 // ones are stopped (kStop), and its reports are answered "stop". Budgeted style: a fold
@@ -58,8 +60,17 @@ class FoldPolicy final : public SearchPolicy {
   Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
   std::vector<int> Upcoming(std::size_t count) const override;
 
-  std::optional<Decision> OnReport(int trial, double resource, std::optional<double> value) override;
-  Decision OnJobFinished(const Job& job, std::optional<double> value) override;
+  std::optional<Decision> OnReport(int trial, double resource, std::optional<double> value) override {
+    return OnEvaluatedReport(trial, resource, Evaluation{value, {}, 0});
+  }
+  Decision OnJobFinished(const Job& job, std::optional<double> value) override {
+    return OnJobEvaluated(job, Evaluation{value, {}, 0});
+  }
+  // The wrapped policy hears the folds' mean evaluation: the mean of each objective
+  // and of the violation over the folds with a value (several metrics or constraints).
+  std::optional<Decision> OnEvaluatedReport(int trial, double resource,
+                                            const Evaluation& evaluation) override;
+  Decision OnJobEvaluated(const Job& job, const Evaluation& evaluation) override;
   void OnJobInterrupted(const Job& job) override;
   std::vector<double> StopPoints(int trial) const override;
   // Fold trials settled by their configuration's decision: kStop (the configuration
@@ -81,7 +92,7 @@ class FoldPolicy final : public SearchPolicy {
   struct ConfigurationJob {
     Job job;                                      // the wrapped policy's
     std::set<int> folds;                          // folds this job runs
-    std::map<int, std::optional<double>> ended;   // fold -> value it ended with
+    std::map<int, Evaluation> ended;              // fold -> evaluation it ended with
   };
 
   Job FoldJob(const Job& job, int fold) const;
@@ -112,7 +123,7 @@ class FoldPolicy final : public SearchPolicy {
   std::map<int, std::set<int>> failed_;            // configuration -> failed folds
   std::set<int> stopped_;                          // configurations stopped or failed
   // configuration -> resource -> fold -> value, until all live folds reported there
-  std::map<int, std::map<double, std::map<int, std::optional<double>>>> reports_;
+  std::map<int, std::map<double, std::map<int, Evaluation>>> reports_;
   std::vector<Decision> settled_;
   std::size_t inner_eliminated_seen_ = 0;
   // Restored from fold records (a wrapped policy that is not journaled):

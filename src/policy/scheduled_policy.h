@@ -39,6 +39,13 @@ class ScheduledPolicy final : public SearchPolicy {
   Decision OnJobFinished(const Job& job, std::optional<double> value) override {
     return scheduler_->OnJobFinished(job, value);
   }
+  std::optional<Decision> OnEvaluatedReport(int trial, double resource,
+                                            const Evaluation& evaluation) override {
+    return scheduler_->OnEvaluatedReport(trial, resource, evaluation);
+  }
+  Decision OnJobEvaluated(const Job& job, const Evaluation& evaluation) override {
+    return scheduler_->OnJobEvaluated(job, evaluation);
+  }
   void OnJobInterrupted(const Job& job) override { scheduler_->OnJobInterrupted(job); }
   std::vector<double> StopPoints(int trial) const override { return scheduler_->StopPoints(trial); }
   const std::vector<Decision>& Eliminated() const override { return scheduler_->Eliminated(); }

@@ -261,7 +261,7 @@ Expected<std::unique_ptr<SearchPolicy>> MakePolicy(const ExperimentConfig& confi
   }
   // Samplers and schedulers work on configurations; under cv each is several trials.
   GS_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler,
-                      InConfig(MakeScheduler(config.scheduler, config.metric.mode,
+                      InConfig(MakeScheduler(config.scheduler, ObjectiveOf(config),
                                              sampler->total_trials(), style),
                                config));
   std::unique_ptr<SearchPolicy> policy =

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "run/evaluation.h"
+
 namespace gpusweep {
 namespace {
 
@@ -88,16 +90,28 @@ SchedulerEventRecord JobStartedEvent(const Job& job, double time) {
 
 SchedulerEventRecord ReportEvent(int trial, double resource, std::optional<double> value,
                                  const std::optional<Decision>& decision, double time) {
-  Json detail{{"resource", resource}, {"value", ValueJson(value)}};
+  return ReportEvent(trial, resource, Evaluation{value, {}, 0}, decision, time);
+}
+
+SchedulerEventRecord ReportEvent(int trial, double resource, const Evaluation& evaluation,
+                                 const std::optional<Decision>& decision, double time) {
+  Json detail{{"resource", resource}, {"value", ValueJson(evaluation.value)}};
+  WriteEvaluation(evaluation, detail);
   if (decision) detail["decision"] = DecisionJson(*decision);
   return SchedulerEventRecord{0, time, trial, std::string(kReport), std::move(detail)};
 }
 
 SchedulerEventRecord JobFinishedEvent(const Job& job, std::optional<double> value,
                                       const Decision& decision, double time) {
-  return SchedulerEventRecord{
-      0, time, job.trial, std::string(kJobFinished),
-      Json{{"job", JobJson(job)}, {"value", ValueJson(value)}, {"decision", DecisionJson(decision)}}};
+  return JobFinishedEvent(job, Evaluation{value, {}, 0}, decision, time);
+}
+
+SchedulerEventRecord JobFinishedEvent(const Job& job, const Evaluation& evaluation,
+                                      const Decision& decision, double time) {
+  Json detail{{"job", JobJson(job)}, {"value", ValueJson(evaluation.value)}};
+  WriteEvaluation(evaluation, detail);
+  detail["decision"] = DecisionJson(decision);
+  return SchedulerEventRecord{0, time, job.trial, std::string(kJobFinished), std::move(detail)};
 }
 
 SchedulerEventRecord JobInterruptedEvent(const Job& job, double time) {
@@ -118,8 +132,8 @@ Expected<SchedulerReplay> ReplaySchedulerEvents(JobCalls& scheduler,
     if (event.kind == kReport) {
       const Json& resource = event.detail.contains("resource") ? event.detail["resource"] : Json();
       if (!resource.is_number()) return tl::unexpected(Malformed(event, "no resource"));
-      scheduler.OnReport(event.trial, resource.get<double>(),
-                         ValueFrom(event.detail.value("value", Json())));
+      scheduler.OnEvaluatedReport(event.trial, resource.get<double>(),
+                                  ReadEvaluation(event.detail));
       std::optional<Decision> decision = DecisionOf(event);
       if (auto job = unfinished.find(event.trial); job != unfinished.end() && decision &&
                                                    decision->verdict == Verdict::kStop)
@@ -132,7 +146,7 @@ Expected<SchedulerReplay> ReplaySchedulerEvents(JobCalls& scheduler,
       scheduler.JobStarted(job);
       unfinished[job.trial] = JobInFlight{job, std::nullopt};
     } else if (event.kind == kJobFinished) {
-      scheduler.OnJobFinished(job, ValueFrom(event.detail.value("value", Json())));
+      scheduler.OnJobEvaluated(job, ReadEvaluation(event.detail));
       unfinished.erase(job.trial);
     } else if (event.kind == kJobInterrupted) {
       scheduler.OnJobInterrupted(job);

@@ -6,7 +6,10 @@
 // into a fresh scheduler: same state, same decisions, no finished evaluation repeated.
 // Event detail fields: "job" {kind, trial, bracket, rung, budget; and params, parent,
 // checkpoint when the job carries them}; "resource", "value"
-// (null when missing); "decision" {bracket, rung, resource, value, verdict, reason}.
+// (null when missing); with several metrics or constraints also "losses" (every
+// objective as a loss, null where not finite) and "violation" (null: +inf), which
+// replay passes on (run/evaluation.h; journals without them replay the value alone);
+// "decision" {bracket, rung, resource, value, verdict, reason}.
 #pragma once
 
 #include <map>
@@ -24,6 +27,11 @@ SchedulerEventRecord JobStartedEvent(const Job& job, double time);
 SchedulerEventRecord ReportEvent(int trial, double resource, std::optional<double> value,
                                  const std::optional<Decision>& decision, double time);
 SchedulerEventRecord JobFinishedEvent(const Job& job, std::optional<double> value,
+                                      const Decision& decision, double time);
+// The same with a whole evaluation (scheduler.h): its losses and violation are journaled.
+SchedulerEventRecord ReportEvent(int trial, double resource, const Evaluation& evaluation,
+                                 const std::optional<Decision>& decision, double time);
+SchedulerEventRecord JobFinishedEvent(const Job& job, const Evaluation& evaluation,
                                       const Decision& decision, double time);
 SchedulerEventRecord JobInterruptedEvent(const Job& job, double time);
 // Not a scheduler call: how a run that ended settled a trial the scheduler left paused

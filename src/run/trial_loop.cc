@@ -11,6 +11,7 @@
 
 #include "gpusweep/render.h"
 #include "run/checkpoint_copy.h"
+#include "run/evaluation.h"
 #include "run/output_tail.h"
 #include "run/scheduler_journal.h"
 #include "run/trial_env.h"
@@ -434,9 +435,13 @@ void TrialLoop::ConsultPolicy(Active& active, const MetricsLine& line, Process p
   active.judged = true;
   const double at = resource->get<double>();
   const double value = metric->get<double>();
-  const std::optional<Decision> decision = policy_->OnReport(active.record.number, at, value);
+  // The other objectives are their latest reports (last_metrics holds this line's).
+  const Evaluation evaluation = EvaluationOf(config_, value, active.record.last_metrics);
+  const std::optional<Decision> decision =
+      policy_->OnEvaluatedReport(active.record.number, at, evaluation);
   if (policy_->journaled())
-    events.push_back(ReportEvent(active.record.number, at, value, decision, services_.wall_clock()));
+    events.push_back(
+        ReportEvent(active.record.number, at, evaluation, decision, services_.wall_clock()));
   if (process == Process::kRunning) AnswerReport(active, at, decision);
   if (!decision || decision->verdict != Verdict::kStop || active.pruned || active.kill_at ||
       process == Process::kExited)
@@ -568,8 +573,10 @@ void TrialLoop::ConcludeJob(Active& active, Events& events) {
   std::optional<double> value;
   if (active.pruned) value = last;
   else if (record.state == TrialState::kCompleted) value = record.objective;
-  const Decision decision = policy_->OnJobFinished(job, value);
-  if (policy_->journaled()) events.push_back(JobFinishedEvent(job, value, decision, record.end_time));
+  const Evaluation evaluation = EvaluationOf(config_, value, record.last_metrics);
+  const Decision decision = policy_->OnJobEvaluated(job, evaluation);
+  if (policy_->journaled())
+    events.push_back(JobFinishedEvent(job, evaluation, decision, record.end_time));
   if (active.pruned) {
     record.state = TrialState::kPruned;
     record.objective = last;

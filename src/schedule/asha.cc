@@ -43,16 +43,17 @@ void AsyncBrackets::JobStarted(const Job& job) {
   if (job.kind == Job::Kind::kPromote) MutableBracketOf(job.trial).MarkPromoted(job);
 }
 
-std::optional<Decision> AsyncBrackets::OnReport(int trial, double resource,
-                                                std::optional<double> value) {
+std::optional<Decision> AsyncBrackets::OnEvaluatedReport(int trial, double resource,
+                                                         const Evaluation& evaluation) {
   if (style_ == TrialStyle::kBudgeted) return std::nullopt;
-  return MutableBracketOf(trial).OnReport(trial, resource, value);
+  return MutableBracketOf(trial).OnReport(trial, resource, evaluation);
 }
 
-Decision AsyncBrackets::OnJobFinished(const Job& job, std::optional<double> value) {
+Decision AsyncBrackets::OnJobEvaluated(const Job& job, const Evaluation& evaluation) {
   book_.Finished(job);
   AshaBracket& bracket = MutableBracketOf(job.trial);
-  if (style_ == TrialStyle::kBudgeted) return bracket.RecordFinished(job, value);
+  if (style_ == TrialStyle::kBudgeted) return bracket.RecordFinished(job, evaluation);
+  const std::optional<double> value = evaluation.value;
   const int last = bracket.last_rung();
   if (auto rung = bracket.StoppedAt(job.trial))
     return Decision{job.trial,
@@ -83,11 +84,11 @@ void AsyncBrackets::OnJobInterrupted(const Job& job) {
 }
 
 std::unique_ptr<Scheduler> MakeAsha(const SchedulerConfig& config, Mode mode, int configurations,
-                                    TrialStyle style) {
+                                    TrialStyle style, Ranking ranking) {
   std::vector<AshaBracket> brackets;
   brackets.emplace_back(
       0, RungResources(config.min_resource, config.max_resource, config.reduction_factor),
-      config.reduction_factor, mode, config.resource);
+      config.reduction_factor, mode, config.resource, ranking);
   return std::make_unique<AsyncBrackets>(std::move(brackets), std::vector<int>{0}, configurations,
                                          style);
 }

@@ -26,8 +26,15 @@ class AsyncBrackets final : public Scheduler {
   Job NextJob() const override;
   void JobStarted(const Job& job) override;
   std::optional<Decision> OnReport(int trial, double resource,
-                                   std::optional<double> value) override;
-  Decision OnJobFinished(const Job& job, std::optional<double> value) override;
+                                   std::optional<double> value) override {
+    return OnEvaluatedReport(trial, resource, Evaluation{value, {}, 0});
+  }
+  Decision OnJobFinished(const Job& job, std::optional<double> value) override {
+    return OnJobEvaluated(job, Evaluation{value, {}, 0});
+  }
+  std::optional<Decision> OnEvaluatedReport(int trial, double resource,
+                                            const Evaluation& evaluation) override;
+  Decision OnJobEvaluated(const Job& job, const Evaluation& evaluation) override;
   void OnJobInterrupted(const Job& job) override;
   std::vector<double> StopPoints(int trial) const override;
 
@@ -44,9 +51,11 @@ class AsyncBrackets final : public Scheduler {
   JobBook book_;
 };
 
-// ASHA: one bracket with RungResources(min_resource, max_resource, eta), id 0.
+// ASHA: one bracket with RungResources(min_resource, max_resource, eta), id 0; its
+// rungs ranked by `ranking` (kPareto: multi-objective ASHA, asha_bracket.h).
 // Precondition: the config passed MakeScheduler's validation.
 std::unique_ptr<Scheduler> MakeAsha(const SchedulerConfig& config, Mode mode,
-                                    int configurations, TrialStyle style);
+                                    int configurations, TrialStyle style,
+                                    Ranking ranking = Ranking::kValue);
 
 }  // namespace gpusweep::schedule_detail

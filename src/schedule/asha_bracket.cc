@@ -8,12 +8,13 @@
 namespace gpusweep::schedule_detail {
 
 AshaBracket::AshaBracket(int id, std::vector<double> rungs, double eta, Mode mode,
-                         std::string resource_name)
+                         std::string resource_name, Ranking ranking)
     : id_(id),
       rungs_(std::move(rungs)),
       eta_(eta),
       resource_name_(std::move(resource_name)),
-      tables_(rungs_.size(), RungTable(mode)),
+      ranking_(ranking),
+      tables_(rungs_.size(), RungTable(mode, ranking)),
       promoted_(rungs_.size()),
       candidates_(rungs_.size(), Candidates(RankOrder{mode})) {}
 
@@ -38,16 +39,28 @@ Job AshaBracket::StartJob(int trial, TrialStyle style) const {
   return job;
 }
 
+std::string AshaBracket::ParetoDetail(int rung, int trial) const {
+  if (ranking_ != Ranking::kPareto) return "";
+  const RungTable& table = tables_[rung];
+  const int rank = table.RankOf(trial);
+  if (rank < 0) return "";
+  const RungTable::Entry& entry = table.ranked()[rank];
+  if (!entry.value) return " (no value)";
+  if (entry.violation > 0) return fmt::format(" (infeasible, violation {:.6g})", entry.violation);
+  return fmt::format(" (front {}, crowding {:.6g})", entry.front + 1, entry.crowding);
+}
+
 Decision AshaBracket::RungDecision(int trial, int rung, double resource,
-                                   std::optional<double> value) {
+                                   const Evaluation& evaluation) {
   assert(rung >= 0 && static_cast<std::size_t>(rung) < tables_.size());
+  const std::optional<double> value = Normalized(evaluation.value);
   RungTable& table = tables_[rung];
-  table.Record(trial, value);
+  table.Record(trial, evaluation);
   const int rank = table.RankOf(trial);
   const int keep = TopCount(table.size(), eta_, Rounding::kCeil);
   const bool continues = rank < keep;
-  std::string reason = fmt::format("rank {} of {} at {}: ", rank + 1, table.size(),
-                                   RungName(rung));
+  std::string reason = fmt::format("rank {}{} of {} at {}: ", rank + 1, ParetoDetail(rung, trial),
+                                   table.size(), RungName(rung));
   reason += continues ? fmt::format("in the top {}, continues", keep)
                       : fmt::format("only the top {} continue", keep);
   return Decision{trial, id_, rung, resource, value,
@@ -55,13 +68,13 @@ Decision AshaBracket::RungDecision(int trial, int rung, double resource,
 }
 
 std::optional<Decision> AshaBracket::OnReport(int trial, double resource,
-                                              std::optional<double> value) {
+                                              const Evaluation& evaluation) {
   if (stopped_.count(trial) != 0) return std::nullopt;  // already decided
   std::optional<Decision> decision;
   for (int rung = 0; rung < last_rung(); ++rung) {
     if (resource < rungs_[rung] * (1 - 1e-9)) break;  // rungs increase
     if (tables_[rung].Contains(trial)) continue;        // each rung once per trial
-    decision = RungDecision(trial, rung, resource, Normalized(value));
+    decision = RungDecision(trial, rung, resource, evaluation);
     if (decision->verdict == Verdict::kStop) {
       stopped_[trial] = rung;
       break;
@@ -70,19 +83,36 @@ std::optional<Decision> AshaBracket::OnReport(int trial, double resource,
   return decision;
 }
 
+Job AshaBracket::PromotionJob(int trial, int from_rung) const {
+  Job job;
+  job.kind = Job::Kind::kPromote;
+  job.trial = trial;
+  job.bracket = id_;
+  job.rung = from_rung + 1;
+  job.budget = rungs_[from_rung + 1];
+  return job;
+}
+
+std::optional<int> AshaBracket::BestUnpromoted(int rung, int limit) const {
+  const RungTable& table = tables_[rung];
+  if (ranking_ == Ranking::kValue) {
+    if (candidates_[rung].empty()) return std::nullopt;
+    const int best = candidates_[rung].begin()->trial;
+    if (table.RankOf(best) >= limit) return std::nullopt;
+    return best;
+  }
+  const int end = std::min(limit, table.size());
+  for (int rank = 0; rank < end; ++rank) {
+    const RungTable::Entry& entry = table.ranked()[rank];
+    if (entry.value && promoted_[rung].count(entry.trial) == 0) return entry.trial;
+  }
+  return std::nullopt;
+}
+
 std::optional<Job> AshaBracket::Promotion() const {
   for (int rung = last_rung() - 1; rung >= 0; --rung) {
-    if (candidates_[rung].empty()) continue;
-    const RungTable::Entry& best = *candidates_[rung].begin();
-    const RungTable& table = tables_[rung];
-    if (table.RankOf(best.trial) >= TopCount(table.size(), eta_, Rounding::kFloor)) continue;
-    Job job;
-    job.kind = Job::Kind::kPromote;
-    job.trial = best.trial;
-    job.bracket = id_;
-    job.rung = rung + 1;
-    job.budget = rungs_[rung + 1];
-    return job;
+    const int limit = TopCount(tables_[rung].size(), eta_, Rounding::kFloor);
+    if (auto trial = BestUnpromoted(rung, limit)) return PromotionJob(*trial, rung);
   }
   return std::nullopt;
 }
@@ -90,14 +120,7 @@ std::optional<Job> AshaBracket::Promotion() const {
 std::optional<Job> AshaBracket::TailPromotion() const {
   if (completed_ > 0) return std::nullopt;
   for (int rung = last_rung() - 1; rung >= 0; --rung) {
-    if (candidates_[rung].empty()) continue;
-    Job job;
-    job.kind = Job::Kind::kPromote;
-    job.trial = candidates_[rung].begin()->trial;
-    job.bracket = id_;
-    job.rung = rung + 1;
-    job.budget = rungs_[rung + 1];
-    return job;
+    if (auto trial = BestUnpromoted(rung, tables_[rung].size())) return PromotionJob(*trial, rung);
   }
   return std::nullopt;
 }
@@ -106,12 +129,13 @@ void AshaBracket::MarkPromoted(const Job& promotion) {
   if (promotion.rung < 1 || promotion.rung > last_rung()) return;
   const int from = promotion.rung - 1;
   promoted_[from].insert(promotion.trial);
+  if (ranking_ == Ranking::kPareto) return;
   const int rank = tables_[from].RankOf(promotion.trial);
   if (rank >= 0) candidates_[from].erase(tables_[from].ranked()[rank]);
 }
 
-Decision AshaBracket::RecordFinished(const Job& job, std::optional<double> value) {
-  value = Normalized(value);
+Decision AshaBracket::RecordFinished(const Job& job, const Evaluation& evaluation) {
+  const std::optional<double> value = Normalized(evaluation.value);
   const int rung = std::clamp(job.rung, 0, last_rung());
   Decision decision{job.trial, id_, rung, rungs_[rung], value, Verdict::kPause, ""};
   if (rung == last_rung()) {
@@ -124,16 +148,18 @@ Decision AshaBracket::RecordFinished(const Job& job, std::optional<double> value
   RungTable& table = tables_[rung];
   if (table.Contains(job.trial))  // recorded again (not in normal use): drop the old entry
     std::erase_if(candidates_[rung], [&](const auto& e) { return e.trial == job.trial; });
-  table.Record(job.trial, value);
-  if (value && promoted_[rung].count(job.trial) == 0) candidates_[rung].insert({job.trial, value});
+  table.Record(job.trial, evaluation);
+  if (ranking_ == Ranking::kValue && value && promoted_[rung].count(job.trial) == 0)
+    candidates_[rung].insert({job.trial, value});
   if (!value) {
     decision.verdict = Verdict::kStop;
     decision.reason = fmt::format("no value at {}: failed, never promoted", RungName(rung));
     return decision;
   }
   decision.reason = fmt::format(
-      "rank {} of {} at {}: paused; promoted while in the top 1/{:g} of the rung",
-      table.RankOf(job.trial) + 1, table.size(), RungName(rung), eta_);
+      "rank {}{} of {} at {}: paused; promoted while in the top 1/{:g} of the rung",
+      table.RankOf(job.trial) + 1, ParetoDetail(rung, job.trial), table.size(), RungName(rung),
+      eta_);
   return decision;
 }
 

@@ -16,6 +16,13 @@
 // among the top floor(n_k/eta) of rung k that has a value and was not promoted from
 // rung k yet; it runs again at rung k+1. A job without a value (failed) is recorded
 // as the worst and never promoted. See TailPromotion for the end of a finite pool.
+//
+// Multi-objective ASHA (Ranking::kPareto: several metrics or constraints; Schmucker,
+// Donini, Zafar, Salinas & Archambeau, "Multi-objective Asynchronous Successive
+// Halving", arXiv:2106.12639, 2021): the same rules over rung_table.h's Pareto order
+// (constraint-domination front, then crowding distance descending, then trial) instead
+// of one value. Since that order changes as trials arrive, "the best unpromoted trial
+// of the top floor(n_k/eta)" is looked up in the rung's current order each time.
 #pragma once
 
 #include <map>
@@ -34,7 +41,7 @@ class AshaBracket {
   // `id` becomes Job::bracket and Decision::bracket; `resource_name` ("epoch") is for
   // reasons. Precondition: rungs non-empty and increasing, eta > 1.
   AshaBracket(int id, std::vector<double> rungs, double eta, Mode mode,
-              std::string resource_name);
+              std::string resource_name, Ranking ranking = Ranking::kValue);
 
   int id() const { return id_; }
   const std::vector<double>& rungs() const { return rungs_; }
@@ -45,7 +52,7 @@ class AshaBracket {
   Job StartJob(int trial, TrialStyle style) const;
 
   // Iterative style.
-  std::optional<Decision> OnReport(int trial, double resource, std::optional<double> value);
+  std::optional<Decision> OnReport(int trial, double resource, const Evaluation& evaluation);
   // The rung where the trial was stopped, if it was.
   std::optional<int> StoppedAt(int trial) const;
 
@@ -57,16 +64,22 @@ class AshaBracket {
   // promoted anyway, so every bracket that ran trials ends with a fully trained one.
   std::optional<Job> TailPromotion() const;
   void MarkPromoted(const Job& promotion);
-  Decision RecordFinished(const Job& job, std::optional<double> value);
+  Decision RecordFinished(const Job& job, const Evaluation& evaluation);
 
  private:
-  Decision RungDecision(int trial, int rung, double resource, std::optional<double> value);
+  Decision RungDecision(int trial, int rung, double resource, const Evaluation& evaluation);
   std::string RungName(int rung) const;
+  // " (front 1, crowding 0.5)" under Pareto ranking, "" otherwise: the reason's detail.
+  std::string ParetoDetail(int rung, int trial) const;
+  // The best trial with a value not promoted from `rung` yet, if its rank is < limit.
+  std::optional<int> BestUnpromoted(int rung, int limit) const;
+  Job PromotionJob(int trial, int from_rung) const;
 
   int id_;
   std::vector<double> rungs_;
   double eta_;
   std::string resource_name_;
+  Ranking ranking_;
   struct RankOrder {
     Mode mode;
     bool operator()(const RungTable::Entry& a, const RungTable::Entry& b) const {
@@ -78,7 +91,8 @@ class AshaBracket {
   std::vector<RungTable> tables_;          // one per rung below the last
   std::vector<std::set<int>> promoted_;    // per rung: trials promoted out of it
   // Per rung: entries with a value not promoted yet, best first. Only the first can be
-  // the next promotion, so Promotion() is O(log n) per rung.
+  // the next promotion, so Promotion() is O(log n) per rung. Ranking::kValue only: a
+  // Pareto order is not fixed per entry, so there the rung's ranked() is scanned.
   std::vector<Candidates> candidates_;
   std::map<int, int> stopped_;             // iterative: trial -> rung it was stopped at
   int completed_ = 0;                      // budgeted: jobs finished at the last rung

@@ -73,12 +73,12 @@ HyperbandPlan PlanHyperband(const SchedulerConfig& config) {
 }
 
 std::unique_ptr<Scheduler> MakeHyperband(const SchedulerConfig& config, Mode mode,
-                                         int configurations, TrialStyle style) {
+                                         int configurations, TrialStyle style, Ranking ranking) {
   HyperbandPlan plan = PlanHyperband(config);
   std::vector<AshaBracket> brackets;
   for (size_t i = 0; i < plan.brackets.size(); ++i) {
     brackets.emplace_back(plan.brackets[i], std::move(plan.rungs[i]), config.reduction_factor,
-                          mode, config.resource);
+                          mode, config.resource, ranking);
   }
   return std::make_unique<AsyncBrackets>(std::move(brackets), std::move(plan.cycle),
                                          configurations, style);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "gpusweep/scheduler.h"
+#include "schedule/rung_table.h"
 
 namespace gpusweep::schedule_detail {
 
@@ -38,7 +39,9 @@ int HyperbandSMax(double min_resource, double max_resource, double eta);
 // Precondition: a validated config (0 < min <= max, eta > 1, brackets in 1..s_max + 1).
 HyperbandPlan PlanHyperband(const SchedulerConfig& config);
 
+// `ranking` ranks every bracket's rungs (kPareto: multi-objective ASHA, asha_bracket.h).
 std::unique_ptr<Scheduler> MakeHyperband(const SchedulerConfig& config, Mode mode,
-                                         int configurations, TrialStyle style);
+                                         int configurations, TrialStyle style,
+                                         Ranking ranking = Ranking::kValue);
 
 }  // namespace gpusweep::schedule_detail

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpusweep/objective.h"
+#include "gpusweep/pareto.h"
 
 namespace gpusweep::schedule_detail {
 
@@ -45,7 +46,43 @@ std::vector<RungTable::Entry>::const_iterator RungTable::Position(
                           });
 }
 
+std::vector<RungTable::Entry> ParetoRanked(const std::map<int, Evaluation>& evaluations) {
+  std::vector<RungTable::Entry> valued, missing;
+  std::vector<LossPoint> points;
+  std::vector<double> violations;
+  for (const auto& [trial, evaluation] : evaluations) {
+    const std::optional<double> value = Normalized(evaluation.value);
+    if (!value || evaluation.losses.empty()) {
+      missing.push_back({trial, std::nullopt, -1, 0, evaluation.violation});
+      continue;
+    }
+    valued.push_back({trial, value, 0, 0, evaluation.violation});
+    points.push_back(evaluation.losses);
+    violations.push_back(evaluation.violation);
+  }
+  const std::vector<int> fronts = ConstrainedRanks(points, violations);
+  const std::vector<double> crowding = CrowdingDistances(points, fronts);
+  for (size_t i = 0; i < valued.size(); ++i) {
+    valued[i].front = fronts[i];
+    valued[i].crowding = crowding[i];
+  }
+  // Trials come in increasing order from the map, so ParetoOrder's index tie-break is
+  // the lower trial number.
+  std::vector<RungTable::Entry> ranked;
+  for (int index : ParetoOrder(fronts, crowding)) ranked.push_back(valued[index]);
+  ranked.insert(ranked.end(), missing.begin(), missing.end());
+  return ranked;
+}
+
+void RungTable::Record(int trial, const Evaluation& evaluation) {
+  if (ranking_ == Ranking::kValue) return Record(trial, evaluation.value);
+  evaluations_[trial] = evaluation;
+  values_[trial] = Normalized(evaluation.value);
+  ranked_ = ParetoRanked(evaluations_);
+}
+
 void RungTable::Record(int trial, std::optional<double> value) {
+  if (ranking_ == Ranking::kPareto) return Record(trial, Evaluation{value, {}, 0});
   value = Normalized(value);
   if (auto old = values_.find(trial); old != values_.end()) {
     ranked_.erase(Position(trial, old->second));
@@ -57,6 +94,11 @@ void RungTable::Record(int trial, std::optional<double> value) {
 int RungTable::RankOf(int trial) const {
   auto found = values_.find(trial);
   if (found == values_.end()) return -1;
+  if (ranking_ == Ranking::kPareto) {
+    const auto at = std::find_if(ranked_.begin(), ranked_.end(),
+                                 [trial](const Entry& e) { return e.trial == trial; });
+    return static_cast<int>(at - ranked_.begin());
+  }
   return static_cast<int>(Position(trial, found->second) - ranked_.begin());
 }
 

@@ -4,6 +4,20 @@
 // Ranking (scheduler.h's vocabulary): the better value under the mode comes first; a
 // missing or NaN value ranks below every number; ties go to the lower trial number. The
 // table is a sorted vector, so a rank costs O(log n) and a record O(n).
+//
+// Pareto ranking (Ranking::kPareto: several metrics or constraints), the order of
+// multi-objective ASHA (Schmucker, Donini, Zafar, Salinas & Archambeau, "Multi-objective
+// Asynchronous Successive Halving", arXiv:2106.12639, 2021, its NSGA-II-style
+// selection): entries with a value, by (constraint-domination front, crowding distance
+// descending, trial); then the entries without one (failed, missing), by trial.
+// Fronts are pareto.h's ConstrainedRanks of the evaluations' losses and violations:
+// every feasible entry ranks before every infeasible one, and infeasible ones rank by
+// violation, smaller first (Deb's constraint-domination). The crowding tie-break
+// (pareto.h's CrowdingDistances, within the front, among the rung's entries) keeps a
+// front's extremes and sparse regions first, so a rung's top 1/eta spreads along the
+// front rather than clustering. Adding an entry can reorder the others (fronts and
+// crowding are relative), so every record re-ranks the rung: O(n log n) for two
+// objectives, O(m n^2) for more.
 #pragma once
 
 #include <map>
@@ -12,6 +26,7 @@
 #include <vector>
 
 #include "gpusweep/config.h"
+#include "gpusweep/scheduler.h"
 
 namespace gpusweep::schedule_detail {
 
@@ -33,17 +48,29 @@ std::string FormatValue(std::optional<double> value);
 enum class Rounding { kFloor, kCeil };
 int TopCount(int n, double eta, Rounding rounding);
 
+enum class Ranking { kValue, kPareto };
+
 class RungTable {
  public:
   struct Entry {
     int trial = 0;
     std::optional<double> value;  // nullopt: missing, NaN or failed
+    // Pareto ranking only (for reasons): the entry's front (0 = non-dominated feasible)
+    // and crowding distance in it; -1 and 0 for an entry without a value.
+    int front = 0;
+    double crowding = 0;
+    double violation = 0;
   };
 
-  explicit RungTable(Mode mode) : mode_(mode) {}
+  explicit RungTable(Mode mode, Ranking ranking = Ranking::kValue)
+      : mode_(mode), ranking_(ranking) {}
 
+  Ranking ranking() const { return ranking_; }
   // Records the trial's value; recording a trial again replaces its value.
   void Record(int trial, std::optional<double> value);
+  // Records the trial's evaluation: its value alone under Ranking::kValue, all of it
+  // under kPareto (an evaluation without losses there has no value: it ranks last).
+  void Record(int trial, const Evaluation& evaluation);
   bool Contains(int trial) const { return values_.count(trial) != 0; }
   int size() const { return static_cast<int>(ranked_.size()); }
   // 0-based rank (0 = best) of a recorded trial; -1 if it is not recorded.
@@ -55,8 +82,13 @@ class RungTable {
   std::vector<Entry>::const_iterator Position(int trial, std::optional<double> value) const;
 
   Mode mode_;
+  Ranking ranking_;
   std::vector<Entry> ranked_;
   std::map<int, std::optional<double>> values_;  // by trial
+  std::map<int, Evaluation> evaluations_;        // kPareto: by trial
 };
+
+// The Pareto order above over (trial, evaluation) pairs, trials unique.
+std::vector<RungTable::Entry> ParetoRanked(const std::map<int, Evaluation>& evaluations);
 
 }  // namespace gpusweep::schedule_detail

@@ -63,7 +63,22 @@ Status ValidateBrackets(const SchedulerConfig& c) {
 
 Expected<std::unique_ptr<Scheduler>> MakeScheduler(const SchedulerConfig& config, Mode mode,
                                                    int configurations, TrialStyle style) {
+  return MakeScheduler(config, Objective(MetricSpec{"objective", mode}), configurations, style);
+}
+
+Expected<std::unique_ptr<Scheduler>> MakeScheduler(const SchedulerConfig& config,
+                                                   const Objective& objective,
+                                                   int configurations, TrialStyle style) {
   using namespace schedule_detail;
+  const Mode mode = objective.primary().mode;
+  const Ranking ranking =
+      objective.multi() || objective.constrained() ? Ranking::kPareto : Ranking::kValue;
+  if (ranking == Ranking::kPareto &&
+      (config.kind == SchedulerKind::kMedian || config.kind == SchedulerKind::kPbt))
+    return Fail(ErrorCode::kInvalidConfig, fmt::format(
+        "scheduler.type: {} ranks trials by one metric and cannot honour several objectives or "
+        "constraints; use asha, hyperband or successive_halving (Pareto ranking), or one metric "
+        "without constraints", config.kind == SchedulerKind::kMedian ? "median" : "pbt"));
   switch (config.kind) {
     case SchedulerKind::kNone:
       return std::unique_ptr<Scheduler>();
@@ -74,14 +89,14 @@ Expected<std::unique_ptr<Scheduler>> MakeScheduler(const SchedulerConfig& config
       GS_TRY(ValidateRungs(config));
       GS_TRY(ValidateHalving(config, style));
       return std::unique_ptr<Scheduler>(
-          std::make_unique<SuccessiveHalving>(config, mode, configurations));
+          std::make_unique<SuccessiveHalving>(config, mode, configurations, ranking));
     case SchedulerKind::kAsha:
       GS_TRY(ValidateRungs(config));
-      return MakeAsha(config, mode, configurations, style);
+      return MakeAsha(config, mode, configurations, style, ranking);
     case SchedulerKind::kHyperband:
       GS_TRY(ValidateRungs(config));
       GS_TRY(ValidateBrackets(config));
-      return MakeHyperband(config, mode, configurations, style);
+      return MakeHyperband(config, mode, configurations, style, ranking);
     case SchedulerKind::kPbt:  // a search policy of its own (MakePbtPolicy), no Scheduler
       return Fail(ErrorCode::kInvalidArgument,
                   "scheduler.type: pbt is a search policy; build it with MakePbtPolicy");

@@ -7,12 +7,13 @@
 namespace gpusweep::schedule_detail {
 
 SuccessiveHalving::SuccessiveHalving(const SchedulerConfig& config, Mode mode,
-                                     int configurations)
+                                     int configurations, Ranking ranking)
     : config_(config),
       mode_(mode),
+      ranking_(ranking),
       budgets_(RoundBudgets(config)),
       book_(configurations),
-      results_(mode) {
+      results_(mode, ranking) {
   std::vector<int> cohort(static_cast<size_t>(std::max(configurations, 0)));
   std::iota(cohort.begin(), cohort.end(), 0);
   if (cohort.size() == 1) rung_ = static_cast<int>(budgets_.size()) - 1;  // a lone winner
@@ -30,7 +31,7 @@ void SuccessiveHalving::BeginRound(const std::vector<int>& cohort, Job::Kind kin
     round_jobs_.push_back(job);
   }
   next_unstarted_ = 0;
-  results_ = RungTable(mode_);
+  results_ = RungTable(mode_, ranking_);
 }
 
 Job SuccessiveHalving::NextJob() const {
@@ -46,10 +47,10 @@ void SuccessiveHalving::JobStarted(const Job& job) {
     ++next_unstarted_;
 }
 
-Decision SuccessiveHalving::OnJobFinished(const Job& job, std::optional<double> value) {
+Decision SuccessiveHalving::OnJobEvaluated(const Job& job, const Evaluation& evaluation) {
   book_.Finished(job);
-  value = Normalized(value);
-  results_.Record(job.trial, value);
+  const std::optional<double> value = Normalized(evaluation.value);
+  results_.Record(job.trial, evaluation);
   const std::string where =
       fmt::format("round {} ({} {:g})", round_, config_.resource, budgets_[rung_]);
   Decision decision{job.trial, 0, rung_, budgets_[rung_], value, Verdict::kPause, ""};

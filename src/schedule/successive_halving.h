@@ -14,6 +14,10 @@
 // max_resource is the last: its jobs return kComplete. Earlier rounds return kPause
 // (kStop for a failed job). With 15 configurations, eta 2 and budgets 1, 2, 4, 8, 16
 // the cohorts are 15 -> 8 -> 4 -> 2 -> 1.
+//
+// With Ranking::kPareto (several metrics or constraints) a round ranks its trials by
+// rung_table.h's Pareto order (constraint-domination front, crowding, trial), the
+// synchronous counterpart of multi-objective ASHA.
 #pragma once
 
 #include <vector>
@@ -27,7 +31,8 @@ namespace gpusweep::schedule_detail {
 class SuccessiveHalving final : public Scheduler {
  public:
   // Precondition: the config passed MakeScheduler's validation.
-  SuccessiveHalving(const SchedulerConfig& config, Mode mode, int configurations);
+  SuccessiveHalving(const SchedulerConfig& config, Mode mode, int configurations,
+                    Ranking ranking = Ranking::kValue);
 
   TrialStyle style() const override { return TrialStyle::kBudgeted; }
   Job NextJob() const override;
@@ -35,7 +40,10 @@ class SuccessiveHalving final : public Scheduler {
   std::optional<Decision> OnReport(int, double, std::optional<double>) override {
     return std::nullopt;
   }
-  Decision OnJobFinished(const Job& job, std::optional<double> value) override;
+  Decision OnJobFinished(const Job& job, std::optional<double> value) override {
+    return OnJobEvaluated(job, Evaluation{value, {}, 0});
+  }
+  Decision OnJobEvaluated(const Job& job, const Evaluation& evaluation) override;
   void OnJobInterrupted(const Job& job) override {
     book_.Interrupted(job, JobBook::Requeue::kYes);
   }
@@ -52,6 +60,7 @@ class SuccessiveHalving final : public Scheduler {
 
   SchedulerConfig config_;
   Mode mode_;
+  Ranking ranking_;
   std::vector<double> budgets_;
   JobBook book_;
   int round_ = 0;
