@@ -6,14 +6,16 @@
 # front is checked against the non-dominated feasible trials of `export --format json`
 # and its pareto_rank/feasible/violation columns, and `export --format optuna` loaded
 # into Optuna 3.1 (Debian's python3-optuna, where installed), whose Pareto front of the
-# feasible trials must be the same trials.
+# feasible trials must be the same trials. The run and the checks of status, best and
+# export are repeated with the tpe sampler (multi-objective TPE, docs/samplers.md).
 # Usage: multiobjective_cli_test.sh GPUSWEEP_BINARY [SOURCE_DIR].
 set -euo pipefail
 gpusweep=$1
 source_dir=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat > "$work/mo.yaml" <<'YAML'
+write_config() {  # $1: the sampler line
+cat <<'YAML'
 name: mo
 command: [/bin/sh, -c, 'echo "{\"f1\": {{x}}, \"f2\": $(awk "BEGIN { print (1 - {{x}}) * (1 - {{x}}) + {{y}} }"), \"c\": $(awk "BEGIN { print {{x}} + {{y}} }")}" >> "$GPUSWEEP_METRICS"']
 metrics:
@@ -22,13 +24,18 @@ metrics:
 constraints:
   - {metric: c, max: 1.2}
 hypervolume_reference: {f1: 1.0, f2: 2.0}
-sampler: {type: nsga2, trials: 24, seed: 3, population: 8}
 search_space:
   x: {type: uniform, low: 0, high: 1}
   y: {type: uniform, low: 0, high: 1}
 resources: {gpus: none, cpu_slots: 2}
 YAML
-cd "$work"
+echo "$1"
+}
+# Runs one experiment in $work/$1 and checks what status, best and export say of it.
+run_and_check() {
+mkdir -p "$work/$1"
+cd "$work/$1"
+write_config "$2" > mo.yaml
 "$gpusweep" run mo.yaml > run.log 2>&1 || { cat run.log; exit 1; }
 "$gpusweep" status > status.txt
 "$gpusweep" best > best.txt
@@ -80,6 +87,9 @@ assert sorted(rows[:len(front)]) == front, (rows, front)
 assert [o["name"] for o in best["objectives"]] == ["f1", "f2"]
 print("front of %d among %d feasible of 24 trials: %s; hypervolume %.4f" % (len(front), len(feasible), front, best["hypervolume"]["value"]))
 PY
+}
+run_and_check tpe 'sampler: {type: tpe, trials: 24, seed: 3, n_startup_trials: 8}'
+run_and_check nsga2 'sampler: {type: nsga2, trials: 24, seed: 3, population: 8}'
 if ! /usr/bin/python3 -c "import optuna" 2>/dev/null; then
   echo "python3-optuna is not installed: the Optuna half skipped (scripts/install-deps.sh --tests)"
   exit 0

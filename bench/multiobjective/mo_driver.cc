@@ -1,14 +1,20 @@
 // gs_bench_mo — gpusweep's half of the multi-objective benchmark (bench/README.md,
-// "multiobjective").
+// "multiobjective"): its nsga2, tpe (multi-objective TPE, default options) and random
+// samplers.
 //
 //   gs_bench_mo points
 //       one JSON line per problem: its objectives and violation at 20 fixed points, for
 //       run_optuna.py --check to compare with its own implementation.
-//   gs_bench_mo run --samplers nsga2,random --seeds 20 --evals 200 --population 50
+//   gs_bench_mo run --samplers nsga2,tpe,random --seeds 20 --evals 200 --population 50
 //       one JSON line per (problem, sampler, seed): the hypervolume of the feasible
 //       trials (reference of problems.h) after each of the checkpoints 50, 100, ...,
 //       evals, and the seconds spent in Suggest. Trials run one after another, each
 //       suggestion seeing every earlier trial, as Optuna's study.optimize(n_jobs=1) does.
+//   gs_bench_mo time --problem zdt1 --repeat 20 < history.json
+//       time_suggest.py's history ({"x": [[x0, ...], ...]}: trials 0..n-1, evaluated here
+//       as completed trials) and one JSON line: the seconds of each of `repeat` tpe
+//       suggestions for trial n (numbers n, n+1, ... with the same history), and their
+//       median.
 //   gs_bench_mo score < optuna_runs.jsonl
 //       run_optuna.py's lines ({problem, sampler, seed, points: [[f..., violation], ...],
 //       suggest_s}) as `run` writes its own: both sides' hypervolumes are computed here,
@@ -16,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -75,12 +82,30 @@ struct Evaluated {
   }
 };
 
-Json RunOne(const MoProblem& problem, const std::string& sampler_name, int seed, int evals, int population) {
+TrialRecord CompletedTrial(const MoProblem& problem, int number, const Params& params, const MoValue& value) {
+  TrialRecord t;
+  t.number = number;
+  t.state = TrialState::kCompleted;
+  t.params = params;
+  for (int i = 0; i < problem.objectives; ++i) t.last_metrics["f" + std::to_string(i + 1)] = value.f[i];
+  t.last_metrics["c"] = value.violation;
+  t.objective = value.f[0];
+  return t;
+}
+
+SamplerConfig ConfigFor(const std::string& sampler_name, int seed, int evals, int population) {
   SamplerConfig config;
-  config.kind = sampler_name == "nsga2" ? SamplerKind::kNsga2 : SamplerKind::kRandom;
+  config.kind = sampler_name == "nsga2" ? SamplerKind::kNsga2
+                : sampler_name == "tpe"  ? SamplerKind::kTpe
+                                         : SamplerKind::kRandom;
   config.trials = evals;
   config.seed = static_cast<std::uint64_t>(seed);
   config.nsga2.population = population;
+  return config;
+}
+
+Json RunOne(const MoProblem& problem, const std::string& sampler_name, int seed, int evals, int population) {
+  const SamplerConfig config = ConfigFor(sampler_name, seed, evals, population);
   const Objective objective = ProblemObjective(problem);
   auto sampler = MakeSampler(config, UnitCube(problem.variables), objective);
   if (!sampler) return Json{{"problem", problem.name}, {"sampler", sampler_name}, {"error", sampler.error().message}};
@@ -94,14 +119,7 @@ Json RunOne(const MoProblem& problem, const std::string& sampler_name, int seed,
     std::vector<double> x;
     for (int i = 0; i < problem.variables; ++i) x.push_back(s.params["x" + std::to_string(i)].get<double>());
     const MoValue value = Evaluate(problem, x);
-    TrialRecord t;
-    t.number = k;
-    t.state = TrialState::kCompleted;
-    t.params = s.params;
-    for (int i = 0; i < problem.objectives; ++i) t.last_metrics["f" + std::to_string(i + 1)] = value.f[i];
-    t.last_metrics["c"] = value.violation;
-    t.objective = value.f[0];
-    history.push_back(std::move(t));
+    history.push_back(CompletedTrial(problem, k, s.params, value));
     evaluated.values.push_back(value);
   }
   return Json{{"problem", problem.name}, {"side", "gpusweep"}, {"sampler", sampler_name}, {"seed", seed},
@@ -112,6 +130,37 @@ const MoProblem* FindProblem(const std::string& name) {
   for (const MoProblem& problem : MoProblems())
     if (problem.name == name) return &problem;
   return nullptr;
+}
+
+int TimeSuggest(const MoProblem& problem, int repeat) {
+  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  const Json input = Json::parse(text);
+  std::vector<TrialRecord> history;
+  for (const Json& row : input.at("x")) {
+    const std::vector<double> x = row.get<std::vector<double>>();
+    Params params = Json::object();
+    for (std::size_t i = 0; i < x.size(); ++i) params["x" + std::to_string(i)] = x[i];
+    history.push_back(CompletedTrial(problem, static_cast<int>(history.size()), params, Evaluate(problem, x)));
+  }
+  const int n = static_cast<int>(history.size());
+  auto sampler = MakeSampler(ConfigFor("tpe", 0, n + repeat, 2), UnitCube(problem.variables), ProblemObjective(problem));
+  if (!sampler) {
+    std::cerr << "gs_bench_mo time: " << sampler.error().message << "\n";
+    return 1;
+  }
+  std::vector<double> seconds;
+  for (int r = 0; r < repeat; ++r) {
+    const auto start = Clock::now();
+    const Suggestion s = (*sampler)->Suggest(n + r, history);
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    if (s.params.empty()) return 1;
+  }
+  std::vector<double> sorted = seconds;
+  std::sort(sorted.begin(), sorted.end());
+  std::cout << Json{{"problem", problem.name}, {"side", "gpusweep"}, {"history", n}, {"seconds", seconds},
+                    {"median_s", sorted[sorted.size() / 2]}}.dump()
+            << std::endl;
+  return 0;
 }
 
 int Score() {
@@ -163,15 +212,23 @@ int main(int argc, char** argv) {
   app.add_subcommand("points", "each problem at fixed points, to check against run_optuna.py");
   app.add_subcommand("score", "hypervolumes of run_optuna.py's runs (JSON lines on stdin)");
   CLI::App* run = app.add_subcommand("run", "optimisation runs: hypervolume per seed");
-  std::vector<std::string> samplers{"nsga2", "random"}, problems, names;
+  CLI::App* timing = app.add_subcommand("time", "seconds per tpe suggestion after a given history (stdin)");
+  std::string time_problem = "zdt1";
+  int repeat = 20;
+  std::vector<std::string> samplers{"nsga2", "tpe", "random"}, problems, names;
   for (const MoProblem& problem : MoProblems()) names.push_back(problem.name);
   int seeds = 20, evals = 200, population = 50;
-  run->add_option("--samplers", samplers, "nsga2, random")->delimiter(',')->check(CLI::IsMember({"nsga2", "random"}));
+  run->add_option("--samplers", samplers, "nsga2, tpe, random")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"nsga2", "tpe", "random"}));
   run->add_option("--problems", problems, "default: all")->delimiter(',')->check(CLI::IsMember(names));
   run->add_option("--seeds", seeds)->check(CLI::PositiveNumber);
   run->add_option("--evals", evals)->check(CLI::PositiveNumber);
   run->add_option("--population", population)->check(CLI::Range(2, 100000));
+  timing->add_option("--problem", time_problem)->check(CLI::IsMember(names));
+  timing->add_option("--repeat", repeat)->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
+  if (app.got_subcommand("time")) return TimeSuggest(*FindProblem(time_problem), repeat);
   if (app.got_subcommand("points")) {
     Points();
     return 0;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Multi-objective benchmark: gpusweep's nsga2 (and random, as the floor) against Optuna
-# 3.1's NSGAIISampler and multi-objective TPESampler on ZDT1-3, DTLZ2 and C2-DTLZ2
-# (bench/README.md, "multiobjective"). Usage:
+# Multi-objective benchmark: gpusweep's nsga2 and tpe (and random, as the floor) against
+# Optuna 3.1's NSGAIISampler and multi-objective TPESampler on ZDT1-3, DTLZ2 and C2-DTLZ2
+# (bench/README.md, "multiobjective"), then seconds per tpe suggestion at 500 trials of
+# history on both sides (time_suggest.py). Usage:
 #   bench/multiobjective/run.sh [--seeds 20] [--evals 200] [--population 50] [--optuna-samplers nsga2,tpe]
 # Builds gs_bench_mo in $BUILD_DIR (default build/), checks that the C++ and Python
 # problems agree, runs both sides in-process, scores both with gpusweep's hypervolume
@@ -28,8 +29,10 @@ driver=$build/bench/multiobjective/gs_bench_mo
 
 "$driver" points > "$out/points.jsonl"
 bench/multiobjective/run_optuna.py --check "$out/points.jsonl"
-"$driver" run --samplers nsga2,random --seeds "$seeds" --evals "$evals" --population "$population" \
+"$driver" run --samplers nsga2,tpe,random --seeds "$seeds" --evals "$evals" --population "$population" \
   > "$out/gpusweep.jsonl"
 bench/multiobjective/run_optuna.py --samplers "$optuna_samplers" --seeds "$seeds" --evals "$evals" \
   --population "$population" | "$driver" score > "$out/optuna.jsonl"
 /usr/bin/python3 bench/multiobjective/report.py "$out"
+/usr/bin/python3 bench/multiobjective/time_suggest.py --driver "$driver" --problems zdt1,zdt2,dtlz2,c2dtlz2 \
+  --history 500 --repeat 10 --optuna-repeat 3 > "$out/time_suggest.jsonl"

@@ -165,12 +165,12 @@ Status CheckObjectiveSupport(const Mapping& top, const ExperimentConfig& config)
                              multi ? "NAS is single-objective: give metric: {name: ..., mode: ...}"
                                    : "remove constraints: (NAS ranks by its metric alone)");
   const SamplerKind kind = config.sampler.kind;
-  if (kind == SamplerKind::kTpe || kind == SamplerKind::kCmaes || kind == SamplerKind::kEvolution ||
-      kind == SamplerKind::kGp)
+  // tpe is multi-objective TPE with several metrics or constraints (docs/samplers.md).
+  if (kind == SamplerKind::kCmaes || kind == SamplerKind::kEvolution || kind == SamplerKind::kGp)
     return RefuseObjectiveAt(
         top, "sampler",
         fmt::format("the {} sampler models one metric and cannot honour {}", ToString(kind), asked),
-        fmt::format("use sampler type nsga2 (or random, sobol, grid), or one metric without "
+        fmt::format("use sampler type tpe or nsga2 (or random, sobol, grid), or one metric without "
                     "constraints for {}",
                     ToString(kind)));
   // asha, hyperband and successive_halving rank rungs by Pareto ranking (multi-objective

@@ -131,12 +131,12 @@ TEST(ObjectiveParserTest, HypervolumeReferenceGivesEveryObjectiveAValueInTheirOr
 
 TEST(ObjectiveParserTest, WhatRanksByOneMetricRefusesSeveralOrConstraintsAtItsType) {
   const std::string two = "metrics: [{name: a, mode: max}, {name: b, mode: min}]\n";
-  EXPECT_THAT(ParseError(ObjectiveYaml(two, "sampler: {type: tpe, trials: 4}\n"
+  EXPECT_THAT(ParseError(ObjectiveYaml(two, "sampler: {type: cmaes, trials: 4}\n"
                                             "search_space: {lr: {type: uniform, low: 0, high: 1}}\n")),
               AllOf(StartsWith("exp.yaml:4:"), HasSubstr("sampler.type"),
-                    HasSubstr("tpe sampler models one metric")));
+                    HasSubstr("cmaes sampler models one metric"), HasSubstr("use sampler type tpe or nsga2")));
   EXPECT_THAT(ParseError(ObjectiveYaml("metric: {name: a, mode: max}\nconstraints: [{metric: c, max: 1}]\n",
-                                       "sampler: {type: tpe, trials: 4}\n"
+                                       "sampler: {type: gp, trials: 4}\n"
                                        "search_space: {lr: {type: uniform, low: 0, high: 1}}\n")),
               HasSubstr("cannot honour constraints"));
   EXPECT_THAT(ParseError(ObjectiveYaml(two, std::string(kObjectiveTail) +
@@ -144,8 +144,9 @@ TEST(ObjectiveParserTest, WhatRanksByOneMetricRefusesSeveralOrConstraintsAtItsTy
               AllOf(HasSubstr("scheduler.type"), HasSubstr("median scheduler")));
   EXPECT_THAT(ParseError(ObjectiveYaml(two, std::string(kObjectiveTail) + "cv: {folds: 3}\n")),
               HasSubstr("cross-validation cannot yet combine"));
-  // Samplers that ignore the history take any objective.
-  for (std::string_view sampler : {"random", "sobol"}) {
+  // Samplers that ignore the history take any objective, and so does tpe (multi-objective
+  // TPE, with or without constraints).
+  for (std::string_view sampler : {"random", "sobol", "tpe"}) {
     auto config = ParseConfig(
         ObjectiveYaml(two, fmt::format("sampler: {{type: {}, trials: 4}}\n"
                                        "search_space: {{lr: {{type: uniform, low: 0, high: 1}}}}\n",

@@ -180,9 +180,9 @@ TEST(Nsga2SamplerTest, BadOptionsAndTheModeOnlyOverloadAreRefused) {
   auto by_mode = MakeSampler(config, space, Mode::kMin);
   ASSERT_FALSE(by_mode);
   EXPECT_EQ(by_mode.error().code, ErrorCode::kInvalidArgument);
-  SamplerConfig tpe = Nsga2SamplerConfig(10, 0, 4);
-  tpe.kind = SamplerKind::kTpe;
-  EXPECT_FALSE(MakeSampler(tpe, space, kZdtObjective));
+  SamplerConfig cmaes = Nsga2SamplerConfig(10, 0, 4);  // one metric only
+  cmaes.kind = SamplerKind::kCmaes;
+  EXPECT_FALSE(MakeSampler(cmaes, space, kZdtObjective));
 }
 
 }  // namespace

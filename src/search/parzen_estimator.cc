@@ -1,6 +1,7 @@
 #include "search/parzen_estimator.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -55,11 +56,13 @@ std::vector<double> DefaultWeights(int n) {
 }
 
 ParzenEstimator::ParzenEstimator(std::vector<ModelDim> dims, const Columns& observations,
-                                 const ParzenOptions& options)
+                                 const ParzenOptions& options, std::span<const double> weights)
     : options_(options),
       observations_(observations.empty() ? 0 : static_cast<int>(observations[0].size())) {
   const int kernels = observations_ + 1;
-  weights_ = DefaultWeights(observations_);
+  assert(weights.empty() || weights.size() == static_cast<std::size_t>(observations_));
+  weights_ = weights.empty() ? DefaultWeights(observations_)
+                             : std::vector<double>(weights.begin(), weights.end());
   weights_.push_back(options_.prior_weight);
   const double total = std::accumulate(weights_.begin(), weights_.end(), 0.0);
   for (double& w : weights_) w /= total;

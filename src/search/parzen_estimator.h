@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -61,9 +62,12 @@ std::vector<double> DefaultWeights(int n);
 class ParzenEstimator {
  public:
   // `observations` has one column per dim, each with the same n >= 0 points in
-  // chronological order (older points get smaller weights once n >= 25).
+  // chronological order (older points get smaller weights once n >= 25). `weights`, when
+  // not empty, has one entry > 0 per point and replaces DefaultWeights(n) (Optuna's
+  // predetermined weights: multi-objective TPE's hypervolume contributions); the prior
+  // keeps prior_weight and all are normalised together.
   ParzenEstimator(std::vector<ModelDim> dims, const Columns& observations,
-                  const ParzenOptions& options);
+                  const ParzenOptions& options, std::span<const double> weights = {});
 
   int kernels() const { return static_cast<int>(weights_.size()); }  // n + 1 (the prior)
 

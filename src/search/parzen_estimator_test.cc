@@ -150,5 +150,34 @@ TEST(ParzenEstimatorTest, SamplesStayInTheDomainAndFollowTheDensity) {
     EXPECT_NEAR(seen[k] / 20000.0, std::exp(cat_pdf[k]), 0.015) << "value " << k;
 }
 
+// Multi-objective TPE's predetermined weights replace default_weights: all ones are the
+// default below 25 observations; with 40 observations (the blocked one-dim path) of which
+// those above 0.5 weigh 1e-12, the density and the draws leave that half to the prior.
+TEST(ParzenEstimatorTest, PredeterminedWeightsReplaceTheDefaultOnes) {
+  ParzenOptions options;
+  options.density = KernelDensity::kNormalised;  // true densities: narrow kernels show
+  const ModelDim continuous{DimKind::kContinuous, 0};
+  const Columns two{{0.2, 0.8}};
+  const std::vector<double> ones{1, 1};
+  EXPECT_EQ(ParzenEstimator({continuous}, two, options, ones).LogPdf(Columns{{0.3, 0.7}}),
+            ParzenEstimator({continuous}, two, options).LogPdf(Columns{{0.3, 0.7}}));
+  std::vector<double> observed, weights;
+  for (int i = 0; i < 40; ++i) {
+    observed.push_back((i + 0.5) / 40);
+    weights.push_back(observed.back() < 0.5 ? 1.0 : 1e-12);
+  }
+  const ParzenEstimator weighted({continuous}, Columns{observed}, options, weights);
+  const ParzenEstimator plain({continuous}, Columns{observed}, options);
+  const std::vector<double> w = weighted.LogPdf(Columns{{0.25, 0.75}});
+  const std::vector<double> p = plain.LogPdf(Columns{{0.25, 0.75}});
+  EXPECT_NEAR(p[0], p[1], 0.5);  // default: the ramp favours the later (upper) half a little
+  EXPECT_GT(w[0] - w[1], 2.0);  // weighted: the upper half holds only the prior
+  SplitMix64 rng(7);
+  int upper = 0;
+  const Columns drawn = weighted.Sample(rng, 4000);
+  for (double x : drawn[0]) upper += x > 0.6;
+  EXPECT_LT(upper, 4000 / 20);  // the prior (1/21 of the weight) puts ~40% of its draws there
+}
+
 }  // namespace
 }  // namespace gpusweep::search

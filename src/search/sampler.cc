@@ -155,7 +155,7 @@ Expected<std::unique_ptr<Sampler>> MakeSobol(const SamplerConfig& config,
 }
 
 Expected<std::unique_ptr<Sampler>> MakeTpe(const SamplerConfig& config, const SearchSpace& space,
-                                           Mode mode) {
+                                           const Objective& objective) {
   GS_TRY(CheckTrials(config));
   const TpeConfig& tpe = config.tpe;
   if (tpe.n_startup_trials < 0)
@@ -170,7 +170,7 @@ Expected<std::unique_ptr<Sampler>> MakeTpe(const SamplerConfig& config, const Se
     return Fail(ErrorCode::kInvalidConfig,
                 fmt::format("sampler.prior_weight: must be a finite number > 0 (got {})",
                             tpe.prior_weight));
-  return std::make_unique<search::TpeSampler>(space, config.trials, config.seed, tpe, mode);
+  return std::make_unique<search::TpeSampler>(space, config.trials, config.seed, tpe, objective);
 }
 
 Expected<std::unique_ptr<Sampler>> MakeCmaes(const SamplerConfig& config,
@@ -273,7 +273,6 @@ Status CheckConditionsSupported(SamplerKind kind, const SearchSpace& space) {
 // config module, which search does not link).
 std::string_view SingleObjectiveSamplerName(SamplerKind kind) {
   switch (kind) {
-    case SamplerKind::kTpe: return "tpe";
     case SamplerKind::kCmaes: return "cmaes";
     case SamplerKind::kEvolution: return "evolution";
     case SamplerKind::kGp: return "gp";
@@ -301,17 +300,17 @@ Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
     case SamplerKind::kNsga2:
       GS_TRY(RefuseWeights(space, "nsga2"));
       return MakeNsga2(config, space, objective);
+    case SamplerKind::kTpe:  // several metrics or constraints: multi-objective TPE
+      GS_TRY(RefuseWeights(space, "tpe"));
+      return MakeTpe(config, space, objective);
     default:
       break;
   }
   if (objective.multi() || objective.constrained())
     return Fail(ErrorCode::kInvalidConfig,
-                fmt::format("sampler: {} models one metric without constraints; use nsga2 or random",
+                fmt::format("sampler: {} models one metric without constraints; use tpe, nsga2 or random",
                             SingleObjectiveSamplerName(config.kind)));
   switch (config.kind) {
-    case SamplerKind::kTpe:
-      GS_TRY(RefuseWeights(space, "tpe"));
-      return MakeTpe(config, space, mode);
     case SamplerKind::kCmaes:
       return MakeCmaes(config, space, mode);
     case SamplerKind::kEvolution:

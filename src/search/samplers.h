@@ -76,8 +76,13 @@ class SobolSampler final : public Sampler {
 
 class TpeSampler final : public Sampler {
  public:
+  // One metric to optimise in direction `mode`, read from each trial's `objective`.
   TpeSampler(SearchSpace space, int trials, std::uint64_t seed, const TpeConfig& config,
              Mode mode);
+  // Any objective: several metrics and/or constraints make it multi-objective TPE
+  // (tpe_mo_history.h); one unconstrained metric is the constructor above.
+  TpeSampler(SearchSpace space, int trials, std::uint64_t seed, const TpeConfig& config,
+             Objective objective);
   int total_trials() const override;
   Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
 
@@ -87,7 +92,7 @@ class TpeSampler final : public Sampler {
   int trials_;
   std::uint64_t seed_;
   TpeConfig config_;
-  Mode mode_;
+  Objective objective_;
 };
 
 // The Gaussian-process sampler (gp_sampler.cc; the model in gp_model.h, the acquisition

@@ -29,34 +29,18 @@ bool Better(const Ranked& a, const Ranked& b) {
   return a.number < b.number;
 }
 
+// (tier, loss) of a usable trial (TpeTier); a pruned trial without a value has loss 0
+// in its own last tier.
 std::optional<std::pair<double, double>> Score(const TrialRecord& t, Mode mode,
                                                RunningTrials running) {
-  const auto loss_of = [&](double value) { return AsLoss(mode, value); };
-  switch (t.state) {
-    case TrialState::kCompleted:
-      if (!t.objective) return std::nullopt;
-      return std::pair{-kInf, loss_of(*t.objective)};
-    case TrialState::kPruned:
-    case TrialState::kPaused: {
-      if (!t.objective) return std::pair{1.0, 0.0};  // Optuna: after every pruned value
-      const double reached =
-          t.budget && !std::isnan(*t.budget) ? *t.budget : static_cast<double>(t.rung);
-      return std::pair{-reached, loss_of(*t.objective)};
-    }
-    case TrialState::kRunning:
-      if (running == RunningTrials::kIgnore) return std::nullopt;
-      return std::pair{kInf, kInf};
-    case TrialState::kFailed:
-    case TrialState::kInterrupted:
-      return std::nullopt;
-  }
-  return std::nullopt;
+  const std::optional<double> tier = TpeTier(t, running);
+  if (!tier) return std::nullopt;
+  if (t.state == TrialState::kRunning) return std::pair{*tier, kInf};
+  return std::pair{*tier, t.objective ? AsLoss(mode, *t.objective) : 0.0};
 }
 
-// Appends the model values of `t` to `table` (one per dim); false, with `table`
-// unchanged, when a param is missing or does not fit the space. A conditional leaf that
-// was inactive in `t` is NaN: the tree-structured TPE fits each leaf only from the trials
-// that had it (tpe_tree.h).
+}  // namespace
+
 bool AppendModelValues(const TrialRecord& t, const TpeSpace& space, std::vector<double>& table) {
   const std::size_t dims = space.dims().size();
   const std::size_t start = table.size();
@@ -77,7 +61,27 @@ bool AppendModelValues(const TrialRecord& t, const TpeSpace& space, std::vector<
   return true;
 }
 
-}  // namespace
+std::optional<double> TpeTier(const TrialRecord& t, RunningTrials running) {
+  switch (t.state) {
+    case TrialState::kCompleted:
+      if (!t.objective) return std::nullopt;
+      return -kInf;
+    case TrialState::kPruned:
+    case TrialState::kPaused: {
+      if (!t.objective) return 1.0;  // Optuna: after every pruned value
+      const double reached =
+          t.budget && !std::isnan(*t.budget) ? *t.budget : static_cast<double>(t.rung);
+      return -reached;
+    }
+    case TrialState::kRunning:
+      if (running == RunningTrials::kIgnore) return std::nullopt;
+      return kInf;
+    case TrialState::kFailed:
+    case TrialState::kInterrupted:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 int TpeGamma(int scored) { return std::min((scored + 9) / 10, 25); }
 
@@ -110,18 +114,28 @@ TpeGroups SplitHistory(const std::vector<TrialRecord>& history, int before,
   std::vector<bool> is_below(trials.size(), false);  // by row
   for (std::size_t r = 0; r < n_below; ++r) is_below[ranked[r].row] = true;
 
+  std::vector<std::size_t> rows;
+  rows.reserve(trials.size());
+  for (const Ranked& r : trials) rows.push_back(r.row);
+  GroupColumns(rows, is_below, table, dims, groups);
+  return groups;
+}
+
+void GroupColumns(const std::vector<std::size_t>& rows, const std::vector<bool>& is_below,
+                  const std::vector<double>& table, std::size_t dims, TpeGroups& groups) {
+  const std::size_t n_below =
+      static_cast<std::size_t>(std::count(is_below.begin(), is_below.end(), true));
   groups.below.assign(dims, std::vector<double>());
   groups.above.assign(dims, std::vector<double>());
   for (std::size_t d = 0; d < dims; ++d) {
     groups.below[d].reserve(n_below);
-    groups.above[d].reserve(trials.size() - n_below);
+    groups.above[d].reserve(rows.size() - n_below);
   }
-  for (const Ranked& r : trials) {
-    Columns& group = is_below[r.row] ? groups.below : groups.above;
-    const double* values = table.data() + r.row * dims;
+  for (const std::size_t row : rows) {
+    Columns& group = is_below[row] ? groups.below : groups.above;
+    const double* values = table.data() + row * dims;
     for (std::size_t d = 0; d < dims; ++d) group[d].push_back(values[d]);
   }
-  return groups;
 }
 
 }  // namespace gpusweep::search

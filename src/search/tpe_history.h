@@ -13,6 +13,7 @@
 // order, so the result does not depend on the order of `history`.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "gpusweep/config.h"
@@ -29,7 +30,17 @@ struct TpeGroups {
   // inactive in the trial.
   Columns below, above;
   int scored = 0;        // usable trials that are not running (Optuna's n)
+  // Weights of the `below` kernels (one per row, before the prior's), or empty for
+  // Optuna's default_weights: multi-objective TPE weighs the good trials by their
+  // hypervolume contribution (tpe_mo_history.h).
+  std::vector<double> below_weights;
 };
+
+// The tier of a trial in the ranking above, smaller first: completed -inf, pruned or
+// paused -budget (1 without a value), running +inf (RunningTrials::kWorst); nullopt for a
+// trial TPE ignores (failed, interrupted, completed without an objective, running with
+// kIgnore). Shared by the single- and multi-objective splits.
+std::optional<double> TpeTier(const TrialRecord& t, RunningTrials running);
 
 // Optuna's default_gamma: how many of n scored trials are "good".
 int TpeGamma(int scored);
@@ -40,5 +51,17 @@ int TpeGamma(int scored);
 // as long as its predecessors have not changed state.
 TpeGroups SplitHistory(const std::vector<TrialRecord>& history, int before,
                        const TpeSpace& space, Mode mode, RunningTrials running);
+
+// Appends the model values of `t` to `table` (one per dim); false, with `table`
+// unchanged, when a param is missing or does not fit the space. A conditional leaf that
+// was inactive in `t` is NaN: the tree-structured TPE fits each leaf only from the trials
+// that had it (tpe_tree.h).
+bool AppendModelValues(const TrialRecord& t, const TpeSpace& space, std::vector<double>& table);
+
+// Fills groups.below and groups.above (one column per model dim) from the rows of `table`
+// (`dims` values each) listed in `rows`, in that order (trial-number order): row r goes
+// below when is_below[r] (indexed by row).
+void GroupColumns(const std::vector<std::size_t>& rows, const std::vector<bool>& is_below,
+                  const std::vector<double>& table, std::size_t dims, TpeGroups& groups);
 
 }  // namespace gpusweep::search

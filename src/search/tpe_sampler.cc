@@ -3,7 +3,9 @@
 // (parzen_estimator.h), draw n_ei_candidates from the good one, l(x), and keep the
 // candidate with the largest log l(x) - log g(x) (Bergstra et al. 2011, Optuna 3.1).
 // Univariate: one estimator pair and one candidate set per param; multivariate: one
-// joint pair and one joint candidate set.
+// joint pair and one joint candidate set. With several metrics or constraints the split
+// and the good trials' weights are multi-objective TPE's (Ozaki et al., JAIR 2022;
+// tpe_mo_history.h); the estimators and the acquisition are the same.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "search/samplers.h"
 #include "search/splitmix64.h"
 #include "search/tpe_history.h"
+#include "search/tpe_mo_history.h"
 #include "search/tpe_tree.h"
 
 namespace gpusweep::search {
@@ -23,12 +26,16 @@ constexpr std::uint64_t kTpeSalt = 0x7BE5A4B1E0C3D2F1ULL;
 
 TpeSampler::TpeSampler(SearchSpace space, int trials, std::uint64_t seed,
                        const TpeConfig& config, Mode mode)
+    : TpeSampler(std::move(space), trials, seed, config, Objective(MetricSpec{"objective", mode})) {}
+
+TpeSampler::TpeSampler(SearchSpace space, int trials, std::uint64_t seed,
+                       const TpeConfig& config, Objective objective)
     : startup_(space, trials, seed),
       model_space_(space),
       trials_(trials),
       seed_(seed),
       config_(config),
-      mode_(mode) {}
+      objective_(std::move(objective)) {}
 
 int TpeSampler::total_trials() const { return trials_; }
 
@@ -37,7 +44,12 @@ Suggestion TpeSampler::Suggest(int number, const std::vector<TrialRecord>& histo
   if (dims.empty()) return startup_.Suggest(number, history);
   const RunningTrials running =
       config_.constant_liar ? RunningTrials::kWorst : RunningTrials::kIgnore;
-  const TpeGroups groups = SplitHistory(history, number, model_space_, mode_, running);
+  // One metric without constraints: the trials' `objective` (tpe_history.h); else
+  // multi-objective TPE's split over their reported metrics (tpe_mo_history.h).
+  const TpeGroups groups =
+      objective_.multi() || objective_.constrained()
+          ? SplitMoHistory(history, number, model_space_, objective_, running)
+          : SplitHistory(history, number, model_space_, objective_.primary().mode, running);
   if (groups.scored < config_.n_startup_trials) return startup_.Suggest(number, history);
 
   ParzenOptions options;
@@ -52,13 +64,13 @@ Suggestion TpeSampler::Suggest(int number, const std::vector<TrialRecord>& histo
   std::vector<double> model(dims.size());
   if (config_.multivariate) {
     options.bandwidth = Bandwidth::kScott;
-    const ParzenEstimator below(dims, groups.below, options);
+    const ParzenEstimator below(dims, groups.below, options, groups.below_weights);
     const ParzenEstimator above(dims, groups.above, options);
     model = BestCandidate(below, above, config_.n_ei_candidates, rng);
   } else {
     for (std::size_t d = 0; d < dims.size(); ++d) {
       const std::vector<ModelDim> dim{dims[d]};
-      const ParzenEstimator below(dim, Columns{groups.below[d]}, options);
+      const ParzenEstimator below(dim, Columns{groups.below[d]}, options, groups.below_weights);
       const ParzenEstimator above(dim, Columns{groups.above[d]}, options);
       model[d] = BestCandidate(below, above, config_.n_ei_candidates, rng)[0];
     }

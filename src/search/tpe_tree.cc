@@ -54,6 +54,17 @@ Columns ActiveRows(const Columns& columns, const std::vector<int>& dims) {
   return out;
 }
 
+std::vector<double> ActiveWeights(const Columns& columns, const std::vector<int>& dims,
+                                  const std::vector<double>& weights) {
+  std::vector<double> out;
+  for (std::size_t r = 0; r < weights.size(); ++r) {
+    bool present = true;
+    for (const int d : dims) present = present && !std::isnan(columns[static_cast<std::size_t>(d)][r]);
+    if (present) out.push_back(weights[r]);
+  }
+  return out;
+}
+
 Params TreeSuggest(const TpeSpace& space, const TpeGroups& groups, const TreeTpeOptions& options,
                    SplitMix64& rng) {
   const std::vector<std::vector<int>> draw_groups = DrawGroups(space, options.multivariate);
@@ -75,7 +86,8 @@ Params TreeSuggest(const TpeSpace& space, const TpeGroups& groups, const TreeTpe
         const std::vector<int>& members = draw_groups[static_cast<std::size_t>(g)];
         std::vector<ModelDim> dims;
         for (const int d : members) dims.push_back(space.dims()[static_cast<std::size_t>(d)]);
-        const ParzenEstimator below(dims, ActiveRows(groups.below, members), parzen);
+        const ParzenEstimator below(dims, ActiveRows(groups.below, members), parzen,
+                                    ActiveWeights(groups.below, members, groups.below_weights));
         const ParzenEstimator above(dims, ActiveRows(groups.above, members), parzen);
         const std::vector<double> point = BestCandidate(below, above, options.candidates, rng);
         for (std::size_t k = 0; k < members.size(); ++k)

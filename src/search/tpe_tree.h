@@ -33,6 +33,10 @@ struct TreeTpeOptions {
 // The rows of `columns` restricted to `dims` (indexes into the model dims) where every
 // one of them is present (not NaN): one column per dim of `dims`.
 Columns ActiveRows(const Columns& columns, const std::vector<int>& dims);
+// The entries of `weights` (one per row of `columns`, or empty) for the rows ActiveRows
+// keeps; empty stays empty (the estimator's default weights).
+std::vector<double> ActiveWeights(const Columns& columns, const std::vector<int>& dims,
+                                  const std::vector<double>& weights);
 
 Params TreeSuggest(const TpeSpace& space, const TpeGroups& groups, const TreeTpeOptions& options,
                    SplitMix64& rng);

@@ -43,6 +43,9 @@ TEST(TreeTpe, ActiveRowsKeepOnlyTrialsWhereEveryDimWasActive) {
   EXPECT_EQ(search::ActiveRows(columns, {1}), (search::Columns{{0.5, 0.25}}));
   EXPECT_EQ(search::ActiveRows(columns, {0, 2}), (search::Columns{{1, 1}, {0.75, 0.125}}));
   EXPECT_EQ(search::ActiveRows(columns, {1, 2}), (search::Columns{{}, {}}));
+  // Multi-objective TPE's weights follow the rows kept; none given stays none.
+  EXPECT_EQ(search::ActiveWeights(columns, {2}, {0.1, 0.2, 0.3, 0.4}), (std::vector<double>{0.2, 0.4}));
+  EXPECT_TRUE(search::ActiveWeights(columns, {2}, {}).empty());
 }
 
 TEST(TreeTpe, HistoryMarksInactiveLeavesInsteadOfDroppingTrials) {
