@@ -45,7 +45,7 @@ class CliErrorsTest : public ::testing::Test {
 };
 
 TEST_F(CliErrorsTest, TooManyGpusPerTrialExitsTwoNamingTheKeyWhereverGpusComeFrom) {
-  const std::string written = std::string(kSweep) + "resources: {gpus_per_trial: 2}\n";
+  const std::string written = std::string(kSweep).append("resources: {gpus_per_trial: 2}\n");
   const std::string at_key = "sweep.yaml:7:29: resources.gpus_per_trial: trial 0 needs 2 GPUs "
                              "but only 1 is available";
   auto by_flag = Run(written, {"--gpus", "1"});
@@ -61,7 +61,7 @@ TEST_F(CliErrorsTest, TooManyGpusPerTrialExitsTwoNamingTheKeyWhereverGpusComeFro
       << by_env.out;
   unsetenv("CUDA_VISIBLE_DEVICES");
 
-  auto detected = Run(std::string(kSweep) + "resources:\n  gpus_per_trial: [1, 3]\n");
+  auto detected = Run(std::string(kSweep).append("resources:\n  gpus_per_trial: [1, 3]\n"));
   EXPECT_EQ(detected.exit_code, 2) << detected.out;
   EXPECT_NE(detected.out.find("sweep.yaml:8:19: resources.gpus_per_trial: trial 1 needs 3 GPUs "
                               "but only 2 are available"),
@@ -70,7 +70,7 @@ TEST_F(CliErrorsTest, TooManyGpusPerTrialExitsTwoNamingTheKeyWhereverGpusComeFro
   EXPECT_NE(detected.out.find("(GPUs allowed by NVML detection)"), std::string::npos)
       << detected.out;
 
-  auto listed = Run(std::string(kSweep) + "resources: {gpus: [0], gpus_per_trial: 2}\n");
+  auto listed = Run(std::string(kSweep).append("resources: {gpus: [0], gpus_per_trial: 2}\n"));
   EXPECT_EQ(listed.exit_code, 2) << listed.out;
   EXPECT_NE(listed.out.find("sweep.yaml:7:40: resources.gpus_per_trial:"), std::string::npos)
       << listed.out;

@@ -24,22 +24,22 @@ constexpr std::string_view kHead =
     "sampler: {type: grid}\n";
 
 TEST(ConfigInputTest, NulByteInAChoiceValueIsAnError) {
-  const std::string message = ErrorFor(std::string(kHead) +
+  const std::string message = ErrorFor(std::string(kHead).append(
                                        "command: [a, '{{x}}']\n"
                                        "search_space:\n"
-                                       "  x: {type: choice, values: [ok, \"a\\0b\"]}\n");
+                                       "  x: {type: choice, values: [ok, \"a\\0b\"]}\n"));
   EXPECT_THAT(message, StartsWith("exp.yaml:6:34: search_space.x.values[1]: the string holds "
                                   "a NUL byte"));
   EXPECT_THAT(message, HasSubstr("remove the \\0 escape"));
 }
 
 TEST(ConfigInputTest, NulByteInAConstantOrTheCommandIsAnError) {
-  EXPECT_THAT(ErrorFor(std::string(kHead) +
+  EXPECT_THAT(ErrorFor(std::string(kHead).append(
                        "command: [a]\n"
                        "search_space:\n"
-                       "  x: {type: constant, value: {deep: [\"\\0\"]}}\n"),
+                       "  x: {type: constant, value: {deep: [\"\\0\"]}}\n")),
               StartsWith("exp.yaml:6:38: search_space.x.value.deep[0]: the string holds a NUL"));
-  EXPECT_THAT(ErrorFor(std::string(kHead) + "command: [a, \"--b=\\0c\"]\n"),
+  EXPECT_THAT(ErrorFor(std::string(kHead).append("command: [a, \"--b=\\0c\"]\n")),
               StartsWith("exp.yaml:4:14: command[1]: the string holds a NUL byte"));
 }
 
@@ -52,7 +52,7 @@ TEST(ConfigInputTest, StrayCommaAtADocumentStartIsASyntaxErrorNotAHang) {
   }
   EXPECT_THAT(ErrorFor("name: e\n---\n,"),
               StartsWith("exp.yaml:3:1: (top level): the file holds more than one YAML document"));
-  EXPECT_THAT(ErrorFor(std::string(kHead) + "command: [a]\n---\nname: f\n"),
+  EXPECT_THAT(ErrorFor(std::string(kHead).append("command: [a]\n---\nname: f\n")),
               StartsWith("exp.yaml:6:1: (top level): the file holds more than one YAML document"));
 }
 

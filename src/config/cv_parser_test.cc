@@ -44,7 +44,7 @@ TEST(CvParserTest, BadValuesAreLocatedAndExplained) {
   EXPECT_THAT(ErrorOf("cv: {fold: 5}\n"), HasSubstr("did you mean 'folds'?"));
   EXPECT_THAT(ErrorOf("cv: 5\n"), HasSubstr("e.g. cv: {folds: 5}"));
   auto shadowed = config_test::ParseError(
-      std::string(kHead) + "  fold: {type: int, low: 0, high: 4}\ncv: {folds: 5}\n");
+      std::string(kHead).append("  fold: {type: int, low: 0, high: 4}\ncv: {folds: 5}\n"));
   EXPECT_THAT(shadowed, HasSubstr("the search-space parameter 'fold' (line 7) would be shadowed "
                                   "by cv's {{fold}}; rename the parameter"));
 }
