@@ -10,7 +10,7 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 9> kKeys{
+constexpr std::array<std::string_view, 9> kResourcesKeys{
     "gpus",           "gpus_per_trial",      "cpu_slots",
     "max_concurrent", "trials_per_gpu",      "gpu_memory_per_trial",
     "min_free_gpu_memory", "gpu_release_timeout", "gpu_release_tolerance"};
@@ -115,7 +115,7 @@ Expected<ResourcesConfig> ParseResources(const Value* value, std::uint64_t total
   ResourcesConfig resources;
   if (value == nullptr || value->IsNull()) return resources;
   GS_ASSIGN_OR_RETURN(Mapping mapping, value->ToMapping());
-  GS_TRY(mapping.CheckKeys(kKeys));
+  GS_TRY(mapping.CheckKeys(kResourcesKeys));
   if (const Value* gpus = mapping.Find("gpus")) GS_TRY(ParseGpus(*gpus, resources));
   if (const Value* counts = mapping.Find("gpus_per_trial")) {
     GS_TRY(ParseGpusPerTrial(*counts, total_trials, resources));

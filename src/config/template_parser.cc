@@ -24,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<std::string_view, 2> kKeys{"src", "dst"};
+constexpr std::array<std::string_view, 2> kTemplateFileKeys{"src", "dst"};
 // What the runner itself writes into every trial directory (ARCHITECTURE.md); a
 // template rendered there would be overwritten or would corrupt the trial's record.
 constexpr std::array<std::string_view, 3> kRunnerFiles{TrialFiles::kParams, TrialFiles::kOutputLog,
@@ -34,7 +34,7 @@ constexpr std::string_view kDstHint =
 
 Expected<TemplateSpec> ParseTemplate(const Value& value, const fs::path& config_dir) {
   GS_ASSIGN_OR_RETURN(Mapping mapping, value.ToMapping());
-  GS_TRY(mapping.CheckKeys(kKeys));
+  GS_TRY(mapping.CheckKeys(kTemplateFileKeys));
   GS_ASSIGN_OR_RETURN(Value src, mapping.Require("src", "add src: <template file>"));
   GS_ASSIGN_OR_RETURN(Value dst, mapping.Require("dst", "add dst: <path in the trial directory>"));
   TemplateSpec spec;
