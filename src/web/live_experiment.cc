@@ -13,6 +13,7 @@
 #include "common/unique_fd.h"
 #include "gpusweep/objective.h"
 #include "gpusweep/report.h"
+#include "report/pareto_views.h"
 #include "web/experiment_catalog.h"
 #include "web/pareto_json.h"
 #include "web/pbt_json.h"
@@ -116,6 +117,8 @@ Expected<std::unique_ptr<LiveExperiment>> LiveExperiment::Open(const std::filesy
                                                 ? nullptr
                                                 : std::make_unique<LiveImportance>(live->view_.search_space()));
     live->pareto_ = std::move(objective);
+  } else if (objective.constrained()) {
+    live->constrained_ = std::move(objective);
   }
   return live;
 }
@@ -163,6 +166,22 @@ Status LiveExperiment::RefreshLocked() {
   return {};
 }
 
+// The summary's `best`: the best completed trial by the metric; with constraints the
+// best feasible one (Pareto order puts feasible trials first); with several objectives
+// none (the front is the answer: the pareto section).
+Json LiveExperiment::BestJson() const {
+  if (pareto_) return Json();
+  if (constrained_) {
+    const std::vector<ParetoTrial> ranked = RankParetoTrials(records_, *constrained_);
+    if (ranked.empty() || ranked.front().violation != 0 || std::isnan(ranked.front().values.at(0)))
+      return Json();
+    return Json{{"trial", ranked.front().trial->number}, {"value", ranked.front().values.at(0)}};
+  }
+  std::vector<const TrialRecord*> ranked = RankTrials(records_, meta().metric);
+  if (ranked.empty()) return Json();
+  return Json{{"trial", ranked.front()->number}, {"value", *ranked.front()->objective}};
+}
+
 void LiveExperiment::SummarizeLocked() {
   Json counts = Json::object();
   std::vector<std::string> params;
@@ -176,10 +195,7 @@ void LiveExperiment::SummarizeLocked() {
     for (auto& [name, value] : FlattenParams(trial.params))
       if (named.insert(name).second) params.push_back(name);
   }
-  std::vector<const TrialRecord*> ranked = RankTrials(records_, meta().metric);
-  Json best = ranked.empty() ? Json()
-                             : Json{{"trial", ranked.front()->number},
-                                    {"value", *ranked.front()->objective}};
+  Json best = BestJson();
   if (nas_) {  // the search's result (retrain, else latest confirm), not its top evaluation
     const std::optional<NasResult> result = FindNasResult(records_);
     best = result ? Json{{"trial", result->trial->number},

@@ -50,7 +50,9 @@ class LiveExperiment {
                                                         DecisionFormatter decisions);
 
   // {name, dir, metric, mode, total, recorded, unfinished (ExperimentStateName),
-  //  counts{state: n}, best{trial, value}|null, running, state (ExperimentStateName),
+  //  counts{state: n}, best{trial, value}|null (with constraints: the best feasible
+  //  trial, null when none is; with several objectives: null, see pareto), running,
+  //  state (ExperimentStateName),
   //  (a NAS experiment's best is its result, FindNasResult: {trial, value, stage:
   //  "retrain"|"confirm", block}, null before a block is confirmed)
   //  scheduler{type, resource, max_resource}|null, params[names], choice_params[the
@@ -95,6 +97,7 @@ class LiveExperiment {
 
   // Rebuilds summary_ (less `running`) from records_ and rungs_. Caller holds mutex_.
   void SummarizeLocked();
+  Json BestJson() const;
 
   struct TrialText {
     std::string json;  // TrialJson(record).dump(): what changed is compared on this
@@ -118,6 +121,9 @@ class LiveExperiment {
   std::optional<NasConfig> nas_;  // a NAS experiment's config, from the journal
   std::optional<PbtLineage> pbt_;  // a PBT experiment's lineage, followed with events_seq_
   std::optional<Objective> pareto_;  // the objective when it has several metrics
+  // The objective when it has one metric and constraints: `best` is then the best
+  // feasible trial (RankParetoTrials), never an infeasible one with a better value.
+  std::optional<Objective> constrained_;
   std::optional<std::vector<double>> hypervolume_reference_;  // the config's, if any
   std::vector<std::string> choice_params_;  // declared `type: choice` in the search space
   std::unique_ptr<LiveImportance> importance_;

@@ -270,6 +270,34 @@ TEST(LiveExperimentTest, APbtExperimentsSummaryHoldsItsLineage) {
 
 // Two objectives (f1, f2 min) and a constraint c <= 1: trials 0, 1, 4 are the feasible
 // front, 2 is dominated by 1, 3 breaks the constraint (though it dominates them all).
+// One metric with a constraint: the best is the best feasible trial, not the infeasible
+// one with the better value.
+TEST(LiveExperimentTest, AConstrainedSummarysBestIsTheBestFeasibleTrial) {
+  TempDir tmp;
+  // FakeExperiment's metric is acc (max); the identity adds the constraint.
+  const Json identity{{"constraints", {{{"metric", "c"}, {"max", 1.0}}}}};
+  FakeExperiment fake(tmp.path(), "con", 0, 0, identity);
+  const std::vector<std::pair<double, double>> acc_and_c{{0.1, 5}, {0.7, 0}, {0.4, 0.5}, {0.9, 2}};
+  for (int k = 0; k < static_cast<int>(acc_and_c.size()); ++k) {
+    TrialRecord trial;
+    trial.number = k;
+    trial.params = {{"x", k}};
+    trial.start_time = 1.7e9;
+    trial.state = TrialState::kRunning;
+    ASSERT_TRUE(fake.journal().UpsertTrial(trial));
+    trial.state = TrialState::kCompleted;
+    trial.end_time = 1.7e9 + 10 + k;
+    trial.objective = acc_and_c[k].first;
+    trial.last_metrics = {{"acc", acc_and_c[k].first}, {"c", acc_and_c[k].second}};
+    ASSERT_TRUE(fake.journal().FinishTrial(trial, {}));
+  }
+  auto summary = MustOpen(fake.dir())->Summary();
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_FALSE(summary->contains("pareto"));
+  // Trial 3's 0.9 is better but breaks the constraint (c = 2 > 1).
+  EXPECT_EQ((*summary)["best"], (Json{{"trial", 1}, {"value", 0.7}})) << summary->dump();
+}
+
 TEST(LiveExperimentTest, AMultiObjectiveSummaryRanksTrialsAndFollowsTheHypervolume) {
   TempDir tmp;
   const Json identity{{"metrics", {{{"name", "f1"}, {"mode", "min"}}, {{"name", "f2"}, {"mode", "min"}}}},
@@ -312,6 +340,7 @@ TEST(LiveExperimentTest, AMultiObjectiveSummaryRanksTrialsAndFollowsTheHypervolu
   EXPECT_DOUBLE_EQ(pareto["reference"][0].get<double>(), 4.3);
   EXPECT_DOUBLE_EQ(pareto["reference"][1].get<double>(), 4.3);
   EXPECT_EQ(pareto["reference_derived"], true);
+  EXPECT_TRUE((*summary)["best"].is_null()) << "several objectives have a front, not a best";
   const Json& history = pareto["hypervolume"];
   ASSERT_EQ(history.size(), 5u);
   const std::vector<int> order{0, 1, 4, 2, 3};

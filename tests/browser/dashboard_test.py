@@ -502,8 +502,17 @@ class DashboardTest(unittest.TestCase):
 
     def test_pareto_page_of_two_objectives(self):
         self.check_pareto_page("mo", ["f1", "f2"])
+        summary = self.server.json("api/e/mo/summary")
         front_line = self.series_counts("Pareto front")["front line"]
-        self.assertEqual(front_line, sum(t["front"] for t in self.server.json("api/e/mo/summary")["pareto"]["trials"]))
+        self.assertEqual(front_line, sum(t["front"] for t in summary["pareto"]["trials"]))
+        # The header names both objectives and the front, not a best of the first alone.
+        self.assertIsNone(summary["best"])
+        header = self.driver.find_element(By.CSS_SELECTOR, ".summary").text
+        front = sum(t["front"] for t in summary["pareto"]["trials"])
+        infeasible = sum(not t["feasible"] for t in summary["pareto"]["trials"])
+        self.assertIn(f"objectives f1 (min), f2 (min); Pareto front: {front} of "
+                      f"{len(summary['pareto']['trials'])} completed trials, {infeasible} infeasible", header)
+        self.assertNotIn("best", header)
 
     def test_pareto_page_of_three_objectives_is_a_matrix_of_pairs(self):
         self.check_pareto_page("mo3", ["f1", "f2", "f3"])

@@ -72,11 +72,22 @@ export async function experimentsPage(app) {
   setTimeout(poll, POLL_MS);
 }
 
+// One metric: its name and mode. Several: each, and the front's size (there is no
+// single best; the summary's best is null then).
+function objectiveText(s) {
+  if (!s.pareto) return `objective ${s.metric} (${s.mode})`;
+  const names = s.pareto.objectives.map((o) => `${o.name} (${o.mode})`).join(', ');
+  const front = s.pareto.trials.filter((t) => t.front).length;
+  const infeasible = s.pareto.trials.filter((t) => !t.feasible).length;
+  return `objectives ${names}; Pareto front: ${front} of ${s.pareto.trials.length} completed trials` +
+    (infeasible ? `, ${infeasible} infeasible` : '');
+}
+
 function summaryLine(s) {
   const counts = Object.entries(s.counts).map(([state, n]) => `${n} ${state}`).join(', ');
   return el('div', { class: 'summary' },
     el('h2', {}, s.name), experimentBadge(s),
-    el('p', {}, `${s.recorded} of ${s.total} trials recorded (${counts || 'none yet'}); objective ${s.metric} (${s.mode})`,
+    el('p', {}, `${s.recorded} of ${s.total} trials recorded (${counts || 'none yet'}); ${objectiveText(s)}`,
       s.best ? `; ${s.best.label ? 'result' : 'best'} ${fmtNumber(s.best.value)} by ` : '', s.best ? el('a', { href: `#/e/${encodeURIComponent(s.id)}/t/${s.best.trial}` }, `trial ${s.best.trial}`) : '',
       s.best && s.best.label ? ` (${s.best.label})` : '',
       s.scheduler ? `; scheduler ${s.scheduler.type} on ${s.scheduler.resource}` : ''),
