@@ -162,7 +162,8 @@ TEST(ObjectiveParserTest, CrossValidationTakesSeveralObjectivesAndConstraints) {
     auto config = ParseConfig(ObjectiveYaml(objective, std::string(kObjectiveTail) + "cv: {folds: 3}\n"), "exp.yaml");
     ASSERT_TRUE(config) << config.error().message;
     EXPECT_EQ(config->cv.folds, 3);
-    EXPECT_EQ(config->metrics.size(), objective == one_constrained ? 1u : 2u);
+    EXPECT_EQ(ObjectiveOf(*config).size(), objective == one_constrained ? 1u : 2u);
+    EXPECT_TRUE(ObjectiveOf(*config).multi() || ObjectiveOf(*config).constrained());
   }
   auto nsga2 = ParseConfig(ObjectiveYaml(two, "sampler: {type: nsga2, trials: 4}\n"
                                               "search_space: {lr: {type: uniform, low: 0, high: 1}}\n"
