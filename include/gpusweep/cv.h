@@ -11,7 +11,11 @@
 // CV arithmetic (docs/config.md, "Cross-validation"): a configuration's value is the
 // mean of its folds' objectives (completed folds; pruned or paused folds count with
 // their last value), with the sample standard deviation (n - 1; 0 for one value). Its
-// state, first rule that applies:
+// `metrics` are, over the same folds, the mean of each reported key that is a number
+// (not NaN) in every one of them; a key some counted fold lacks is left out (missing,
+// as objective.h reads it). Several objectives and constraints read these: a
+// configuration's objective vector is its folds' means and its violation the
+// violation of those means. Its state, first rule that applies:
 //   failed       more folds failed than cv.allow_failed_folds
 //   running      a fold is running, or some folds have not run yet (queued)
 //   interrupted  a fold was interrupted (it runs again on resume)
@@ -64,6 +68,7 @@ struct CvConfiguration {
   bool queued = false;                  // running because folds are still to run, none is
   std::optional<double> mean, stddev;   // over `values`; nullopt without any value
   std::vector<double> values;           // the folds' values, in fold order
+  Json metrics = Json::object();        // per-key means over the same folds (above)
   int completed = 0, failed = 0;        // folds in these states
   // Why a failed configuration failed: "fold 2 failed (exit code 1); cv.allow_failed_folds
   // is 0". Empty otherwise.
@@ -77,9 +82,14 @@ std::vector<CvConfiguration> GroupFolds(const std::vector<TrialRecord>& trials, 
 
 // The configuration as one record, as a sampler's history sees it (number = the
 // configuration, objective = the mean, state as above with a queued configuration
-// counted as running; failure_reason as above; times: the earliest start and, once no
-// fold runs, the latest end).
+// counted as running; failure_reason as above; last_metrics = `metrics`, so several
+// objectives read the means; times: the earliest start and, once no fold runs, the
+// latest end).
 TrialRecord ConfigurationRecord(const CvConfiguration& configuration);
+
+// ConfigurationRecord of every configuration GroupFolds(trials, cv) finds, in
+// configuration order: what the Pareto views and the samplers rank under cv.
+std::vector<TrialRecord> ConfigurationRecords(const std::vector<TrialRecord>& trials, const CvConfig& cv);
 
 // Completed configurations with a mean, best first by `metric.mode`; ties go to the
 // lower configuration number. Pointers into `configurations`.

@@ -248,7 +248,9 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
 // feasible fronts first, then the infeasible trials by violation), "feasible" and
 // "violation" (the total constraint violation, 0 when feasible; +inf, JSON null, when a
 // constraint's metric was not reported), all three empty/null for trials that did not
-// complete (only completed trials are ranked).
+// complete (only completed trials are ranked). With both, the three are the fold's
+// configuration's: configurations are ranked by their folds' means (ConfigurationRecords),
+// and every fold row of one carries its rank, empty/null until it completed.
 std::string ExportCsv(const std::vector<TrialRecord>& trials, const CvConfig& cv = {},
                       const std::optional<Objective>& pareto = std::nullopt);
 // JSON: an array (pretty-printed, 2-space indent) of objects with the same keys in the

@@ -20,6 +20,7 @@
 #include "cli/pbt_lines.h"
 #include "cli/terminal.h"
 #include "common/did_you_mean.h"
+#include "gpusweep/cv.h"
 #include "gpusweep/journal.h"
 #include "gpusweep/nas.h"
 #include "gpusweep/report.h"
@@ -318,8 +319,12 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   }
   GS_ASSIGN_OR_RETURN(std::string population, PbtLines(view, trials, false));
   GS_TRY(Emit(stdout, population));
-  if (const Objective objective = view.objective(); objective.multi() || objective.constrained())
-    GS_TRY(Emit(stdout, FormatParetoStatus(trials, objective, opened.context.hypervolume_reference)));
+  if (const Objective objective = view.objective(); objective.multi() || objective.constrained()) {
+    const bool cv = opened.context.cv.enabled();
+    GS_TRY(Emit(stdout, FormatParetoStatus(cv ? ConfigurationRecords(trials, opened.context.cv) : trials,
+                                           objective, opened.context.hypervolume_reference,
+                                           cv ? "configuration" : "trial")));
+  }
   GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, view.Nas(trials));
   if (nas)
     for (const std::string& line : NasProgressLines(*nas)) GS_TRY(Emit(stdout, line + "\n"));
@@ -390,11 +395,14 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
                 "--json lists a Pareto front: this experiment has one metric and no constraints; "
                 "use export --format json for every trial");
   if (objective.multi() || objective.constrained()) {
+    // Under cv the front is of configurations, each valued by its folds' means.
+    const CvConfig& cv = opened.context.cv;
+    const std::vector<TrialRecord> ranked = cv.enabled() ? ConfigurationRecords(trials, cv) : trials;
     if (args.json) {
-      GS_TRY(Emit(stdout, ParetoBestJson(trials, objective, opened.context.hypervolume_reference).dump(2) + "\n"));
+      GS_TRY(Emit(stdout, ParetoBestJson(ranked, objective, opened.context.hypervolume_reference, cv).dump(2) + "\n"));
       return 0;
     }
-    if (std::optional<std::string> front = FormatParetoBest(trials, opened.context, objective)) {
+    if (std::optional<std::string> front = FormatParetoBest(ranked, opened.context, objective)) {
       GS_TRY(Emit(stdout, *front));
       return 0;
     }

@@ -37,6 +37,33 @@ void SetMeanAndDeviation(CvConfiguration& c) {
   c.stddev = c.values.size() > 1 ? std::sqrt(squares / static_cast<double>(c.values.size() - 1)) : 0.0;
 }
 
+// Whether a fold's reported `key` is a number a mean can take (NaN is a missing value).
+bool HasNumber(const TrialRecord& fold, const std::string& key) {
+  if (!fold.last_metrics.is_object()) return false;
+  const auto it = fold.last_metrics.find(key);
+  return it != fold.last_metrics.end() && it->is_number() && !std::isnan(it->get<double>());
+}
+
+// Per-key means over the folds that count (those with a value): a key is averaged only
+// when every one of them reports it, since a mean over fewer folds would compare
+// configurations on different data.
+void SetMetricMeans(CvConfiguration& c) {
+  std::vector<const TrialRecord*> counted;
+  for (const TrialRecord* fold : c.folds)
+    if (fold != nullptr && FoldValue(*fold)) counted.push_back(fold);
+  if (counted.empty() || !counted.front()->last_metrics.is_object()) return;
+  for (const auto& [key, first] : counted.front()->last_metrics.items()) {
+    double sum = 0;
+    bool everywhere = true;
+    for (const TrialRecord* fold : counted) {
+      everywhere = HasNumber(*fold, key);
+      if (!everywhere) break;
+      sum += fold->last_metrics.at(key).get<double>();
+    }
+    if (everywhere) c.metrics[key] = sum / static_cast<double>(counted.size());
+  }
+}
+
 std::string FailedFoldsReason(const CvConfiguration& c, const CvConfig& cv) {
   std::string reason;
   for (std::size_t f = 0; f < c.folds.size(); ++f) {
@@ -53,6 +80,7 @@ void Judge(CvConfiguration& c, const CvConfig& cv) {
     if (fold != nullptr)
       if (std::optional<double> value = FoldValue(*fold)) c.values.push_back(*value);
   SetMeanAndDeviation(c);
+  SetMetricMeans(c);
   c.completed = CountState(c, TrialState::kCompleted);
   c.failed = CountState(c, TrialState::kFailed);
   const int missing = static_cast<int>(std::count(c.folds.begin(), c.folds.end(), nullptr));
@@ -112,6 +140,7 @@ TrialRecord ConfigurationRecord(const CvConfiguration& configuration) {
   record.state = configuration.state;
   record.objective = configuration.mean;
   record.failure_reason = configuration.failure_reason;
+  record.last_metrics = configuration.metrics;
   bool first = true;
   for (const TrialRecord* fold : configuration.folds) {
     if (fold == nullptr) continue;
@@ -121,6 +150,12 @@ TrialRecord ConfigurationRecord(const CvConfiguration& configuration) {
   }
   if (configuration.state == TrialState::kRunning) record.end_time = 0;
   return record;
+}
+
+std::vector<TrialRecord> ConfigurationRecords(const std::vector<TrialRecord>& trials, const CvConfig& cv) {
+  std::vector<TrialRecord> records;
+  for (const CvConfiguration& c : GroupFolds(trials, cv)) records.push_back(ConfigurationRecord(c));
+  return records;
 }
 
 std::vector<const CvConfiguration*> RankConfigurations(

@@ -4,6 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "gpusweep/objective.h"
+
 namespace gpusweep {
 namespace {
 
@@ -118,6 +122,44 @@ TEST(CvTest, ConfigurationsAreGroupedAndRankedByMean) {
   EXPECT_EQ(best_max[0]->configuration, 1);
   auto best_min = RankConfigurations(groups, MetricSpec{"loss", Mode::kMin});
   EXPECT_EQ(best_min[0]->configuration, 0);
+}
+
+// Several objectives: each reported key's mean over the folds that count, the failed
+// fold left out, a key one counted fold lacks (or reports NaN) missing.
+TEST(CvTest, MetricsAreMeansOverTheCountedFolds) {
+  std::vector<TrialRecord> trials{Fold(0, TrialState::kCompleted, 0.6), Fold(1, TrialState::kFailed),
+                                  Fold(2, TrialState::kCompleted, 0.9), Fold(3, TrialState::kPruned, 0.3)};
+  trials[0].last_metrics = Json{{"acc", 0.6}, {"size", 4}, {"note", "a"}, {"lat", 1.0}, {"gap", 1.0}};
+  trials[1].last_metrics = Json{{"acc", 0.1}, {"size", 100}};  // failed: does not count
+  trials[2].last_metrics = Json{{"acc", 0.9}, {"size", 2}, {"note", "b"}, {"gap", NAN}};
+  trials[3].last_metrics = Json{{"acc", 0.3}, {"size", 6}, {"note", "c"}, {"lat", 3.0}, {"gap", 2.0}};
+  const auto groups = GroupFolds(trials, CvConfig{4, 1, 1});
+  ASSERT_EQ(groups.size(), 1u);
+  const Json& m = groups[0].metrics;
+  EXPECT_NEAR(m.at("acc").get<double>(), 0.6, 1e-12);
+  EXPECT_NEAR(m.at("size").get<double>(), 4.0, 1e-12);
+  EXPECT_FALSE(m.contains("note"));  // not a number
+  EXPECT_FALSE(m.contains("lat"));   // fold 2 did not report it
+  EXPECT_FALSE(m.contains("gap"));   // fold 2 reported NaN
+  EXPECT_EQ(ConfigurationRecord(groups[0]).last_metrics, m);
+}
+
+TEST(CvTest, ConfigurationRecordsCarryTheMeansAnObjectiveReads) {
+  std::vector<TrialRecord> trials;
+  for (int n = 0; n < 4; ++n) {
+    trials.push_back(Fold(n, TrialState::kCompleted, 0.5 + 0.1 * n));
+    trials.back().last_metrics = Json{{"acc", 0.5 + 0.1 * n}, {"size", 10.0 * n}};
+  }
+  const std::vector<TrialRecord> records = ConfigurationRecords(trials, CvConfig{2, 0, 1});
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1].number, 1);
+  const Objective objective({MetricSpec{"acc", Mode::kMax}, MetricSpec{"size", Mode::kMin}},
+                            {ConstraintSpec{"size", std::nullopt, 20.0}});
+  const std::vector<double> values = objective.Values(records[1].last_metrics);
+  EXPECT_NEAR(values[0], 0.75, 1e-12);
+  EXPECT_NEAR(values[1], 25.0, 1e-12);
+  // The violation of the means: 25 - 20, though fold 2 alone (size 20) is feasible.
+  EXPECT_NEAR(objective.Violation(records[1].last_metrics), 5.0, 1e-12);
 }
 
 }  // namespace

@@ -142,8 +142,6 @@ TEST(ObjectiveParserTest, WhatRanksByOneMetricRefusesSeveralOrConstraintsAtItsTy
   EXPECT_THAT(ParseError(ObjectiveYaml(two, std::string(kObjectiveTail) +
                                                 "scheduler: {type: median}\n")),
               AllOf(HasSubstr("scheduler.type"), HasSubstr("median scheduler")));
-  EXPECT_THAT(ParseError(ObjectiveYaml(two, std::string(kObjectiveTail) + "cv: {folds: 3}\n")),
-              HasSubstr("cross-validation cannot yet combine"));
   // Samplers that ignore the history take any objective, and so does tpe (multi-objective
   // TPE, with or without constraints).
   for (std::string_view sampler : {"random", "sobol", "tpe"}) {
@@ -154,6 +152,25 @@ TEST(ObjectiveParserTest, WhatRanksByOneMetricRefusesSeveralOrConstraintsAtItsTy
         "exp.yaml");
     EXPECT_TRUE(config) << config.error().message;
   }
+}
+
+// A configuration's objectives are its folds' means (gpusweep/cv.h), so cv takes several
+// metrics and constraints, with a sampler that ranks them (nsga2) as with one that does not.
+TEST(ObjectiveParserTest, CrossValidationTakesSeveralObjectivesAndConstraints) {
+  const std::string two = "metrics: [{name: a, mode: max}, {name: b, mode: min}]\n";
+  const std::string one_constrained = "metric: {name: a, mode: max}\nconstraints: [{metric: c, max: 1}]\n";
+  for (const std::string& objective : {two, one_constrained, two + "constraints: [{metric: c, max: 1}]\n"}) {
+    auto config = ParseConfig(ObjectiveYaml(objective, std::string(kObjectiveTail) + "cv: {folds: 3}\n"), "exp.yaml");
+    ASSERT_TRUE(config) << config.error().message;
+    EXPECT_EQ(config->cv.folds, 3);
+    EXPECT_EQ(ObjectiveOf(*config).size(), objective == one_constrained ? 1u : 2u);
+    EXPECT_TRUE(ObjectiveOf(*config).multi() || ObjectiveOf(*config).constrained());
+  }
+  auto nsga2 = ParseConfig(ObjectiveYaml(two, "sampler: {type: nsga2, trials: 4}\n"
+                                              "search_space: {lr: {type: uniform, low: 0, high: 1}}\n"
+                                              "cv: {folds: 2}\n"),
+                           "exp.yaml");
+  EXPECT_TRUE(nsga2) << nsga2.error().message;
 }
 
 TEST(ObjectiveParserTest, AshaHyperbandAndHalvingTakeSeveralObjectivesMedianRefusesWithWhatToWrite) {

@@ -98,5 +98,54 @@ TEST(FoldPolicySamplingTest, FailedConfigurationsAreLeftOutAndWarmStartsPassThro
   EXPECT_EQ(folds.Suggest(4, history).params, plain->Suggest(2, seen).params);
 }
 
+std::unique_ptr<Sampler> Nsga2(int trials) {
+  SamplerConfig config;
+  config.kind = SamplerKind::kNsga2;
+  config.trials = trials;
+  config.seed = 11;
+  config.nsga2.population = 4;
+  auto sampler = MakeSampler(config, kSpace,
+                             Objective({{"f1", Mode::kMin}, {"f2", Mode::kMin}},
+                                       {ConstraintSpec{"c", std::nullopt, 4.0}}));
+  EXPECT_TRUE(sampler.has_value());
+  return std::move(*sampler);
+}
+
+// Fold f's objectives: the folds disagree (fold 0 alone would rank differently), and
+// the constraint metric c is met by some folds of a configuration and not by others.
+Json FoldMetrics(const Params& p, int fold) {
+  const double x = p["x"].get<double>(), y = p["y"].get<double>();
+  const double shift = fold == 0 ? -2.0 : 1.0;
+  return Json{{"f1", x * x + shift}, {"f2", (x - 2) * (x - 2) + y * shift}, {"c", y + fold}};
+}
+
+// nsga2 ranks configurations: the history it is given holds one record per configuration
+// whose metrics are its folds' means, so it suggests what it would from those records.
+TEST(FoldPolicySamplingTest, Nsga2RanksConfigurationsByTheirFoldsMeans) {
+  const CvConfig cv{2, 0, 1};
+  FoldPolicy folds(std::make_unique<SweepPolicy>(Nsga2(16)), cv);
+  auto plain = Nsga2(16);
+  std::vector<TrialRecord> history, configurations;
+  for (int c = 0; c < 12; ++c) {
+    const Suggestion s = folds.Suggest(FoldTrialNumber(c, 0, 2), history);
+    EXPECT_EQ(s.params, plain->Suggest(c, configurations).params) << "configuration " << c;
+    Json sum = Json{{"f1", 0.0}, {"f2", 0.0}, {"c", 0.0}};
+    for (int f = 0; f < 2; ++f) {
+      TrialRecord fold = Fold(FoldTrialNumber(c, f, 2), s.params, 0);
+      fold.last_metrics = FoldMetrics(s.params, f);
+      fold.objective = fold.last_metrics["f1"].get<double>();
+      for (const char* key : {"f1", "f2", "c"})
+        sum[key] = sum[key].get<double>() + fold.last_metrics[key].get<double>();
+      history.push_back(std::move(fold));
+    }
+    for (const char* key : {"f1", "f2", "c"}) sum[key] = sum[key].get<double>() / 2;
+    TrialRecord configuration = Fold(c, s.params, sum["f1"].get<double>());
+    configuration.last_metrics = sum;
+    configurations.push_back(std::move(configuration));
+  }
+  EXPECT_EQ(folds.Suggest(FoldTrialNumber(12, 0, 2), history).params,
+            plain->Suggest(12, configurations).params);
+}
+
 }  // namespace
 }  // namespace gpusweep

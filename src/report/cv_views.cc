@@ -10,6 +10,7 @@
 #include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "report/cv_views.h"
+#include "report/pareto_views.h"
 #include "report/status_header.h"
 #include "report/table.h"
 
@@ -60,6 +61,8 @@ std::string FoldCounts(const std::vector<CvConfiguration>& all, const CvConfig& 
 }  // namespace
 
 std::string CvBestText(const std::vector<TrialRecord>& trials, const ReportContext& ctx) {
+  if (ctx.pareto)  // several objectives or constraints: the front of configurations
+    return ParetoBestHeader(ConfigurationRecords(trials, ctx.cv), *ctx.pareto, "configuration");
   const std::vector<CvConfiguration> all = GroupFolds(trials, ctx.cv);
   const auto ranked = RankConfigurations(all, ctx.metric);
   if (ranked.empty()) return "-";

@@ -62,7 +62,8 @@ enum class AbsentParam { kNull, kLeftOut };
 // One trial as an ordered object of typed values, missing values null (params: `absent`).
 // `configuration`: under cv, the fold's configuration (nullptr without cv).
 // `pareto`: with several objectives or constraints, every trial's ranking (possibly
-// without this one: not completed); nullptr otherwise.
+// without this one: not completed), under cv every configuration's (the fold rows carry
+// their configuration's); nullptr otherwise.
 Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_columns, AbsentParam absent,
               const std::vector<std::string>& metric_columns, const CvConfig& cv,
               const CvConfiguration* configuration, const ParetoCellsByTrial* pareto) {
@@ -82,7 +83,7 @@ Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_column
     row["cv_std"] = OrNull(configuration->stddev);
   }
   if (pareto != nullptr) {  // 1 = the Pareto front; infeasible trials rank after feasible ones
-    const auto it = pareto->find(t.number);
+    const auto it = pareto->find(configuration != nullptr ? configuration->configuration : t.number);
     const bool ranked = it != pareto->end();
     row["pareto_rank"] = ranked ? Json(it->second.rank + 1) : Json(nullptr);
     row["feasible"] = ranked ? Json(it->second.violation == 0) : Json(nullptr);
@@ -129,7 +130,9 @@ void AddUnique(std::vector<std::string>& names, const std::string& name) {
 
 std::vector<Json> Rows(const std::vector<TrialRecord>& trials, const CvConfig& cv,
                        const std::optional<Objective>& pareto, AbsentParam absent) {
-  const ParetoCellsByTrial ranking = RankForExport(trials, pareto);
+  // Under cv, configurations are ranked (by their folds' means), never fold trials.
+  const ParetoCellsByTrial ranking =
+      RankForExport(cv.enabled() && pareto ? ConfigurationRecords(trials, cv) : trials, pareto);
   std::vector<std::string> param_columns, metric_columns;
   for (const TrialRecord& t : trials) {
     for (const auto& [name, value] : FlattenParams(t.params)) AddUnique(param_columns, name);

@@ -324,12 +324,15 @@ std::string ExportOptuna(const std::vector<TrialRecord>& trials,
   OptunaSpace space(search_space);
   space.FillUnboundedRanges(trials);
   Json rows = Json::array();
-  if (ctx.cv.enabled()) {  // one Optuna trial per configuration, valued by its mean
-    for (const CvConfiguration& c : GroupFolds(trials, ctx.cv))
-      if (auto row = OptunaTrial(ConfigurationRecord(c), space,
-                                 MeanIntermediateValues(c, results, ctx.metric.name),
-                                 FoldAttributes(c, ctx.cv)))
+  if (ctx.cv.enabled()) {  // one Optuna trial per configuration, valued by its means
+    for (const CvConfiguration& c : GroupFolds(trials, ctx.cv)) {
+      const TrialRecord configuration = ConfigurationRecord(c);
+      if (auto row = OptunaTrial(configuration, space, MeanIntermediateValues(c, results, ctx.metric.name),
+                                 FoldAttributes(c, ctx.cv))) {
+        if (ctx.pareto) AddParetoFields(*row, configuration, *ctx.pareto);
         rows.push_back(std::move(*row));
+      }
+    }
   } else {
     for (const TrialRecord& t : trials)
       if (auto row = OptunaTrial(t, space, IntermediateValues(t, results, ctx.metric.name),

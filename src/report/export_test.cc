@@ -208,5 +208,32 @@ TEST(ReportJsonTest, SeveralObjectivesAddParetoRankFeasibleAndViolation) {
   EXPECT_THAT(ExportCsv(trials), Not(HasSubstr("pareto_rank")));
 }
 
+// Under cv the ranking is of configurations by their folds' means: each fold row carries
+// its configuration's rank, feasibility and violation (of the means), whatever the
+// fold's own values say.
+TEST(ReportJsonTest, CrossValidatedRowsCarryTheirConfigurationsParetoRank) {
+  auto fold = [](int number, Json metrics) {
+    TrialRecord t = MakeTrial(number, TrialState::kCompleted, metrics["acc"].get<double>());
+    t.last_metrics = std::move(metrics);
+    return t;
+  };
+  // Configuration 0: means acc 0.8, size 10, ms 9 (feasible, though fold 1 breaks ms <= 10).
+  // Configuration 1: means acc 0.7, size 12, ms 5: dominated by 0, though its fold 0
+  // alone (acc 0.95, size 4) would dominate every fold of configuration 0.
+  const std::vector<TrialRecord> trials{fold(0, {{"acc", 0.9}, {"size", 10}, {"ms", 6}}),
+                                        fold(1, {{"acc", 0.7}, {"size", 10}, {"ms", 12}}),
+                                        fold(2, {{"acc", 0.95}, {"size", 4}, {"ms", 5}}),
+                                        fold(3, {{"acc", 0.45}, {"size", 20}, {"ms", 5}})};
+  const Objective objective({{"acc", Mode::kMax}, {"size", Mode::kMin}}, {{"ms", std::nullopt, 10.0}});
+  const Json rows = Json::parse(ExportJson(trials, CvConfig{2, 0, 1}, objective));
+  for (int r : {0, 1}) {
+    EXPECT_EQ(rows[r]["pareto_rank"], Json(1)) << r;
+    EXPECT_EQ(rows[r]["feasible"], Json(true)) << r;
+    EXPECT_EQ(rows[r]["violation"], Json(0.0)) << r;
+  }
+  EXPECT_EQ(rows[2]["pareto_rank"], Json(2));
+  EXPECT_EQ(rows[3]["pareto_rank"], Json(2));
+}
+
 }  // namespace
 }  // namespace gpusweep

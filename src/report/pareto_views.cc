@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpusweep/cv.h"
 #include "gpusweep/pareto.h"
 
 namespace gpusweep {
@@ -91,31 +92,47 @@ std::optional<FrontHypervolume> ComputeFrontHypervolume(
   return hv;
 }
 
+namespace {
+
+// A member's directories: its trial's, or under cv (members are configurations) its folds'.
+std::string MemberDirs(const TrialRecord& member, const ReportContext& ctx) {
+  const std::filesystem::path trials = ctx.experiment_dir / "trials";
+  if (!ctx.cv.enabled()) return fmt::format("  dir: {}\n", (trials / TrialDirName(member.number)).string());
+  std::string out = "  fold dirs:\n";
+  for (int fold = 0; fold < ctx.cv.folds; ++fold)
+    out += fmt::format("    {}\n", (trials / TrialDirName(FoldTrialNumber(member.number, fold, ctx.cv.folds))).string());
+  return out;
+}
+
+}  // namespace
+
 std::optional<std::string> FormatParetoBest(const std::vector<TrialRecord>& trials,
                                             const ReportContext& ctx, const Objective& objective) {
   const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
   if (ranked.empty()) return std::nullopt;
   const std::vector<const ParetoTrial*> members = ParetoBestMembers(ranked);
+  const std::string_view unit = ctx.cv.enabled() ? "configuration" : "trial";
   std::string out;
   const bool feasible = members.front()->violation == 0;
-  out += feasible ? fmt::format("Pareto front: {} of {} completed trials\n", members.size(), ranked.size())
-                  : fmt::format("No feasible trial: the {} least violating of {} completed trials\n",
-                                members.size(), ranked.size());
+  out += feasible ? fmt::format("Pareto front: {} of {} completed {}s{}\n", members.size(), ranked.size(),
+                                unit, ctx.cv.enabled() ? " (means over their folds)" : "")
+                  : fmt::format("No feasible {}: the {} least violating of {} completed {}s\n", unit,
+                                members.size(), ranked.size(), unit);
   for (const ParetoTrial* m : members) {
-    out += fmt::format("\ntrial {}\n", m->trial->number);
+    out += fmt::format("\n{} {}\n", unit, m->trial->number);
     for (std::size_t i = 0; i < objective.size(); ++i)
       out += fmt::format("  {} ({}): {}\n", objective.metrics()[i].name,
                          ModeName(objective.metrics()[i].mode), ParetoNumber(m->values[i]));
     if (objective.constrained()) out += fmt::format("  violation: {:g}\n", m->violation);
     for (const auto& [name, value] : m->trial->params.items())
       out += fmt::format("  {} = {}\n", name, value.is_string() ? value.get<std::string>() : value.dump());
-    out += fmt::format("  dir: {}\n", (ctx.experiment_dir / "trials" / TrialDirName(m->trial->number)).string());
+    out += MemberDirs(*m->trial, ctx);
   }
   return out;
 }
 
 Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective,
-                    const std::optional<std::vector<double>>& reference) {
+                    const std::optional<std::vector<double>>& reference, const CvConfig& cv) {
   const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
   Json out = Json::object();
   out["objectives"] = Json::array();
@@ -132,18 +149,27 @@ Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& obj
       Json values = Json::object();
       for (std::size_t i = 0; i < objective.size(); ++i)
         values[objective.metrics()[i].name] = ParetoJsonNumber(m->values[i]);
-      out["front"].push_back(Json{{"trial", m->trial->number},
-                                  {"values", std::move(values)},
-                                  {"feasible", m->violation == 0},
-                                  {"violation", ParetoJsonNumber(m->violation)},
-                                  {"params", m->trial->params}});
+      Json member = Json::object();
+      if (cv.enabled()) {  // a configuration, valued by its folds' means
+        member["configuration"] = m->trial->number;
+        member["trials"] = Json::array();
+        for (int fold = 0; fold < cv.folds; ++fold)
+          member["trials"].push_back(FoldTrialNumber(m->trial->number, fold, cv.folds));
+      } else {
+        member["trial"] = m->trial->number;
+      }
+      member.update(Json{{"values", std::move(values)},
+                         {"feasible", m->violation == 0},
+                         {"violation", ParetoJsonNumber(m->violation)},
+                         {"params", m->trial->params}});
+      out["front"].push_back(std::move(member));
     }
   out["hypervolume"] = ParetoHypervolumeJson(ComputeFrontHypervolume(ranked, objective, reference));
   return out;
 }
 
 std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Objective& objective,
-                               const std::optional<std::vector<double>>& reference) {
+                               const std::optional<std::vector<double>>& reference, std::string_view unit) {
   const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
   std::vector<int> front;
   int infeasible = 0;
@@ -153,30 +179,31 @@ std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Obj
   }
   std::string out;
   if (objective.multi())
-    out += fmt::format("Pareto front: {} of {} completed trials{}{}\n", front.size(), ranked.size(),
+    out += fmt::format("Pareto front: {} of {} completed {}s{}{}\n", front.size(), ranked.size(), unit,
                        front.empty() ? "" : ": ", fmt::join(front, ", "));
   if (objective.constrained())
-    out += fmt::format("Infeasible: {} of {} completed trials break a constraint\n", infeasible,
-                       ranked.size());
+    out += fmt::format("Infeasible: {} of {} completed {}s break a constraint\n", infeasible,
+                       ranked.size(), unit);
   if (!objective.multi()) return out;  // one metric: the best feasible value says it all
   if (const std::optional<FrontHypervolume> hv = ComputeFrontHypervolume(ranked, objective, reference))
     out += fmt::format("Hypervolume: {:g} (reference {})\n", hv->value, ParetoReferenceText(*hv, objective));
   return out;
 }
 
-std::string ParetoBestHeader(const std::vector<TrialRecord>& trials, const Objective& objective) {
+std::string ParetoBestHeader(const std::vector<TrialRecord>& trials, const Objective& objective,
+                             std::string_view unit) {
   const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
-  if (ranked.empty()) return "no completed trial yet";
+  if (ranked.empty()) return fmt::format("no completed {} yet", unit);
   if (ranked.front().violation != 0)
-    return fmt::format("no feasible trial yet: all {} completed trials break a constraint", ranked.size());
+    return fmt::format("no feasible {} yet: all {} completed {}s break a constraint", unit, ranked.size(), unit);
   if (!objective.multi())
-    return fmt::format("{}={} (trial #{}, the best of the feasible trials)", objective.primary().name,
-                       ParetoNumber(ranked.front().values[0]), ranked.front().trial->number);
+    return fmt::format("{}={} ({} #{}, the best of the feasible {}s)", objective.primary().name,
+                       ParetoNumber(ranked.front().values[0]), unit, ranked.front().trial->number, unit);
   const auto front = std::count_if(ranked.begin(), ranked.end(), ParetoFeasibleFront);
   std::vector<std::string> directions;
   for (const MetricSpec& m : objective.metrics())
     directions.push_back(fmt::format("{} {}", m.name, ModeName(m.mode)));
-  return fmt::format("Pareto front of {} trials ({}); `gpusweep best` lists them", front,
+  return fmt::format("Pareto front of {} {}s ({}); `gpusweep best` lists them", front, unit,
                      fmt::join(directions, ", "));
 }
 

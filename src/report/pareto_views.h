@@ -4,6 +4,9 @@
 //
 // Contract: pure; trials are ranked through the Objective (objective.h) and pareto.h,
 // never by a second ordering. Only completed trials are ranked (as RankTrials does).
+// Under cv the trials given are configurations (ConfigurationRecords, gpusweep/cv.h:
+// their folds' means), never fold trials: `unit` ("configuration") names them in the
+// text, and FormatParetoBest (ctx.cv.enabled()) lists each member's fold directories.
 // - `RankParetoTrials`: completed trials in Pareto order: constraint-domination front
 //   (feasible fronts first, then infeasible ones by violation), then crowding distance
 //   (larger first), then trial number. `values` are the objective's reported values
@@ -19,7 +22,8 @@
 //   trial completed. `ParetoBestJson` (`best --json`): {"objectives": [{name, mode}],
 //   "constraints": [...], "front": [{"trial", "values": {name: value}, "feasible",
 //   "violation", "params"}], "hypervolume": {value, reference, derived}} (hypervolume
-//   null without a feasible trial).
+//   null without a feasible trial). With `cv` enabled (trials are configurations) a
+//   member has "configuration" and "trials" (its fold trial numbers) instead of "trial".
 // - `FormatParetoStatus` (`status`): after the table, the front (trials, size), the
 //   infeasible count and the hypervolume with the reference used (`reference`: the
 //   config's hypervolume_reference, else derived; likewise for ParetoBestJson).
@@ -32,8 +36,10 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "gpusweep/cv.h"
 #include "gpusweep/json.h"
 #include "gpusweep/objective.h"
 #include "gpusweep/report.h"
@@ -65,10 +71,13 @@ std::optional<FrontHypervolume> ComputeFrontHypervolume(
 std::optional<std::string> FormatParetoBest(const std::vector<TrialRecord>& trials,
                                             const ReportContext& ctx, const Objective& objective);
 Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective,
-                    const std::optional<std::vector<double>>& reference = std::nullopt);
+                    const std::optional<std::vector<double>>& reference = std::nullopt,
+                    const CvConfig& cv = {});
 std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Objective& objective,
-                               const std::optional<std::vector<double>>& reference = std::nullopt);
-std::string ParetoBestHeader(const std::vector<TrialRecord>& trials, const Objective& objective);
+                               const std::optional<std::vector<double>>& reference = std::nullopt,
+                               std::string_view unit = "trial");
+std::string ParetoBestHeader(const std::vector<TrialRecord>& trials, const Objective& objective,
+                             std::string_view unit = "trial");
 std::string ParetoRankText(const ParetoTrial& trial);
 
 }  // namespace gpusweep
