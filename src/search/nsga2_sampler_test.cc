@@ -8,6 +8,7 @@
 #include "gpusweep/pareto.h"
 #include "gpusweep/sampler.h"
 #include "search/param_specs_for_tests.h"
+#include "search/zdt_for_tests.h"
 
 namespace gpusweep {
 namespace {
@@ -15,23 +16,9 @@ namespace {
 using test_support::Choice;
 using test_support::Int;
 using test_support::Real;
-
-const Objective kZdtObjective({{"f1", Mode::kMin}, {"f2", Mode::kMin}});
-
-SearchSpace ZdtSpace(int dims) {
-  SearchSpace space;
-  for (int i = 0; i < dims; ++i) space.params.push_back(Real("x" + std::to_string(i), ParamKind::kUniform, 0, 1));
-  return space;
-}
-
-// ZDT1 (Zitzler, Deb & Thiele 2000): front f2 = 1 - sqrt(f1) where x1.. = 0.
-Json Zdt1(const Params& params, int dims) {
-  const double f1 = params["x0"].get<double>();
-  double g = 0;
-  for (int i = 1; i < dims; ++i) g += params["x" + std::to_string(i)].get<double>();
-  g = 1 + 9 * g / (dims - 1);
-  return Json{{"f1", f1}, {"f2", g * (1 - std::sqrt(f1 / g))}};
-}
+using test_support::kZdtObjective;
+using test_support::Zdt1;
+using test_support::ZdtSpace;
 
 SamplerConfig Nsga2SamplerConfig(int trials, std::uint64_t seed, int population) {
   SamplerConfig config;

@@ -10,29 +10,16 @@
 #include "gpusweep/pareto.h"
 #include "gpusweep/sampler.h"
 #include "search/param_specs_for_tests.h"
+#include "search/zdt_for_tests.h"
 
 namespace gpusweep {
 namespace {
 
 using test_support::Choice;
 using test_support::Real;
-
-const Objective kZdt({{"f1", Mode::kMin}, {"f2", Mode::kMin}});
-
-SearchSpace Cube(int dims) {
-  SearchSpace space;
-  for (int i = 0; i < dims; ++i) space.params.push_back(Real("x" + std::to_string(i), ParamKind::kUniform, 0, 1));
-  return space;
-}
-
-// ZDT1 (Zitzler, Deb & Thiele 2000): the front is f2 = 1 - sqrt(f1) where x1.. = 0.
-Json Zdt1(const Params& p, int dims) {
-  const double f1 = p["x0"].get<double>();
-  double g = 0;
-  for (int i = 1; i < dims; ++i) g += p["x" + std::to_string(i)].get<double>();
-  g = 1 + 9 * g / (dims - 1);
-  return Json{{"f1", f1}, {"f2", g * (1 - std::sqrt(f1 / g))}};
-}
+using test_support::kZdtObjective;
+using test_support::Zdt1;
+using test_support::ZdtSpace;
 
 SamplerConfig Config(SamplerKind kind, int trials, std::uint64_t seed, bool multivariate = false) {
   SamplerConfig config;
@@ -67,14 +54,14 @@ double FrontVolume(const std::vector<TrialRecord>& history, const Objective& obj
 }
 
 TEST(MoTpeSamplerTest, SeveralMetricsOrConstraintsMakeItMultiObjectiveAndItIsPure) {
-  const SearchSpace space = Cube(4);
-  auto tpe = MakeSampler(Config(SamplerKind::kTpe, 60, 9), space, kZdt);
+  const SearchSpace space = ZdtSpace(4);
+  auto tpe = MakeSampler(Config(SamplerKind::kTpe, 60, 9), space, kZdtObjective);
   ASSERT_TRUE(tpe) << tpe.error().message;
   std::vector<TrialRecord> history = RunSequentially(**tpe, 40, [](const Params& p) { return Zdt1(p, 4); });
   const Params suggested = (*tpe)->Suggest(40, history).params;
   std::shuffle(history.begin(), history.end(), std::mt19937(1));
   EXPECT_EQ((*tpe)->Suggest(40, history).params, suggested);
-  auto again = MakeSampler(Config(SamplerKind::kTpe, 60, 9), space, kZdt);
+  auto again = MakeSampler(Config(SamplerKind::kTpe, 60, 9), space, kZdtObjective);
   EXPECT_EQ((*again)->Suggest(40, history).params, suggested);
   // The split is the multi-objective one: the same history under one metric (f1, read
   // from `objective`) gives another suggestion.
@@ -89,17 +76,17 @@ TEST(MoTpeSamplerTest, SeveralMetricsOrConstraintsMakeItMultiObjectiveAndItIsPur
 // 112.1, 110.7, 109.3, 114.1 and multivariate 114.2, 115.3, 113.8, 113.3 against random
 // 110.6, 106.0, 101.9, 108.3. Margins: 1 per seed, 4 on the mean.
 TEST(MoTpeSamplerTest, ItFindsABetterFrontThanRandomSearchOnZdt1) {
-  const SearchSpace space = Cube(5);
+  const SearchSpace space = ZdtSpace(5);
   const std::vector<double> reference{11, 11};
   const auto zdt = [](const Params& p) { return Zdt1(p, 5); };
   for (const bool multivariate : {false, true}) {
     double ours_total = 0, theirs_total = 0;
     for (std::uint64_t seed : {1, 2, 3, 4}) {
-      auto tpe = MakeSampler(Config(SamplerKind::kTpe, 100, seed, multivariate), space, kZdt);
-      auto random = MakeSampler(Config(SamplerKind::kRandom, 100, seed), space, kZdt);
+      auto tpe = MakeSampler(Config(SamplerKind::kTpe, 100, seed, multivariate), space, kZdtObjective);
+      auto random = MakeSampler(Config(SamplerKind::kRandom, 100, seed), space, kZdtObjective);
       ASSERT_TRUE(tpe && random);
-      const double ours = FrontVolume(RunSequentially(**tpe, 100, zdt), kZdt, reference);
-      const double theirs = FrontVolume(RunSequentially(**random, 100, zdt), kZdt, reference);
+      const double ours = FrontVolume(RunSequentially(**tpe, 100, zdt), kZdtObjective, reference);
+      const double theirs = FrontVolume(RunSequentially(**random, 100, zdt), kZdtObjective, reference);
       EXPECT_GT(ours, theirs + 1) << "multivariate " << multivariate << " seed " << seed;
       ours_total += ours;
       theirs_total += theirs;
@@ -111,7 +98,7 @@ TEST(MoTpeSamplerTest, ItFindsABetterFrontThanRandomSearchOnZdt1) {
 // With x0 + x1 <= 0.3 required (4.5% of the square), the last 100 of 200 trials are
 // feasible far more often than random ones: measured 23 and 26 for seeds 4 and 5.
 TEST(MoTpeSamplerTest, ConstraintsSteerTowardsFeasibleTrials) {
-  const SearchSpace space = Cube(4);
+  const SearchSpace space = ZdtSpace(4);
   const Objective constrained({{"f1", Mode::kMin}, {"f2", Mode::kMin}}, {{"c", std::nullopt, 0.3}});
   const auto evaluate = [](const Params& p) {
     Json metrics = Zdt1(p, 4);
@@ -150,7 +137,7 @@ TEST(MoTpeSamplerTest, TreeStructuredSpacesLearnWhichBranchIsOnTheFront) {
     return Json{{"f1", v}, {"f2", 1 - v}};
   };
   for (const bool multivariate : {false, true}) {  // measured: 37 and 36
-    auto tpe = MakeSampler(Config(SamplerKind::kTpe, 80, 3, multivariate), space, kZdt);
+    auto tpe = MakeSampler(Config(SamplerKind::kTpe, 80, 3, multivariate), space, kZdtObjective);
     ASSERT_TRUE(tpe) << tpe.error().message;
     const std::vector<TrialRecord> history = RunSequentially(**tpe, 80, evaluate);
     int late_a = 0;

@@ -268,8 +268,23 @@ TEST(LiveExperimentTest, APbtExperimentsSummaryHoldsItsLineage) {
   EXPECT_FALSE(MustOpen(sweep.dir())->Summary()->contains("pbt"));
 }
 
-// Two objectives (f1, f2 min) and a constraint c <= 1: trials 0, 1, 4 are the feasible
-// front, 2 is dominated by 1, 3 breaks the constraint (though it dominates them all).
+// Records trial `number` as started at 1.7e9 and completed at 1.7e9 + `end`, with its
+// objective value and the metrics it last reported.
+void AddCompleted(Journal& journal, int number, Params params, double end, double objective,
+                  Json last_metrics) {
+  TrialRecord trial;
+  trial.number = number;
+  trial.params = std::move(params);
+  trial.start_time = 1.7e9;
+  trial.state = TrialState::kRunning;
+  ASSERT_TRUE(journal.UpsertTrial(trial));
+  trial.state = TrialState::kCompleted;
+  trial.end_time = 1.7e9 + end;
+  trial.objective = objective;
+  trial.last_metrics = std::move(last_metrics);
+  ASSERT_TRUE(journal.FinishTrial(trial, {}));
+}
+
 // One metric with a constraint: the best is the best feasible trial, not the infeasible
 // one with the better value.
 TEST(LiveExperimentTest, AConstrainedSummarysBestIsTheBestFeasibleTrial) {
@@ -279,17 +294,8 @@ TEST(LiveExperimentTest, AConstrainedSummarysBestIsTheBestFeasibleTrial) {
   FakeExperiment fake(tmp.path(), "con", 0, 0, identity);
   const std::vector<std::pair<double, double>> acc_and_c{{0.1, 5}, {0.7, 0}, {0.4, 0.5}, {0.9, 2}};
   for (int k = 0; k < static_cast<int>(acc_and_c.size()); ++k) {
-    TrialRecord trial;
-    trial.number = k;
-    trial.params = {{"x", k}};
-    trial.start_time = 1.7e9;
-    trial.state = TrialState::kRunning;
-    ASSERT_TRUE(fake.journal().UpsertTrial(trial));
-    trial.state = TrialState::kCompleted;
-    trial.end_time = 1.7e9 + 10 + k;
-    trial.objective = acc_and_c[k].first;
-    trial.last_metrics = {{"acc", acc_and_c[k].first}, {"c", acc_and_c[k].second}};
-    ASSERT_TRUE(fake.journal().FinishTrial(trial, {}));
+    AddCompleted(fake.journal(), k, {{"x", k}}, 10 + k, acc_and_c[k].first,
+                 {{"acc", acc_and_c[k].first}, {"c", acc_and_c[k].second}});
   }
   auto summary = MustOpen(fake.dir())->Summary();
   ASSERT_TRUE(summary) << summary.error().message;
@@ -298,6 +304,8 @@ TEST(LiveExperimentTest, AConstrainedSummarysBestIsTheBestFeasibleTrial) {
   EXPECT_EQ((*summary)["best"], (Json{{"trial", 1}, {"value", 0.7}})) << summary->dump();
 }
 
+// Two objectives (f1, f2 min) and a constraint c <= 1: trials 0, 1, 4 are the feasible
+// front, 2 is dominated by 1, 3 breaks the constraint (though it dominates them all).
 TEST(LiveExperimentTest, AMultiObjectiveSummaryRanksTrialsAndFollowsTheHypervolume) {
   TempDir tmp;
   const Json identity{{"metrics", {{{"name", "f1"}, {"mode", "min"}}, {{"name", "f2"}, {"mode", "min"}}}},
@@ -307,17 +315,8 @@ TEST(LiveExperimentTest, AMultiObjectiveSummaryRanksTrialsAndFollowsTheHypervolu
   // Completion order differs from trial order: 0, 1, 4, 2, 3.
   const std::vector<Point> points{{1, 4, 0, 0}, {2, 2, 0, 1}, {3, 3, 0, 3}, {0.5, 0.5, 5, 4}, {4, 1, 0, 2}};
   for (int k = 0; k < static_cast<int>(points.size()); ++k) {
-    TrialRecord trial;
-    trial.number = k;
-    trial.params = {{"x", k}};
-    trial.start_time = 1.7e9;
-    trial.state = TrialState::kRunning;
-    ASSERT_TRUE(fake.journal().UpsertTrial(trial));
-    trial.state = TrialState::kCompleted;
-    trial.end_time = 1.7e9 + 10 + points[k].end;
-    trial.objective = points[k].f1;
-    trial.last_metrics = {{"f1", points[k].f1}, {"f2", points[k].f2}, {"c", points[k].c}};
-    ASSERT_TRUE(fake.journal().FinishTrial(trial, {}));
+    AddCompleted(fake.journal(), k, {{"x", k}}, 10 + points[k].end, points[k].f1,
+                 {{"f1", points[k].f1}, {"f2", points[k].f2}, {"c", points[k].c}});
   }
   auto summary = MustOpen(fake.dir())->Summary();
   ASSERT_TRUE(summary) << summary.error().message;
@@ -370,17 +369,8 @@ TEST(LiveExperimentTest, ImportanceWithSeveralObjectivesIsPerObjective) {
   FakeExperiment fake(tmp.path(), "mo", 0, 0, identity);
   for (int k = 0; k < 36; ++k) {
     const double a = (k % 6) / 5.0, b = (k / 6) / 5.0;
-    TrialRecord trial;
-    trial.number = k;
-    trial.params = {{"a", a}, {"b", b}};
-    trial.start_time = 1.7e9;
-    trial.state = TrialState::kRunning;
-    ASSERT_TRUE(fake.journal().UpsertTrial(trial));
-    trial.state = TrialState::kCompleted;
-    trial.end_time = 1.7e9 + k;
-    trial.objective = a;
-    trial.last_metrics = {{"f1", a}, {"f2", b * b}};
-    ASSERT_TRUE(fake.journal().FinishTrial(trial, {}));
+    AddCompleted(fake.journal(), k, {{"a", a}, {"b", b}}, k, a,
+                 {{"f1", a}, {"f2", b * b}});
   }
   auto importance = MustOpen(fake.dir())->Importance();
   ASSERT_TRUE(importance) << importance.error().message;
