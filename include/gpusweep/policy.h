@@ -17,12 +17,14 @@
 //
 // Implementations (src/policy, src/nas): SweepPolicy (a sampler: queue order, backfill,
 // --retry-failed, growth), ScheduledPolicy (a sampler and a Scheduler, unchanged
-// inside), FoldPolicy (cross-validation over any policy: every fold is a trial, the
+// inside; BohbPolicy, bohb_policy.h, is one whose sampler learns from the results at
+// one budget), FoldPolicy (cross-validation over any policy: every fold is a trial, the
 // inner policy sees configurations), and the NAS tournament (MakeNasPolicy). A new
 // kind of search (e.g. population-based training, src/policy/pbt_policy.h) is one more
 // implementation: its jobs carry their own params and parent trial.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -171,5 +173,13 @@ std::unique_ptr<SearchPolicy> MakeFoldPolicy(std::unique_ptr<SearchPolicy> inner
 Expected<std::unique_ptr<SearchPolicy>> MakePbtSearchPolicy(const SchedulerConfig& scheduler,
                                                             const SamplerConfig& sampler,
                                                             const SearchSpace& space, Mode mode);
+
+// BOHB (bohb_policy.h): `scheduler` is Hyperband over `config` (MakeScheduler of kBohb),
+// `sampler` tpe as config/bohb_check.h sets it up; the configurations come from the results
+// at the largest budget with enough of them. Precondition: config.kind == kBohb.
+std::unique_ptr<SearchPolicy> MakeBohbPolicy(std::unique_ptr<Sampler> sampler,
+                                             std::unique_ptr<Scheduler> scheduler, TrialStyle style,
+                                             const SchedulerConfig& config, const SearchSpace& space,
+                                             std::uint64_t seed);
 
 }  // namespace gpusweep

@@ -2,7 +2,9 @@
 #include "gpusweep/policy.h"
 
 #include <algorithm>
+#include <cassert>
 
+#include "policy/bohb_policy.h"
 #include "policy/fold_policy.h"
 #include "policy/pbt_policy.h"
 #include "policy/scheduled_policy.h"
@@ -39,6 +41,16 @@ Expected<std::unique_ptr<SearchPolicy>> MakePbtSearchPolicy(const SchedulerConfi
                                                             const SearchSpace& space, Mode mode) {
   GS_ASSIGN_OR_RETURN(std::unique_ptr<PbtPolicy> policy, MakePbtPolicy(scheduler, sampler, space, mode));
   return std::unique_ptr<SearchPolicy>(std::move(policy));
+}
+
+std::unique_ptr<SearchPolicy> MakeBohbPolicy(std::unique_ptr<Sampler> sampler,
+                                             std::unique_ptr<Scheduler> scheduler, TrialStyle style,
+                                             const SchedulerConfig& config, const SearchSpace& space,
+                                             std::uint64_t seed) {
+  assert(config.kind == SchedulerKind::kBohb);
+  return std::make_unique<BohbPolicy>(std::move(sampler), std::move(scheduler), style,
+                                      config.max_resource, config.bohb,
+                                      BohbMinPoints(config.bohb, space), seed);
 }
 
 }  // namespace gpusweep

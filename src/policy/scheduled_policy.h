@@ -16,7 +16,7 @@
 
 namespace gpusweep {
 
-class ScheduledPolicy final : public SearchPolicy {
+class ScheduledPolicy : public SearchPolicy {
  public:
   // Both != nullptr; `scheduler` built for sampler->total_trials() configurations.
   ScheduledPolicy(std::unique_ptr<Sampler> sampler, std::unique_ptr<Scheduler> scheduler);
