@@ -142,12 +142,12 @@ struct SamplerConfig {
 };
 
 // Early stopping / multi-fidelity scheduler (config `scheduler:`).
-enum class SchedulerKind { kNone, kMedian, kSuccessiveHalving, kAsha, kHyperband, kPbt };
+enum class SchedulerKind { kNone, kMedian, kSuccessiveHalving, kAsha, kHyperband, kPbt, kBohb };
 
 // How successive halving's budget grows from one round to the next.
 enum class BudgetGrowth { kGeometric, kLinear };
 
-// "none", "median", "successive_halving", "asha", "hyperband", "pbt" (the YAML names).
+// "none", "median", "successive_halving", "asha", "hyperband", "pbt", "bohb" (the YAML names).
 std::string_view ToString(SchedulerKind kind);
 
 // Population-based training (`scheduler: {type: pbt, ...}`; Jaderberg et al., 2017;
@@ -169,6 +169,15 @@ struct PbtConfig {
   std::vector<Params> replay;
 };
 
+// BOHB (`scheduler: {type: bohb, ...}`; Falkner, Klein & Hutter, "BOHB: Robust and
+// Efficient Hyperparameter Optimization at Scale", ICML 2018; src/policy/bohb_policy.h):
+// Hyperband's brackets, with each new configuration drawn by the tpe sampler from the
+// results at the largest budget that has enough of them.
+struct BohbConfig {
+  double random_fraction = 1.0 / 3;  // [0, 1]: share of configurations drawn at random
+  int min_points_in_model = 0;       // >= 1 results-at-a-budget count N_min; 0: varying params + 1
+};
+
 struct SchedulerConfig {
   SchedulerKind kind = SchedulerKind::kNone;
   // Key of the step in the trial's reports ("epoch"): the resource (fidelity) the
@@ -183,6 +192,7 @@ struct SchedulerConfig {
   int min_trials = 3;             // median: other trials needed at a step to judge
   std::optional<int> brackets;    // hyperband: number of brackets (default: all, s_max + 1)
   PbtConfig pbt;                  // pbt only (with resource and max_resource)
+  BohbConfig bohb;                // bohb only (with the hyperband keys)
 };
 
 enum class GpuMode { kAuto, kList, kNone };

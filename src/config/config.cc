@@ -19,6 +19,7 @@
 #include "config/resources_parser.h"
 #include "config/unit_values.h"
 #include "config/sampler_parser.h"
+#include "config/bohb_check.h"
 #include "config/pbt_check.h"
 #include "config/scheduler_parser.h"
 #include "config/search_space_parser.h"
@@ -339,6 +340,7 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_TRY(ParseSharedSections(top, config_dir, config));
   GS_TRY(config_detail::CheckObjectiveSupport(top, config));
   GS_TRY(config_detail::CheckPbtFits(top, config));
+  GS_TRY(config_detail::ApplyBohbSampler(top, config));
   if (nas == nullptr) return {};
   if (config.nas->dry_run) {
     ApplyNasDryRun(config);

@@ -145,6 +145,9 @@ Json SchedulerIdentity(const SchedulerConfig& scheduler) {
                            {"mutations", pbt.mutations}};
     if (!pbt.replay.empty()) identity["pbt"]["replay"] = pbt.replay;  // older ones keep theirs
   }
+  if (scheduler.kind == SchedulerKind::kBohb)
+    identity["bohb"] = Json{{"random_fraction", scheduler.bohb.random_fraction},
+                            {"min_points_in_model", scheduler.bohb.min_points_in_model}};
   return identity;
 }
 
@@ -215,6 +218,7 @@ std::string_view ToString(SchedulerKind kind) {
     case SchedulerKind::kAsha: return "asha";
     case SchedulerKind::kHyperband: return "hyperband";
     case SchedulerKind::kPbt: return "pbt";
+    case SchedulerKind::kBohb: return "bohb";
   }
   return "none";
 }

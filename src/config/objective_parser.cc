@@ -184,6 +184,12 @@ Status CheckObjectiveSupport(const Mapping& top, const ExperimentConfig& config)
         fmt::format("population-based training ranks members by one metric and cannot "
                     "honour {}", asked),
         "remove scheduler:, or give one metric without constraints");
+  if (scheduler == SchedulerKind::kBohb)
+    return RefuseObjectiveAt(
+        top, "scheduler",
+        fmt::format("BOHB models one metric at each budget and cannot honour {}", asked),
+        "use scheduler: {type: hyperband, ...} with sampler: {type: tpe} (multi-objective TPE "
+        "over Pareto-ranked brackets), or give one metric without constraints");
   if (scheduler == SchedulerKind::kMedian)
     return RefuseObjectiveAt(
         top, "scheduler",

@@ -12,8 +12,8 @@
 namespace gpusweep::config_detail {
 namespace {
 
-constexpr std::array<std::string_view, 6> kSchedulerTypes{"none", "median", "successive_halving", "asha",
-                                                 "hyperband", "pbt"};
+constexpr std::array<std::string_view, 7> kSchedulerTypes{
+    "none", "median", "successive_halving", "asha", "hyperband", "pbt", "bohb"};
 constexpr std::array<std::string_view, 1> kNoneKeys{"type"};
 constexpr std::array<std::string_view, 5> kMedianKeys{"type", "resource", "grace_steps",
                                                       "min_trials", "max_resource"};
@@ -21,6 +21,9 @@ constexpr std::array<std::string_view, 5> kAshaKeys{"type", "resource", "min_res
                                                     "max_resource", "reduction_factor"};
 constexpr std::array<std::string_view, 6> kHyperbandKeys{
     "type", "resource", "min_resource", "max_resource", "reduction_factor", "brackets"};
+constexpr std::array<std::string_view, 8> kBohbKeys{
+    "type",     "resource", "min_resource",    "max_resource",
+    "reduction_factor", "brackets", "random_fraction", "min_points_in_model"};
 constexpr std::array<std::string_view, 7> kHalvingKeys{
     "type",         "resource", "min_resource", "max_resource", "reduction_factor",
     "growth",       "budget_step"};
@@ -37,6 +40,7 @@ SchedulerKind KindOf(std::string_view type) {
   if (type == "asha") return SchedulerKind::kAsha;
   if (type == "hyperband") return SchedulerKind::kHyperband;
   if (type == "pbt") return SchedulerKind::kPbt;
+  if (type == "bohb") return SchedulerKind::kBohb;
   return SchedulerKind::kNone;
 }
 
@@ -48,6 +52,7 @@ std::span<const std::string_view> KeysOf(SchedulerKind kind) {
     case SchedulerKind::kAsha: return kAshaKeys;
     case SchedulerKind::kHyperband: return kHyperbandKeys;
     case SchedulerKind::kPbt: return kPbtKeys;
+    case SchedulerKind::kBohb: return kBohbKeys;
   }
   return kNoneKeys;
 }
@@ -242,6 +247,31 @@ Status ParsePbt(const Mapping& map, SchedulerConfig& out) {
   return {};
 }
 
+// brackets (hyperband, bohb).
+Status ParseBrackets(const Mapping& map, SchedulerConfig& out) {
+  if (const Value* brackets = map.Find("brackets")) {
+    GS_ASSIGN_OR_RETURN(int count, brackets->ToIntAtLeast(1));
+    out.brackets = count;
+  }
+  return {};
+}
+
+// random_fraction and min_points_in_model (bohb); the sampler it needs is checked with
+// the sampler section (bohb_check.cc).
+Status ParseBohb(const Mapping& map, SchedulerConfig& out) {
+  GS_TRY(ParseBrackets(map, out));
+  if (const Value* fraction = map.Find("random_fraction")) {
+    GS_ASSIGN_OR_RETURN(out.bohb.random_fraction, fraction->ToNumber());
+    if (!(out.bohb.random_fraction >= 0 && out.bohb.random_fraction <= 1))
+      return fraction->Invalid("the share of configurations drawn at random must be between 0 and 1",
+                               "e.g. random_fraction: 0.333 (BOHB's default)");
+  }
+  if (const Value* points = map.Find("min_points_in_model")) {
+    GS_ASSIGN_OR_RETURN(out.bohb.min_points_in_model, points->ToIntAtLeast(1));
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<SchedulerConfig> ParseScheduler(const Value* value) {
@@ -278,12 +308,8 @@ Expected<SchedulerConfig> ParseScheduler(const Value* value) {
   if (out.kind == SchedulerKind::kSuccessiveHalving) out.reduction_factor = 2;  // the seed's halving
   GS_TRY(ParseRungs(map, out));
   if (out.kind == SchedulerKind::kSuccessiveHalving) GS_TRY(ParseHalving(map, out));
-  if (out.kind == SchedulerKind::kHyperband) {
-    if (const Value* brackets = map.Find("brackets")) {
-      GS_ASSIGN_OR_RETURN(int count, brackets->ToIntAtLeast(1));
-      out.brackets = count;
-    }
-  }
+  if (out.kind == SchedulerKind::kHyperband) GS_TRY(ParseBrackets(map, out));
+  if (out.kind == SchedulerKind::kBohb) GS_TRY(ParseBohb(map, out));
   return out;
 }
 

@@ -28,7 +28,8 @@ Expected<ExperimentCheck> CheckExperiment(const ExperimentConfig& config, const 
   check.warnings = plan.warnings;
   const SchedulerConfig& s = config.scheduler;
   if (s.kind == SchedulerKind::kSuccessiveHalving) check.rungs = RoundBudgets(s);
-  if (s.kind == SchedulerKind::kAsha || s.kind == SchedulerKind::kHyperband)
+  if (s.kind == SchedulerKind::kAsha || s.kind == SchedulerKind::kHyperband ||
+      s.kind == SchedulerKind::kBohb)
     check.rungs = RungResources(s.min_resource, s.max_resource, s.reduction_factor);
   return check;
 }

@@ -265,8 +265,11 @@ Expected<std::unique_ptr<SearchPolicy>> MakePolicy(const ExperimentConfig& confi
                                              sampler->total_trials(), style),
                                config));
   std::unique_ptr<SearchPolicy> policy =
-      scheduler ? MakeScheduledPolicy(std::move(sampler), std::move(scheduler))
-                : MakeSweepPolicy(std::move(sampler));
+      config.scheduler.kind == SchedulerKind::kBohb
+          ? MakeBohbPolicy(std::move(sampler), std::move(scheduler), style, config.scheduler,
+                           config.search_space, config.sampler.seed)
+      : scheduler ? MakeScheduledPolicy(std::move(sampler), std::move(scheduler))
+                  : MakeSweepPolicy(std::move(sampler));
   if (config.cv.enabled()) policy = MakeFoldPolicy(std::move(policy), config.cv);
   return policy;
 }

@@ -94,6 +94,7 @@ Expected<std::unique_ptr<Scheduler>> MakeScheduler(const SchedulerConfig& config
       GS_TRY(ValidateRungs(config));
       return MakeAsha(config, mode, configurations, style, ranking);
     case SchedulerKind::kHyperband:
+    case SchedulerKind::kBohb:  // Hyperband's brackets; the BOHB policy draws the configurations
       GS_TRY(ValidateRungs(config));
       GS_TRY(ValidateBrackets(config));
       return MakeHyperband(config, mode, configurations, style, ranking);
