@@ -2,8 +2,8 @@
 // BOHB benchmark (bench/README.md, "bohb/run.sh").
 //
 // Six params x0..x5, uniform on [0, 1]. A configuration's final accuracy is the
-// Hartmann-6 function, negated and scaled so the best is 1: a(x) = -H6(x) / 3.32237
-// (H6 from Dixon & Szegő 1978, as in bench/samplers/functions.cc). Its learning curve
+// Hartmann-6 function of bench/samplers/functions.h, scaled so the best is 1:
+// a(x) = H6(x) / H6_min (H6_min = -3.32237). Its learning curve
 // over t = 1..R steps is
 //   value(x, t) = a(x) - s(x) (t^-1/2 - R^-1/2) + N(0, 0.01^2),
 // with a speed s(x) = 0.05 + 0.15 (1 + sin(7 x1 + 3 x4)) / 2 that depends on other
