@@ -8,15 +8,6 @@
 namespace gpusweep::config_detail {
 namespace {
 
-// The key `key` of section `section` when it is written, else the section, else the top.
-Value PbtAt(const Mapping& top, std::string_view section, std::string_view key) {
-  const Value* at = top.Find(section);
-  if (at == nullptr) return top.self();
-  if (at->IsMapping())
-    if (const YAML::Node child = at->node()[std::string(key)]; child) return at->Child(child, key);
-  return *at;
-}
-
 const ParamSpec* PbtParam(const SearchSpace& space, std::string_view name) {
   for (const ParamSpec& param : space.params)
     if (param.name == name) return &param;
@@ -31,12 +22,12 @@ Status CheckMutations(const Mapping& top, const ExperimentConfig& config) {
       return p.kind != ParamKind::kConstant;
     });
     if (!varies)
-      return PbtAt(top, "search_space", "").Invalid(
+      return KeyOrSectionAt(top, "search_space", "").Invalid(
           "population-based training explores parameters, but every parameter is a constant",
           "give at least one a range or choices, e.g. lr: {type: loguniform, low: 1e-4, high: 1e-1}");
     return {};
   }
-  const Value mutations = PbtAt(top, "scheduler", "mutations");
+  const Value mutations = KeyOrSectionAt(top, "scheduler", "mutations");
   GS_ASSIGN_OR_RETURN(std::vector<Value> items, mutations.ToList());
   for (std::size_t i = 0; i < pbt.mutations.size() && i < items.size(); ++i) {
     const std::string& name = pbt.mutations[i];
@@ -58,7 +49,7 @@ Status CheckMutations(const Mapping& top, const ExperimentConfig& config) {
 // is always active (a trial without it would render its templates without it).
 Status CheckReplay(const Mapping& top, const ExperimentConfig& config) {
   const std::vector<Params>& replay = config.scheduler.pbt.replay;
-  const Value at = PbtAt(top, "scheduler", "replay");
+  const Value at = KeyOrSectionAt(top, "scheduler", "replay");
   for (std::size_t s = 0; s < replay.size(); ++s) {
     for (const auto& [name, value] : replay[s].items())
       if (PbtParam(config.search_space, name) == nullptr)
@@ -80,13 +71,13 @@ Status CheckPbtFits(const Mapping& top, const ExperimentConfig& config) {
   if (config.scheduler.kind != SchedulerKind::kPbt) return {};
   const PbtConfig& pbt = config.scheduler.pbt;
   if (config.cv.enabled())
-    return PbtAt(top, "cv", "folds").Invalid(
+    return KeyOrSectionAt(top, "cv", "folds").Invalid(
         "population-based training cannot run under cross-validation: a member continues "
         "from one checkpoint, and folds of one configuration have several",
         "remove cv: (or use scheduler: {type: asha, ...} with cv)");
   const SamplerKind kind = config.sampler.kind;
   if (kind != SamplerKind::kRandom && kind != SamplerKind::kSobol)
-    return PbtAt(top, "sampler", "type").Invalid(
+    return KeyOrSectionAt(top, "sampler", "type").Invalid(
         fmt::format("population-based training draws its initial population from the sampler, "
                     "and the {} sampler {}",
                     ToString(kind),
@@ -95,18 +86,18 @@ Status CheckPbtFits(const Mapping& top, const ExperimentConfig& config) {
                                                  "segments are not"),
         fmt::format("write sampler: {{type: random, trials: {}}} (or type: sobol)", pbt.population));
   if (config.sampler.trials != pbt.population)
-    return PbtAt(top, "sampler", "trials").Invalid(
+    return KeyOrSectionAt(top, "sampler", "trials").Invalid(
         fmt::format("the sampler draws {} trials but scheduler.population is {}; with pbt the "
                     "sampler draws the initial population (gpusweep numbers the segments)",
                     config.sampler.trials, pbt.population),
         fmt::format("write trials: {}", pbt.population));
   if (config.warm_start)
-    return PbtAt(top, "warm_start", "from").Invalid(
+    return KeyOrSectionAt(top, "warm_start", "from").Invalid(
         "population-based training does not take warm_start: its population starts from the "
         "sampler's draws and only its own checkpoints",
         "remove warm_start:, or put the earlier best settings under enqueue:");
   if (config.resources.gpus_per_trial.size() > 1)
-    return PbtAt(top, "resources", "gpus_per_trial").Invalid(
+    return KeyOrSectionAt(top, "resources", "gpus_per_trial").Invalid(
         "a per-trial list cannot be used with population-based training (each segment of a "
         "member is a trial)",
         "give one number, e.g. gpus_per_trial: 1");

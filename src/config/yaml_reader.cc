@@ -206,6 +206,19 @@ const Value* Mapping::Find(std::string_view key) const {
   return nullptr;
 }
 
+bool WritesKey(const Mapping& top, std::string_view section, std::string_view key) {
+  const Value* at = top.Find(section);
+  return at != nullptr && at->IsMapping() && at->node()[std::string(key)];
+}
+
+Value KeyOrSectionAt(const Mapping& top, std::string_view section, std::string_view key) {
+  const Value* at = top.Find(section);
+  if (at == nullptr) return top.self();
+  if (at->IsMapping())
+    if (const YAML::Node child = at->node()[std::string(key)]; child) return at->Child(child, key);
+  return *at;
+}
+
 Expected<Value> Mapping::Require(std::string_view key, std::string_view hint) const {
   if (const Value* value = Find(key)) return *value;
   const Value missing = self_.Child(YAML::Node(), key);

@@ -128,4 +128,10 @@ class Mapping {
   std::vector<Entry> entries_;
 };
 
+// For checks across sections (config/*_check.cc), given the top-level mapping: whether
+// `section` is a mapping that writes `key`; and where an error about `section.key`
+// should point: the key when written, else the section, else the top of the file.
+bool WritesKey(const Mapping& top, std::string_view section, std::string_view key);
+Value KeyOrSectionAt(const Mapping& top, std::string_view section, std::string_view key);
+
 }  // namespace gpusweep::config_detail
