@@ -155,5 +155,10 @@ std::string MissingMetricReason(const std::string& metric, const Json& reported)
   return reason;
 }
 
+std::string MetricsWarningsNote(int warnings, const std::string& first_warning) {
+  if (warnings == 0) return "";
+  if (warnings == 1) return "; reading its metrics: " + first_warning;
+  return fmt::format("; {} warnings reading its metrics, the first: {}", warnings, first_warning);
+}
 
 }  // namespace gpusweep

@@ -78,5 +78,9 @@ std::optional<double> LastMetricValue(const std::vector<MetricsLine>& lines,
 // Why a trial that exited 0 has no objective, with what it did report (`reported`: its
 // last value of each key), so a typo in the metric name or a string value is obvious.
 std::string MissingMetricReason(const std::string& metric, const Json& reported);
+// "; 3 warnings reading its metrics, the first: metrics.jsonl:1: not valid JSON, ..."
+// or "" when there were none: a trial whose lines were skipped (or trimmed of the metric)
+// says why in `show` and `status`, not only in the run's console warnings.
+std::string MetricsWarningsNote(int warnings, const std::string& first_warning);
 
 }  // namespace gpusweep

@@ -65,11 +65,12 @@ search_space:
       - "echo '{\"score\": 1}' >> $GPUSWEEP_METRICS"
       - "echo '{\"scor\": 1, \"epoch\": 1}' >> $GPUSWEEP_METRICS"
       - "echo '{\"score\": \"0.5\"}' >> $GPUSWEEP_METRICS"
+      - "echo 'score=1' >> $GPUSWEEP_METRICS; echo '{\"score\": 1' >> $GPUSWEEP_METRICS"
 )");
   auto outcome = Run(config);
   ASSERT_TRUE(outcome) << outcome.error().message;
   const auto& t = outcome->trials;
-  ASSERT_EQ(t.size(), 8u);
+  ASSERT_EQ(t.size(), 9u);
   EXPECT_EQ(t[0].state, TrialState::kFailed);
   EXPECT_EQ(t[0].failure_reason, "exit code 3");
   EXPECT_EQ(t[1].term_signal, SIGSEGV);
@@ -87,6 +88,13 @@ search_space:
   EXPECT_FALSE(t[6].objective);
   EXPECT_EQ(t[7].failure_reason, "exited 0 but its last 'score' was \"0.5\", not a number");
   EXPECT_EQ(t[5].state, TrialState::kCompleted);
+  // Every line skipped: why is kept with the trial, not only printed as a warning.
+  EXPECT_TRUE(t[8].failure_reason.starts_with(
+      "exited 0 but reported no JSON object to $GPUSWEEP_METRICS (needs 'score'); 2 warnings "
+      "reading its metrics, the first: "))
+      << t[8].failure_reason;
+  EXPECT_NE(t[8].failure_reason.find("metrics.jsonl:1: not valid JSON, skipped"), std::string::npos)
+      << t[8].failure_reason;
 }
 
 TEST_F(RunnerTest, GpusAreExclusiveAndSetInEnvironment) {

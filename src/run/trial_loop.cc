@@ -401,8 +401,10 @@ void TrialLoop::PollMetrics() {
 void TrialLoop::AbsorbMetrics(Active& active, MetricsBatch batch,
                               std::vector<IntermediateResult>& out, Events& events,
                               Process process) {
-  for (const std::string& warning : batch.warnings)
+  for (const std::string& warning : batch.warnings) {
     observer_.OnWarning(fmt::format("trial {}: {}", active.record.number, warning));
+    if (active.metrics_warnings++ == 0) active.first_warning = warning;
+  }
   if (batch.refused) StopUnreadable(active, *batch.refused, process);
   const double now = services_.wall_clock();
   for (MetricsLine& line : batch.lines) {
@@ -545,8 +547,10 @@ void TrialLoop::Judge(Active& active, const ProcessExit& exit) {
   else if (exit.exit_code != 0)
     record.failure_reason = fmt::format("exit code {}", exit.exit_code);
   else
-    record.failure_reason = MissingMetricReason(
-        missing_objective ? *missing_objective : config_.metric.name, record.last_metrics);
+    record.failure_reason =
+        MissingMetricReason(missing_objective ? *missing_objective : config_.metric.name,
+                            record.last_metrics) +
+        MetricsWarningsNote(active.metrics_warnings, active.first_warning);
   // The trial's own last words (a Python exception, a shell's complaint) say why.
   if (active.stop_reason.empty() && (exit.signaled || exit.exit_code != 0) &&
       exit.job_end == JobEnd::kNone) {

@@ -63,6 +63,8 @@ class TrialLoop {
     bool interrupt_sent = false;         // got SIGTERM because gpusweep was interrupted
     bool judged = false;                 // a line with the resource and the metric came
     std::optional<VerdictFile> verdicts; // iterative scheduler: answers to its reports
+    int metrics_warnings = 0;            // lines skipped or trimmed in this attempt
+    std::string first_warning;           // the first: why, kept with the trial
   };
   using Events = std::vector<SchedulerEventRecord>;
   // A trial whose intent is in pending_, to spawn once that is committed.
