@@ -194,6 +194,20 @@ class Journal {
   virtual Expected<TrialGroupRanking> RankTrialGroups(const std::vector<std::string>& ignored,
                                                       Mode mode, int limit);
 
+  // Streamed reads (issue 25: an export of 100,000 trials in constant memory): the rows
+  // QueryTrials(query) returns, and every trial's intermediate results (by trial, then
+  // LoadResults' order), handed to `visit` one at a time as they are read, none kept.
+  // A visit's error stops the walk and is returned. The defaults walk what
+  // QueryTrials/LoadResults return; the SQLite journal steps one statement.
+  using TrialVisitor = std::function<Status(const TrialRecord&)>;
+  using ResultVisitor = std::function<Status(const IntermediateResult&)>;
+  virtual Status ForEachTrial(const TrialQuery& query, const TrialVisitor& visit);
+  virtual Status ForEachResult(const ResultVisitor& visit);
+  // Runs `reads` in one read snapshot, so several passes over the journal see the same
+  // rows although a live run commits between them (SQLite: a deferred BEGIN ... COMMIT
+  // on this connection; the default just runs them). Not nested.
+  virtual Status InSnapshot(const std::function<Status()>& reads) { return reads(); }
+
   // Whether every trial's params hold `value` under `path` (a top-level name, then the
   // names of the nested objects it leads through); false without trials. What tells a
   // param constant (report's Constants) without reading every trial. The SQLite journal

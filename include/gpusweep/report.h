@@ -22,15 +22,18 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "gpusweep/config.h"
 #include "gpusweep/json.h"
 #include "gpusweep/objective.h"
+#include "gpusweep/status.h"
 #include "gpusweep/trial.h"
 
 namespace gpusweep {
@@ -267,6 +270,22 @@ std::string ExportJson(const std::vector<TrialRecord>& trials, const CvConfig& c
 // line lacks is empty/null).
 std::string ExportStepsCsv(const std::vector<IntermediateResult>& results);
 std::string ExportStepsJson(const std::vector<IntermediateResult>& results);
+
+// The same exports streamed (issue 25: 100,000 trials in constant memory), byte for byte
+// what the functions above return for the rows the walks visit. A walk calls its
+// visitor on each row in order (Journal::ForEachTrial / ForEachResult) and is called
+// twice: the first pass learns the columns (CSV's header comes first) and, with cv or
+// `pareto`, keeps a compact record per trial for the ranking (no params, only the
+// objectives' and constraints' metrics); the second writes each row to `out` as it is
+// visited. Both passes must visit the same rows (the caller holds one snapshot:
+// Journal::InSnapshot). Errors: the walk's or the sink's, first one wins.
+using TrialWalk = std::function<Status(const std::function<Status(const TrialRecord&)>&)>;
+using ResultWalk = std::function<Status(const std::function<Status(const IntermediateResult&)>&)>;
+using TextSink = std::function<Status(std::string_view)>;
+enum class ExportText { kCsv, kJson };
+Status WriteTrialExport(ExportText format, const TrialWalk& trials, const TextSink& out,
+                        const CvConfig& cv = {}, const std::optional<Objective>& pareto = std::nullopt);
+Status WriteStepsExport(ExportText format, const ResultWalk& results, const TextSink& out);
 
 // Each search-space parameter's distribution, for tools that rebuild the space
 // (Optuna): from the journal's config identity `search_space` ({"lr": {"type":

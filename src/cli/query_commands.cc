@@ -9,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <functional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -19,13 +20,13 @@
 #include "cli/gpu_lines.h"
 #include "cli/pbt_lines.h"
 #include "cli/terminal.h"
+#include "common/atomic_file.h"
 #include "common/did_you_mean.h"
 #include "gpusweep/cv.h"
 #include "gpusweep/journal.h"
 #include "gpusweep/nas.h"
 #include "gpusweep/report.h"
 #include "report/pareto_views.h"
-#include "run/trial_setup.h"  // WriteFileAtomically
 #include "run/warm_start.h"
 #include "view/experiment_view.h"
 
@@ -115,6 +116,31 @@ Status Emit(std::FILE* stream, std::string_view text) {
                 fmt::format("could not write the output: {}",
                                             std::strerror(errno)));
   return {};
+}
+
+// Streams an export to stdout or, atomically, to `output_path`: `write` gets the sink
+// (NULs made visible piece by piece), and the file appears only when it succeeded.
+// Pieces are gathered into 64 KiB writes: a row is one piece, and a system call per row
+// was most of the time of a 100,000-row export.
+Status StreamOutput(const std::optional<std::string>& output_path,
+                    const std::function<Status(const TextSink&)>& write) {
+  std::optional<AtomicFile> file;
+  if (output_path) {
+    GS_ASSIGN_OR_RETURN(AtomicFile created, AtomicFile::Create(std::filesystem::absolute(*output_path)));
+    file.emplace(std::move(created));
+  }
+  std::string buffer;
+  auto flush = [&]() -> Status {
+    const Status written = file ? file->Write(buffer) : Emit(stdout, buffer);
+    buffer.clear();
+    return written;
+  };
+  GS_TRY(write([&](std::string_view piece) -> Status {
+    buffer += NulsVisible(piece);
+    return buffer.size() >= 64 * 1024 ? flush() : Status{};
+  }));
+  GS_TRY(flush());
+  return file ? file->Commit() : Status{};
 }
 
 Status WriteOutput(const std::string& text, const std::optional<std::string>& output_path) {
@@ -430,28 +456,40 @@ Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat 
                             ExportRows rows, const std::optional<std::string>& output_path) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(dir));
   ExperimentView& view = opened.view;
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view.Trials());
   if (format == ExportFormat::kOptuna && rows == ExportRows::kSteps)
     return Fail(ErrorCode::kInvalidArgument,
                 "--steps goes with --format csv or json; --format optuna already holds each "
                 "trial's intermediate values");
-  std::vector<IntermediateResult> results;
-  if (rows == ExportRows::kSteps || format == ExportFormat::kOptuna) {
-    GS_ASSIGN_OR_RETURN(results, view.Results(trials));
+  // Optuna's study and a NAS experiment's JSON (the tournament beside the trials) are
+  // one JSON value built whole; every other export streams (issue 25), both of its
+  // passes in one snapshot of the journal.
+  if (format == ExportFormat::kOptuna || (format == ExportFormat::kJson && view.is_nas())) {
+    GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view.Trials());
+    std::string text;
+    if (format == ExportFormat::kOptuna) {
+      GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, view.Results(trials));
+      text = ExportOptuna(trials, results, view.search_space_json(), opened.context);
+    } else {
+      text = ExportJson(trials, view.meta().cv, opened.context.pareto);
+      GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, view.Nas(trials));
+      if (nas) text = Json{{"trials", Json::parse(text)}, {"nas", NasProgressJson(*nas)}}.dump(2) + "\n";
+    }
+    GS_TRY(WriteOutput(text, output_path));
+    return 0;
   }
-  std::string text;
-  if (format == ExportFormat::kOptuna) {
-    text = ExportOptuna(trials, results, view.search_space_json(), opened.context);
-  } else if (rows == ExportRows::kSteps) {
-    text = format == ExportFormat::kCsv ? ExportStepsCsv(results) : ExportStepsJson(results);
-  } else {
-    text = format == ExportFormat::kCsv ? ExportCsv(trials, view.meta().cv, opened.context.pareto)
-                                        : ExportJson(trials, view.meta().cv, opened.context.pareto);
-    GS_ASSIGN_OR_RETURN(std::optional<NasProgress> nas, view.Nas(trials));
-    if (nas && format == ExportFormat::kJson)  // the trials, and the NAS state beside them
-      text = Json{{"trials", Json::parse(text)}, {"nas", NasProgressJson(*nas)}}.dump(2) + "\n";
-  }
-  GS_TRY(WriteOutput(text, output_path));
+  const ExportText text_format = format == ExportFormat::kCsv ? ExportText::kCsv : ExportText::kJson;
+  Journal& journal = view.journal();
+  GS_TRY(StreamOutput(output_path, [&](const TextSink& out) {
+    return journal.InSnapshot([&]() -> Status {
+      if (rows == ExportRows::kSteps)
+        return WriteStepsExport(text_format, [&](const Journal::ResultVisitor& visit) {
+          return journal.ForEachResult(visit);
+        }, out);
+      return WriteTrialExport(text_format, [&](const Journal::TrialVisitor& visit) {
+        return journal.ForEachTrial(TrialQuery{}, visit);
+      }, out, view.meta().cv, opened.context.pareto);
+    });
+  }));
   return 0;
 }
 

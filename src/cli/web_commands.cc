@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_file.h"
 #include "cli/commands.h"
 #include "cli/decision_lines.h"
 #include "cli/experiment_locator.h"
 #include "gpusweep/experiment_files.h"
-#include "run/trial_setup.h"
 #include "web/report_file.h"
 #include "web/server.h"
 

@@ -40,6 +40,13 @@ class ForwardingJournal : public Journal {
                                               int limit) override {
     return inner_->RankTrialGroups(ignored, mode, limit);
   }
+  Status ForEachTrial(const TrialQuery& q, const TrialVisitor& visit) override {
+    return inner_->ForEachTrial(q, visit);
+  }
+  Status ForEachResult(const ResultVisitor& visit) override { return inner_->ForEachResult(visit); }
+  Status InSnapshot(const std::function<Status()>& reads) override {
+    return inner_->InSnapshot(reads);
+  }
   Expected<bool> EveryTrialHas(const std::vector<std::string>& path, const Json& v) override {
     return inner_->EveryTrialHas(path, v);
   }

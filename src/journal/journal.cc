@@ -96,8 +96,18 @@ class SqliteJournal final : public Journal {
                                                       std::int64_t after_cursor) override;
   Expected<TrialCounts> CountTrials() override { return journal::SqlCountTrials(db_, version_); }
   Expected<std::vector<TrialRecord>> QueryTrials(const TrialQuery& query) override {
-    return journal::SqlQueryTrials(db_, TrialColumns(), query);
+    std::vector<TrialRecord> trials;
+    GS_TRY(ForEachTrial(query, [&](const TrialRecord& t) -> Status {
+      trials.push_back(t);
+      return {};
+    }));
+    return trials;
   }
+  Status ForEachTrial(const TrialQuery& query, const TrialVisitor& visit) override {
+    return journal::SqlForEachTrial(db_, TrialColumns(), query, visit);
+  }
+  Status ForEachResult(const ResultVisitor& visit) override;
+  Status InSnapshot(const std::function<Status()>& reads) override;
   Expected<TrialGroupRanking> RankTrialGroups(const std::vector<std::string>& ignored, Mode mode,
                                               int limit) override {
     GS_ASSIGN_OR_RETURN(std::optional<TrialGroupRanking> ranking,
@@ -356,6 +366,33 @@ Expected<std::vector<IntermediateResult>> SqliteJournal::LoadResults(int trial) 
     GS_ASSIGN_OR_RETURN(IntermediateResult result, journal::ReadResult(db_, rows));
     results.push_back(std::move(result));
   }
+}
+
+Status SqliteJournal::ForEachResult(const ResultVisitor& visit) {
+  // The index on trial gives the trials in order; SQLite sorts each trial's rows alone.
+  // Only recorded trials' results, as the default (trial by trial) reads them.
+  GS_ASSIGN_OR_RETURN(
+      auto rows,
+      db_.Prepare(fmt::format("SELECT {} FROM results WHERE trial IN (SELECT number FROM trials) "
+                              "ORDER BY trial, attempt, step, rowid",
+                              journal::kResultColumns),
+                  "read every result"));
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) return {};
+    GS_ASSIGN_OR_RETURN(const IntermediateResult result, journal::ReadResult(db_, rows));
+    GS_TRY(visit(result));
+  }
+}
+
+Status SqliteJournal::InSnapshot(const std::function<Status()>& reads) {
+  // Deferred: a read-only connection takes no lock it cannot have; the snapshot starts
+  // at the first read and holds until COMMIT (WAL: writers go on meanwhile).
+  GS_TRY(db_.Run("BEGIN DEFERRED", "begin a read snapshot"));
+  Status status = reads();
+  const Status ended = db_.Run(status ? "COMMIT" : "ROLLBACK", "end a read snapshot");
+  if (!status) return status;
+  return ended;
 }
 
 Expected<std::vector<MetricPoint>> SqliteJournal::LoadMetricPoints(std::string_view key,

@@ -58,6 +58,21 @@ Expected<std::vector<TrialRecord>> Journal::QueryTrials(const TrialQuery& query)
   return trials;
 }
 
+Status Journal::ForEachTrial(const TrialQuery& query, const TrialVisitor& visit) {
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, QueryTrials(query));
+  for (const TrialRecord& t : trials) GS_TRY(visit(t));
+  return {};
+}
+
+Status Journal::ForEachResult(const ResultVisitor& visit) {
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, LoadTrials());
+  for (const TrialRecord& t : trials) {
+    GS_ASSIGN_OR_RETURN(std::vector<IntermediateResult> results, LoadResults(t.number));
+    for (const IntermediateResult& r : results) GS_TRY(visit(r));
+  }
+  return {};
+}
+
 Expected<TrialGroupRanking> Journal::RankTrialGroups(const std::vector<std::string>& ignored,
                                                      Mode mode, int limit) {
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, LoadTrials());

@@ -133,6 +133,95 @@ TEST(TrialQueriesTest, SqlAgreesWithTheInMemoryDefaultsOnTiesNanStatesAndRepeats
   ExpectQueriesAgree(**empty, {});
 }
 
+IntermediateResult StepResult(int trial, int attempt, std::int64_t step, std::string tag) {
+  return IntermediateResult{trial, attempt, step, 1700000000.0 + step, Json{{"tag", std::move(tag)}}};
+}
+
+std::vector<std::string> Tags(const std::vector<IntermediateResult>& results) {
+  std::vector<std::string> tags;
+  for (const IntermediateResult& r : results) tags.push_back(r.values.at("tag").get<std::string>());
+  return tags;
+}
+
+// What an export streams (issue 25): the same rows, in the same order, as the loads.
+TEST(TrialQueriesTest, StreamedReadsVisitWhatTheLoadsReturnAndStopAtAVisitsError) {
+  ScratchDir dir;
+  auto opened = OpenJournal(dir.path() / "gpusweep.db", JournalAccess::kReadWrite);
+  ASSERT_TRUE(opened);
+  Journal& journal = **opened;
+  for (int number : {3, 0, 2, 1})
+    ASSERT_TRUE(journal.UpsertTrial(Trial(number, TrialState::kCompleted, number * 0.1, Json{{"x", number}})));
+  ASSERT_TRUE(journal.AppendResults({StepResult(2, 2, 0, "2/a2s0"), StepResult(0, 1, 3, "0/a1s3"),
+                                     StepResult(2, 1, 5, "2/a1s5"), StepResult(0, 1, 1, "0/a1s1"),
+                                     StepResult(9, 1, 0, "no trial 9")}));
+  ASSERT_TRUE(journal.AppendResults({StepResult(0, 1, 1, "0/a1s1-again")}));
+
+  std::vector<IntermediateResult> sql, memory;
+  auto into = [](std::vector<IntermediateResult>& out) {
+    return [&out](const IntermediateResult& r) -> Status {
+      out.push_back(r);
+      return {};
+    };
+  };
+  ASSERT_TRUE(journal.ForEachResult(into(sql)));
+  ASSERT_TRUE(journal.Journal::ForEachResult(into(memory)));
+  EXPECT_EQ(Tags(sql), (std::vector<std::string>{"0/a1s1", "0/a1s1-again", "0/a1s3", "2/a1s5", "2/a2s0"}));
+  EXPECT_EQ(Tags(sql), Tags(memory));
+
+  for (auto order : {TrialQuery::Order::kNumber, TrialQuery::Order::kNumberDescending,
+                     TrialQuery::Order::kObjective}) {
+    const TrialQuery query{order, Mode::kMin, std::nullopt, false, 3};
+    std::vector<TrialRecord> streamed;
+    ASSERT_TRUE(journal.ForEachTrial(query, [&](const TrialRecord& t) -> Status {
+      streamed.push_back(t);
+      return {};
+    }));
+    auto loaded = journal.QueryTrials(query);
+    ASSERT_TRUE(loaded);
+    EXPECT_EQ(Numbers(streamed), Numbers(*loaded));
+    EXPECT_EQ(Numbers(streamed), Numbers(*journal.Journal::QueryTrials(query)));
+  }
+
+  int visits = 0;
+  const Status stopped = journal.ForEachTrial(TrialQuery{}, [&](const TrialRecord&) -> Status {
+    if (++visits == 2) return Fail(ErrorCode::kOutputClosed, "the reader went away");
+    return {};
+  });
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().code, ErrorCode::kOutputClosed);
+  EXPECT_EQ(visits, 2);
+}
+
+// Two passes inside InSnapshot see the same rows while another connection commits.
+TEST(TrialQueriesTest, InSnapshotHoldsOneViewWhileAWriterCommits) {
+  ScratchDir dir;
+  const auto path = dir.path() / "gpusweep.db";
+  auto writer = OpenJournal(path, JournalAccess::kReadWrite);
+  ASSERT_TRUE(writer);
+  ASSERT_TRUE((*writer)->UpsertTrial(Trial(0, TrialState::kCompleted, 1.0, Json{{"x", 0}})));
+  auto reader = OpenJournal(path, JournalAccess::kReadOnly);
+  ASSERT_TRUE(reader);
+  int first = -1, second = -1;
+  ASSERT_TRUE((*reader)->InSnapshot([&]() -> Status {
+    GS_ASSIGN_OR_RETURN(const TrialCounts before, (*reader)->CountTrials());
+    first = before.recorded;
+    GS_TRY((*writer)->UpsertTrial(Trial(1, TrialState::kCompleted, 2.0, Json{{"x", 1}})));
+    GS_ASSIGN_OR_RETURN(const TrialCounts after, (*reader)->CountTrials());
+    second = after.recorded;
+    return {};
+  }));
+  EXPECT_EQ(first, 1);
+  EXPECT_EQ(second, 1);  // the commit came after the snapshot began
+  auto now = (*reader)->CountTrials();
+  ASSERT_TRUE(now);
+  EXPECT_EQ(now->recorded, 2);
+  // An error inside ends the snapshot too, and is what InSnapshot returns.
+  const Status failed = (*reader)->InSnapshot([]() -> Status { return Fail(ErrorCode::kIo, "disk"); });
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().message, "disk");
+  EXPECT_TRUE((*reader)->InSnapshot([]() -> Status { return {}; }));  // not left open
+}
+
 TEST(TrialQueriesTest, SqlAgreesWithTheInMemoryDefaultsOnThePreviousReleasesJournals) {
   const char* data = std::getenv("GPUSWEEP_TEST_DATA");
   const std::filesystem::path root =

@@ -58,9 +58,8 @@ Expected<TrialCounts> SqlCountTrials(sqlite::Database& db, int version) {
   return c;
 }
 
-Expected<std::vector<TrialRecord>> SqlQueryTrials(sqlite::Database& db,
-                                                  std::string_view trial_columns,
-                                                  const TrialQuery& query) {
+Status SqlForEachTrial(sqlite::Database& db, std::string_view trial_columns,
+                       const TrialQuery& query, const Journal::TrialVisitor& visit) {
   std::vector<std::string> where;
   if (query.state) where.push_back("state = ?1");
   if (query.ranked_only) where.emplace_back(kSqlRanked);
@@ -75,12 +74,11 @@ Expected<std::vector<TrialRecord>> SqlQueryTrials(sqlite::Database& db,
   GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(sql, "query trials"));
   if (query.state) rows.Bind(1, ToString(*query.state));
   rows.Bind(2, query.limit > 0 ? std::int64_t{query.limit} : std::int64_t{-1});
-  std::vector<TrialRecord> trials;
   while (true) {
     GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
-    if (!has_row) return trials;
-    GS_ASSIGN_OR_RETURN(TrialRecord trial, ReadTrial(db, rows));
-    trials.push_back(std::move(trial));
+    if (!has_row) return {};
+    GS_ASSIGN_OR_RETURN(const TrialRecord trial, ReadTrial(db, rows));
+    GS_TRY(visit(trial));
   }
 }
 

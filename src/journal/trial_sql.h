@@ -15,9 +15,9 @@
 namespace gpusweep::journal {
 
 Expected<TrialCounts> SqlCountTrials(sqlite::Database& db, int version);
-Expected<std::vector<TrialRecord>> SqlQueryTrials(sqlite::Database& db,
-                                                  std::string_view trial_columns,
-                                                  const TrialQuery& query);
+// The rows of `query`, each handed to `visit` as it is stepped (ForEachTrial).
+Status SqlForEachTrial(sqlite::Database& db, std::string_view trial_columns,
+                       const TrialQuery& query, const Journal::TrialVisitor& visit);
 // nullopt when some ignored name cannot be written as an SQLite JSON path (it holds a
 // '"'): the caller computes the groups another way.
 Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(sqlite::Database& db,

@@ -124,34 +124,87 @@ Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_column
   return row;
 }
 
-void AddUnique(std::vector<std::string>& names, const std::string& name) {
-  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+// What an export's first pass learns: the columns, and with cv or several objectives
+// what each row needs of every trial (its configuration, its Pareto rank).
+struct ExportPlan {
+  std::vector<std::string> param_columns, metric_columns;
+  std::vector<TrialRecord> ranked;  // compact copies (CompactForRanking), cv or pareto only
+  std::vector<CvConfiguration> configurations;  // folds point into `ranked`
+  std::map<int, const CvConfiguration*> by_number;
+  ParetoCellsByTrial ranking;
+  // Which row shapes appeared, in order: with a configuration (cv, a trial of this
+  // experiment) or without (no cv, or warm-start history). The CSV header is their keys'
+  // union in that order, as if every row had been seen first.
+  std::vector<bool> shapes;
+};
+
+// What the ranking and the fold grouping read of a trial: not its params, only the
+// metrics the objectives and constraints name. 100,000 of these fit in a few MB.
+TrialRecord CompactForRanking(const TrialRecord& t, const std::optional<Objective>& pareto) {
+  TrialRecord compact;
+  compact.number = t.number;
+  compact.repeat = t.repeat;
+  compact.attempt = t.attempt;
+  compact.state = t.state;
+  compact.objective = t.objective;
+  compact.start_time = t.start_time;
+  compact.end_time = t.end_time;
+  compact.last_metrics = Json::object();
+  if (pareto && t.last_metrics.is_object()) {
+    auto keep = [&](const std::string& name) {
+      if (auto it = t.last_metrics.find(name); it != t.last_metrics.end())
+        compact.last_metrics[name] = *it;
+    };
+    for (const MetricSpec& m : pareto->metrics()) keep(m.name);
+    for (const ConstraintSpec& c : pareto->constraints()) keep(c.metric);
+  }
+  return compact;
 }
 
-std::vector<Json> Rows(const std::vector<TrialRecord>& trials, const CvConfig& cv,
-                       const std::optional<Objective>& pareto, AbsentParam absent) {
-  // Under cv, configurations are ranked (by their folds' means), never fold trials.
-  const ParetoCellsByTrial ranking =
-      RankForExport(cv.enabled() && pareto ? ConfigurationRecords(trials, cv) : trials, pareto);
-  std::vector<std::string> param_columns, metric_columns;
-  for (const TrialRecord& t : trials) {
-    for (const auto& [name, value] : FlattenParams(t.params)) AddUnique(param_columns, name);
+const CvConfiguration* ConfigurationOf(const TrialRecord& t, const CvConfig& cv,
+                                       const ExportPlan& plan) {
+  if (!cv.enabled() || t.number < 0) return nullptr;
+  const auto it = plan.by_number.find(FoldOf(t.number, cv.folds).configuration);
+  return it == plan.by_number.end() ? nullptr : it->second;
+}
+
+Expected<ExportPlan> PlanExport(const TrialWalk& trials, const CvConfig& cv,
+                                const std::optional<Objective>& pareto) {
+  ExportPlan plan;
+  const bool keep = cv.enabled() || pareto.has_value();
+  GS_TRY(trials([&](const TrialRecord& t) -> Status {
+    for (const auto& [name, value] : FlattenParams(t.params)) report::AddUnique(plan.param_columns, name);
     if (t.last_metrics.is_object())
-      for (const auto& [key, value] : t.last_metrics.items()) AddUnique(metric_columns, key);
+      for (const auto& [key, value] : t.last_metrics.items()) report::AddUnique(plan.metric_columns, key);
+    const bool shape = cv.enabled() && t.number >= 0;
+    if (std::find(plan.shapes.begin(), plan.shapes.end(), shape) == plan.shapes.end())
+      plan.shapes.push_back(shape);
+    if (keep) plan.ranked.push_back(CompactForRanking(t, pareto));
+    return {};
+  }));
+  // Under cv, configurations are ranked (by their folds' means), never fold trials.
+  plan.ranking = RankForExport(
+      cv.enabled() && pareto ? ConfigurationRecords(plan.ranked, cv) : plan.ranked, pareto);
+  if (cv.enabled()) plan.configurations = GroupFolds(plan.ranked, cv);
+  for (const CvConfiguration& c : plan.configurations) plan.by_number[c.configuration] = &c;
+  return plan;
+}
+
+// The CSV header: the keys of each row shape the plan saw, in order, as TrialRow writes
+// them (kFixedColumns when there are no rows).
+std::vector<std::string> ExportHeader(const ExportPlan& plan, const CvConfig& cv,
+                                      const std::optional<Objective>& pareto) {
+  if (plan.shapes.empty()) return kFixedColumns;
+  std::vector<std::string> header;
+  const TrialRecord any;
+  const CvConfiguration configuration;
+  for (const bool with_configuration : plan.shapes) {
+    const Json row = TrialRow(any, plan.param_columns, AbsentParam::kNull, plan.metric_columns, cv,
+                              with_configuration ? &configuration : nullptr,
+                              pareto ? &plan.ranking : nullptr);
+    for (const auto& [key, value] : row.items()) report::AddUnique(header, key);
   }
-  std::vector<CvConfiguration> configurations;
-  std::map<int, const CvConfiguration*> by_number;
-  if (cv.enabled()) configurations = GroupFolds(trials, cv);
-  for (const CvConfiguration& c : configurations) by_number[c.configuration] = &c;
-  std::vector<Json> rows;
-  for (const TrialRecord& t : trials) {
-    const CvConfiguration* configuration =
-        cv.enabled() && t.number >= 0 ? by_number.at(FoldOf(t.number, cv.folds).configuration)
-                                      : nullptr;
-    rows.push_back(TrialRow(t, param_columns, absent, metric_columns, cv, configuration,
-                            pareto ? &ranking : nullptr));
-  }
-  return rows;
+  return header;
 }
 
 // A typed value as CSV text (before quoting).
@@ -185,46 +238,92 @@ std::vector<std::pair<std::string, Json>> FlattenParams(const Json& params) {
   return out;
 }
 
+Status WriteTrialExport(ExportText format, const TrialWalk& trials, const TextSink& out,
+                        const CvConfig& cv, const std::optional<Objective>& pareto) {
+  GS_ASSIGN_OR_RETURN(const ExportPlan plan, PlanExport(trials, cv, pareto));
+  const AbsentParam absent = format == ExportText::kCsv ? AbsentParam::kNull : AbsentParam::kLeftOut;
+  report::RowWriter writer(format, ExportHeader(plan, cv, pareto), out);
+  GS_TRY(writer.Begin());
+  GS_TRY(trials([&](const TrialRecord& t) -> Status {
+    return writer.Write(TrialRow(t, plan.param_columns, absent, plan.metric_columns, cv,
+                                 ConfigurationOf(t, cv, plan), pareto ? &plan.ranking : nullptr));
+  }));
+  return writer.End();
+}
+
+namespace {
+
+TrialWalk WalkOf(const std::vector<TrialRecord>& trials) {
+  return [&trials](const std::function<Status(const TrialRecord&)>& visit) -> Status {
+    for (const TrialRecord& t : trials) GS_TRY(visit(t));
+    return {};
+  };
+}
+
+}  // namespace
+
 std::string ExportCsv(const std::vector<TrialRecord>& trials, const CvConfig& cv,
                       const std::optional<Objective>& pareto) {
-  return report::RowsToCsv(Rows(trials, cv, pareto, AbsentParam::kNull), kFixedColumns);
+  std::string text;
+  (void)WriteTrialExport(ExportText::kCsv, WalkOf(trials), report::AppendTo(text), cv, pareto);
+  return text;  // neither the walk nor the sink can fail
 }
 
 std::string ExportJson(const std::vector<TrialRecord>& trials, const CvConfig& cv,
                        const std::optional<Objective>& pareto) {
-  return report::RowsToJson(Rows(trials, cv, pareto, AbsentParam::kLeftOut));
+  std::string text;
+  (void)WriteTrialExport(ExportText::kJson, WalkOf(trials), report::AppendTo(text), cv, pareto);
+  return text;
 }
 
 namespace report {
 
-std::string RowsToCsv(const std::vector<Json>& rows, const std::vector<std::string>& empty_header) {
-  // Rows hold the same keys, except that later rows may add keys (a metric first
-  // reported later): the header is the union in order of first appearance.
-  std::vector<std::string> header = rows.empty() ? empty_header : std::vector<std::string>{};
-  for (const Json& row : rows)
-    for (const auto& [key, value] : row.items()) AddUnique(header, key);
-  std::string out;
-  auto append_record = [&](const std::vector<std::string>& fields) {
-    for (size_t i = 0; i < fields.size(); ++i) {
-      if (i > 0) out += ',';
-      out += CsvField(fields[i]);
-    }
-    out += "\r\n";
-  };
-  append_record(header);
-  for (const Json& row : rows) {
-    std::vector<std::string> fields;
-    for (const std::string& column : header)
-      fields.push_back(CsvText(column, row.contains(column) ? row.at(column) : Json(nullptr)));
-    append_record(fields);
-  }
-  return out;
+void AddUnique(std::vector<std::string>& names, const std::string& name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
 }
 
-std::string RowsToJson(std::vector<Json> rows) {
-  Json array = Json::array();
-  for (Json& row : rows) array.push_back(std::move(row));
-  return array.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+TextSink AppendTo(std::string& text) {
+  return [&text](std::string_view piece) -> Status {
+    text += piece;
+    return {};
+  };
+}
+
+Status RowWriter::Begin() {
+  if (format_ == ExportText::kJson) return {};  // "[" waits: no rows is "[]"
+  return Write(Json());  // the header, as a record of its names
+}
+
+Status RowWriter::Write(const Json& row) {
+  std::string text;
+  if (format_ == ExportText::kJson) {
+    // An element of the array at indent 2: its dump at indent 0, every line moved in.
+    const std::string dumped = row.dump(2, ' ', false, Json::error_handler_t::replace);
+    text = any_ ? ",\n  " : "[\n  ";
+    text.reserve(text.size() + dumped.size() + dumped.size() / 8);
+    for (const char c : dumped) {
+      text += c;
+      if (c == '\n') text += "  ";  // JSON strings hold no raw newline: only layout's
+    }
+    any_ = true;
+    return out_(text);
+  }
+  for (size_t i = 0; i < header_.size(); ++i) {
+    if (i > 0) text += ',';
+    if (row.is_null()) {
+      text += CsvField(header_[i]);
+      continue;
+    }
+    const auto it = row.find(header_[i]);
+    text += CsvField(CsvText(header_[i], it != row.end() ? *it : Json(nullptr)));
+  }
+  text += "\r\n";
+  return out_(text);
+}
+
+Status RowWriter::End() {
+  if (format_ == ExportText::kCsv) return {};
+  return out_(any_ ? "\n]\n" : "[]\n");
 }
 
 Json WholeAsInteger(double value) {

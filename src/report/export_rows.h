@@ -5,17 +5,39 @@
 #include <vector>
 
 #include "gpusweep/json.h"
+#include "gpusweep/report.h"
 
 namespace gpusweep::report {
 
-// RFC 4180 CSV ("\r\n" line ends) of flat JSON objects: a header of the union of their
-// keys in order of first appearance (`empty_header` when there are no rows), a field
-// quoted when it holds a comma, quote, CR or LF; null and missing values empty,
-// strings raw, floats round-trip, lists/maps compact JSON; a "gpus" list as "0,1".
-std::string RowsToCsv(const std::vector<Json>& rows, const std::vector<std::string>& empty_header);
+// Writes flat JSON objects one at a time to a sink, as
+// - CSV: RFC 4180 ("\r\n" line ends), the given header first, a field quoted when it
+//   holds a comma, quote, CR or LF; null and missing values empty, strings raw, floats
+//   round-trip, lists/maps compact JSON; a "gpus" list as "0,1"; a key a row has that
+//   the header lacks is not written;
+// - JSON: an array of the rows, 2-space indent, invalid UTF-8 replaced: the bytes
+//   nlohmann's dump(2) gives for the whole array, without holding it.
+// Begin, Write each row, End; the sink's first error is returned and ends the writing.
+class RowWriter {
+ public:
+  RowWriter(ExportText format, std::vector<std::string> header, const TextSink& out)
+      : format_(format), header_(std::move(header)), out_(out) {}
+  Status Begin();
+  Status Write(const Json& row);
+  Status End();
 
-// A JSON array of the rows, 2-space indent, invalid UTF-8 replaced.
-std::string RowsToJson(std::vector<Json> rows);
+ private:
+  ExportText format_;
+  std::vector<std::string> header_;
+  const TextSink& out_;
+  bool any_ = false;
+};
+
+// Appends `name` to `names` unless it is there: a header's union in order of first
+// appearance.
+void AddUnique(std::vector<std::string>& names, const std::string& name);
+
+// A sink that appends to `text`: the unstreamed exports.
+TextSink AppendTo(std::string& text);
 
 // 27.0 -> 27 (an integer), 2.5 stays 2.5: budgets and resources read as people wrote them.
 Json WholeAsInteger(double value);

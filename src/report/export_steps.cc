@@ -18,27 +18,25 @@ namespace {
 
 const std::vector<std::string> kStepColumns = {"trial", "attempt", "step", "time", "time_iso"};
 
-std::vector<Json> StepRows(const std::vector<IntermediateResult>& results) {
-  std::vector<Json> rows;
-  std::vector<std::string> keys;  // union of reported keys, order of first appearance
-  for (const IntermediateResult& r : results)
-    if (r.values.is_object())
-      for (const auto& [key, value] : r.values.items())
-        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-  for (const IntermediateResult& r : results) {
-    Json row = Json::object();
-    row["trial"] = r.trial;
-    row["attempt"] = r.attempt;
-    row["step"] = r.step;
-    row["time"] = r.time;
-    row["time_iso"] = report::IsoUtcTime(r.time);
-    for (const std::string& key : keys) {
-      const bool has = r.values.is_object() && r.values.contains(key);
-      row["metric." + key] = has ? r.values.at(key) : Json(nullptr);
-    }
-    rows.push_back(std::move(row));
+Json StepRow(const IntermediateResult& r, const std::vector<std::string>& keys) {
+  Json row = Json::object();
+  row["trial"] = r.trial;
+  row["attempt"] = r.attempt;
+  row["step"] = r.step;
+  row["time"] = r.time;
+  row["time_iso"] = report::IsoUtcTime(r.time);
+  for (const std::string& key : keys) {
+    const bool has = r.values.is_object() && r.values.contains(key);
+    row["metric." + key] = has ? r.values.at(key) : Json(nullptr);
   }
-  return rows;
+  return row;
+}
+
+ResultWalk WalkOf(const std::vector<IntermediateResult>& results) {
+  return [&results](const std::function<Status(const IntermediateResult&)>& visit) -> Status {
+    for (const IntermediateResult& r : results) GS_TRY(visit(r));
+    return {};
+  };
 }
 
 // Optuna has no normal, log-normal or rounded float; what it gets is the support the
@@ -116,12 +114,31 @@ Json IntermediateValues(const TrialRecord& t, const std::vector<IntermediateResu
 
 }  // namespace
 
+Status WriteStepsExport(ExportText format, const ResultWalk& results, const TextSink& out) {
+  std::vector<std::string> keys;  // union of reported keys, order of first appearance
+  GS_TRY(results([&](const IntermediateResult& r) -> Status {
+    if (r.values.is_object())
+      for (const auto& [key, value] : r.values.items()) report::AddUnique(keys, key);
+    return {};
+  }));
+  std::vector<std::string> header = kStepColumns;
+  for (const std::string& key : keys) header.push_back("metric." + key);
+  report::RowWriter writer(format, std::move(header), out);
+  GS_TRY(writer.Begin());
+  GS_TRY(results([&](const IntermediateResult& r) { return writer.Write(StepRow(r, keys)); }));
+  return writer.End();
+}
+
 std::string ExportStepsCsv(const std::vector<IntermediateResult>& results) {
-  return report::RowsToCsv(StepRows(results), kStepColumns);
+  std::string text;
+  (void)WriteStepsExport(ExportText::kCsv, WalkOf(results), report::AppendTo(text));
+  return text;  // neither the walk nor the sink can fail
 }
 
 std::string ExportStepsJson(const std::vector<IntermediateResult>& results) {
-  return report::RowsToJson(StepRows(results));
+  std::string text;
+  (void)WriteStepsExport(ExportText::kJson, WalkOf(results), report::AppendTo(text));
+  return text;
 }
 
 Json ParamDistributions(const Json& search_space) {

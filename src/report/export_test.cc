@@ -1,4 +1,7 @@
 // FlattenParams, ExportCsv and ExportJson.
+#include <algorithm>
+#include <functional>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -233,6 +236,53 @@ TEST(ReportJsonTest, CrossValidatedRowsCarryTheirConfigurationsParetoRank) {
   }
   EXPECT_EQ(rows[2]["pareto_rank"], Json(2));
   EXPECT_EQ(rows[3]["pareto_rank"], Json(2));
+}
+
+// The JSON export streams its rows; the bytes are still nlohmann's dump(2) of the whole
+// array (nested params, lists, escaped newlines, invalid UTF-8 replaced alike).
+TEST(ReportJsonTest, StreamedRowsAreTheWholeArraysDump) {
+  std::vector<TrialRecord> trials = ExportTrials();
+  trials[2].params = Json::parse(R"({"lr":1,"empty":{},"list":[],"deep":{"a":{"b":[1,{"c":2}]}}})");
+  trials[2].failure_reason = std::string("bad \xff byte");
+  const std::string text = ExportJson(trials);
+  EXPECT_EQ(text, Json::parse(text).dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+  EXPECT_EQ(ExportJson({}), "[]\n");
+  EXPECT_EQ(ExportStepsJson({}), "[]\n");
+}
+
+// Under cv a warm-start trial (number < 0) has no configuration: the header is still
+// the union of the rows' keys in order of first appearance, as if every row were held.
+TEST(ReportCsvTest, CvHeaderWithWarmStartHistoryFirstIsTheUnionOfTheRows) {
+  std::vector<TrialRecord> trials{MakeTrial(-1, TrialState::kCompleted, 0.5, Json{{"lr", 0.1}}),
+                                  MakeTrial(0, TrialState::kCompleted, 0.6, Json{{"lr", 0.2}}),
+                                  MakeTrial(1, TrialState::kCompleted, 0.7, Json{{"lr", 0.2}})};
+  const CvConfig cv{2, 0, 1};
+  std::vector<std::string> union_of_rows;
+  for (const Json& row : Json::parse(ExportJson(trials, cv)))
+    for (const auto& [key, value] : row.items())
+      if (std::find(union_of_rows.begin(), union_of_rows.end(), key) == union_of_rows.end())
+        union_of_rows.push_back(key);
+  const auto records = ParseCsv(ExportCsv(trials, cv));
+  ASSERT_EQ(records.size(), 4u);
+  EXPECT_EQ(records[0], union_of_rows);
+  EXPECT_EQ(records[0].back(), "cv_std");  // the cv columns come after the first row's
+}
+
+// A sink that fails (stdout closed, disk full) ends the export with its error.
+TEST(ReportCsvTest, TheSinksErrorStopsTheExport) {
+  const std::vector<TrialRecord> trials = ExportTrials();
+  int pieces = 0;
+  const TrialWalk walk = [&](const std::function<Status(const TrialRecord&)>& visit) -> Status {
+    for (const TrialRecord& t : trials) GS_TRY(visit(t));
+    return {};
+  };
+  const Status status = WriteTrialExport(ExportText::kCsv, walk, [&](std::string_view) -> Status {
+    if (++pieces == 2) return Fail(ErrorCode::kOutputClosed, "closed");
+    return {};
+  });
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().code, ErrorCode::kOutputClosed);
+  EXPECT_EQ(pieces, 2);  // the header and the first row; nothing after the error
 }
 
 }  // namespace

@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_file.h"
 #include "common/json_limits.h"
 #include "gpusweep/experiment_files.h"
 #include "gpusweep/json.h"
 #include "gpusweep/objective.h"
-#include "run/trial_setup.h"
 
 namespace gpusweep {
 namespace {

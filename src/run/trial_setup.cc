@@ -100,40 +100,6 @@ Status CheckConditionalTemplates(const ExperimentConfig& config) {
   return {};
 }
 
-Status WriteFileAtomically(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::path temp = path;
-  temp += fmt::format(".tmp.{}", ::getpid());
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  // Errors name `path`: the temporary name is ours, not what the user asked for.
-  if (fd < 0) return tl::unexpected(IoError(path, "cannot create", errno));
-  std::size_t written = 0;
-  while (written < text.size()) {
-    ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return tl::unexpected(IoError(path, "cannot write", err));
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  // No fsync: rename makes the file appear whole or not at all to readers, which is
-  // what matters; after a power loss the journal (fsync'ed) still says the trial did
-  // not finish, so it runs again and these files are written anew.
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(temp.c_str());
-    return tl::unexpected(IoError(path, "cannot write", err));
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(temp.c_str());
-    return tl::unexpected(IoError(path, "cannot rename into place", err));
-  }
-  return {};
-}
-
 namespace {
 
 bool IsEmptyFileAt(int dir, const char* name) {

@@ -50,7 +50,5 @@ Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Sugges
 Status WriteTrialFiles(const RenderedTrial& trial, const Params& params, int attempt,
                        std::optional<UniqueFd> staged = std::nullopt);
 
-// Writes `text` to `path` atomically (temp file in the same directory, rename).
-Status WriteFileAtomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace gpusweep
