@@ -133,7 +133,8 @@ TEST_F(JournalAccessTest, VersionOneJournalIsReadAndMigratedWithItsTrials) {
   {
     auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
     ASSERT_TRUE(raw);
-    ASSERT_TRUE(raw->Exec("DROP TABLE scheduler_events; ALTER TABLE trials DROP COLUMN job_id; "
+    ASSERT_TRUE(raw->Exec("DROP TABLE scheduler_events; DROP INDEX trials_with_job; "
+                          "ALTER TABLE trials DROP COLUMN job_id; "
                           "ALTER TABLE trials DROP COLUMN budget; "
                           "ALTER TABLE trials DROP COLUMN rung; ALTER TABLE trials DROP COLUMN "
                           "bracket; PRAGMA user_version = 1",
@@ -180,7 +181,8 @@ TEST_F(JournalAccessTest, VersionTwoJournalIsReadAndMigratedToKeepJobIds) {
   {
     auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
     ASSERT_TRUE(raw);
-    ASSERT_TRUE(raw->Exec("ALTER TABLE trials DROP COLUMN job_id; PRAGMA user_version = 2",
+    ASSERT_TRUE(raw->Exec("DROP INDEX trials_with_job; ALTER TABLE trials DROP COLUMN job_id; "
+                          "PRAGMA user_version = 2",
                           "make version 2"));
   }
   {

@@ -220,6 +220,12 @@ std::string Statement::Text(int column) const {
   return std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(handle_, column)));
 }
 
+std::string_view Statement::TextView(int column) const {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(handle_, column));
+  if (text == nullptr) return {};
+  return std::string_view(text, static_cast<std::size_t>(sqlite3_column_bytes(handle_, column)));
+}
+
 std::optional<std::int64_t> Statement::OptionalInt64(int column) const {
   if (IsNull(column)) return std::nullopt;
   return Int64(column);

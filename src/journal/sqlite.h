@@ -108,6 +108,8 @@ class Statement {
   int Int(int column) const { return static_cast<int>(Int64(column)); }
   double Double(int column) const;
   std::string Text(int column) const;
+  // The same text without a copy: valid until the next Step, Reset or destruction.
+  std::string_view TextView(int column) const;
   std::optional<std::int64_t> OptionalInt64(int column) const;
   std::optional<double> OptionalDouble(int column) const;
 

@@ -27,7 +27,7 @@ void TrialLoop::Attach(AttachedJob job) {
   // sees a plain start of the trial).
   Job running = job.job.value_or(Job{Job::Kind::kStart, record.number});
   Active active{job.id, record, MetricsReader(files.metrics()), {}, {}, {},
-                false, {}, running, false, false, false, std::nullopt};
+                false, {}, running, false, false, false, std::nullopt, 0, {}};
   if (policy_->judges_reports()) {
     // Its answers so far are in the file; the next ones follow them.
     Expected<VerdictFile> verdicts = VerdictFile::Reopen(files.verdicts());

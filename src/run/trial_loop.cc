@@ -348,7 +348,7 @@ Status TrialLoop::Spawn(PreparedLaunch launch) {
   Record(JournalWrite::Kind::kUpsertTrial, record);  // the pid, in the next commit
   Store(record);
   Active active{*pid, record, MetricsReader(TrialFiles{launch.dir}.metrics()), {}, {}, {},
-                false, {}, launch.job, false, false, false, std::move(launch.verdicts)};
+                false, {}, launch.job, false, false, false, std::move(launch.verdicts), 0, {}};
   if (config_.timeout_seconds)
     active.deadline = services_.monotonic_clock() + *config_.timeout_seconds;
   active_.emplace(*pid, std::move(active));
