@@ -202,6 +202,9 @@ class Journal {
   using TrialVisitor = std::function<Status(const TrialRecord&)>;
   using ResultVisitor = std::function<Status(const IntermediateResult&)>;
   virtual Status ForEachTrial(const TrialQuery& query, const TrialVisitor& visit);
+  // The numbers of the trials in `state`, ascending, without reading the trials (the
+  // SQLite journal walks its index on state): what a resumed run need not check again.
+  virtual Expected<std::vector<int>> TrialNumbers(TrialState state);
   virtual Status ForEachResult(const ResultVisitor& visit);
   // Runs `reads` in one read snapshot, so several passes over the journal see the same
   // rows although a live run commits between them (SQLite: a deferred BEGIN ... COMMIT

@@ -44,6 +44,9 @@ class ForwardingJournal : public Journal {
     return inner_->ForEachTrial(q, visit);
   }
   Status ForEachResult(const ResultVisitor& visit) override { return inner_->ForEachResult(visit); }
+  Expected<std::vector<int>> TrialNumbers(TrialState state) override {
+    return inner_->TrialNumbers(state);
+  }
   Status InSnapshot(const std::function<Status()>& reads) override {
     return inner_->InSnapshot(reads);
   }

@@ -107,6 +107,7 @@ class SqliteJournal final : public Journal {
     return journal::SqlForEachTrial(db_, TrialColumns(), query, visit);
   }
   Status ForEachResult(const ResultVisitor& visit) override;
+  Expected<std::vector<int>> TrialNumbers(TrialState state) override;
   Status InSnapshot(const std::function<Status()>& reads) override;
   Expected<TrialGroupRanking> RankTrialGroups(const std::vector<std::string>& ignored, Mode mode,
                                               int limit) override {
@@ -382,6 +383,19 @@ Status SqliteJournal::ForEachResult(const ResultVisitor& visit) {
     if (!has_row) return {};
     GS_ASSIGN_OR_RETURN(const IntermediateResult result, journal::ReadResult(db_, rows));
     GS_TRY(visit(result));
+  }
+}
+
+Expected<std::vector<int>> SqliteJournal::TrialNumbers(TrialState state) {
+  GS_ASSIGN_OR_RETURN(auto rows, db_.Prepare("SELECT number FROM trials WHERE state = ?1 ORDER BY "
+                                             "number",
+                                             "list trials by state"));
+  rows.Bind(1, ToString(state));
+  std::vector<int> numbers;
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) return numbers;
+    numbers.push_back(rows.Int(0));
   }
 }
 

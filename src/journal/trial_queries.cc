@@ -64,6 +64,14 @@ Status Journal::ForEachTrial(const TrialQuery& query, const TrialVisitor& visit)
   return {};
 }
 
+Expected<std::vector<int>> Journal::TrialNumbers(TrialState state) {
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, LoadTrials());
+  std::vector<int> numbers;
+  for (const TrialRecord& t : trials)
+    if (t.state == state) numbers.push_back(t.number);
+  return numbers;
+}
+
 Status Journal::ForEachResult(const ResultVisitor& visit) {
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, LoadTrials());
   for (const TrialRecord& t : trials) {

@@ -182,6 +182,12 @@ TEST(TrialQueriesTest, StreamedReadsVisitWhatTheLoadsReturnAndStopAtAVisitsError
     EXPECT_EQ(Numbers(streamed), Numbers(*journal.Journal::QueryTrials(query)));
   }
 
+  ASSERT_TRUE(journal.UpsertTrial(Trial(4, TrialState::kFailed, std::nullopt, Json{{"x", 4}})));
+  EXPECT_EQ(*journal.TrialNumbers(TrialState::kCompleted), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(*journal.TrialNumbers(TrialState::kFailed), std::vector<int>{4});
+  EXPECT_EQ(*journal.Journal::TrialNumbers(TrialState::kCompleted), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_TRUE(journal.TrialNumbers(TrialState::kRunning)->empty());
+
   int visits = 0;
   const Status stopped = journal.ForEachTrial(TrialQuery{}, [&](const TrialRecord&) -> Status {
     if (++visits == 2) return Fail(ErrorCode::kOutputClosed, "the reader went away");

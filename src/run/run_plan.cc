@@ -1,6 +1,7 @@
 #include "run/run_plan.h"
 
 #include <algorithm>
+#include <cassert>
 #include <climits>
 #include <set>
 
@@ -122,8 +123,10 @@ Error ExplainBudgetWithoutScheduler(Error error, const ExperimentConfig& config)
 Status ValidateTrials(const ExperimentConfig& config, const RunPlan& plan,
                       const std::filesystem::path& experiment_dir,
                       const std::vector<std::string>& env,
-                      const std::function<int()>& interrupted) {
+                      const std::function<int()>& interrupted, const std::vector<int>& completed) {
   constexpr int kTrialsBetweenSignalChecks = 4096;
+  const bool runs_again = config.scheduler.kind != SchedulerKind::kNone;
+  auto next_completed = completed.begin();
   std::set<std::string> programs;
   const std::vector<TrialRecord> no_history;
   for (int number = 0; number < plan.total_trials(); ++number) {
@@ -135,6 +138,8 @@ Status ValidateTrials(const ExperimentConfig& config, const RunPlan& plan,
                                 SignalName(signal),
                                 number, plan.total_trials()));
     }
+    while (next_completed != completed.end() && *next_completed < number) ++next_completed;
+    if (!runs_again && next_completed != completed.end() && *next_completed == number) continue;
     Expected<PreparedTrial> trial = PrepareTrial(config, plan, experiment_dir, number, no_history,
                                                  nullptr, ValidationBudget(config));
     if (!trial) return tl::unexpected(ExplainBudgetWithoutScheduler(trial.error(), config));
@@ -277,13 +282,15 @@ Expected<std::unique_ptr<SearchPolicy>> MakePolicy(const ExperimentConfig& confi
 Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem::path& experiment_dir,
                           GpuProbe& probe, const std::vector<std::string>& env,
                           const std::optional<std::vector<int>>& cli_gpus, int usable_cores,
-                          const std::function<int()>& interrupted) {
+                          const std::function<int()>& interrupted,
+                          const std::vector<int>& completed) {
+  assert(std::is_sorted(completed.begin(), completed.end()));
   RunPlan plan;
   GS_ASSIGN_OR_RETURN(plan.policy, MakePolicy(config, experiment_dir, plan.style));
   GS_TRY(PlanGpuDemand(config, plan));
   GS_TRY(PlanResources(config, probe, env, cli_gpus, usable_cores, plan));
   plan.warnings.insert(plan.warnings.begin(), config.warnings.begin(), config.warnings.end());
-  GS_TRY(ValidateTrials(config, plan, experiment_dir, env, interrupted));  // slow: last
+  GS_TRY(ValidateTrials(config, plan, experiment_dir, env, interrupted, completed));  // slow: last
   return plan;
 }
 

@@ -45,10 +45,15 @@ struct RunPlan {
 // `env`: gpusweep's own environment ("KEY=VALUE": CUDA_VISIBLE_DEVICES, PATH).
 // `interrupted` is polled while rendering every trial (millions take minutes): when it
 // returns a signal number, planning stops with Error{kInterrupted}; nothing started.
+// `completed`: the trials an earlier run completed (ascending; the journal's
+// TrialNumbers). Without a scheduler none of them runs again, so they are not rendered
+// again: a resumed 100,000-trial sweep spent half its start re-checking them (issue 25).
+// With a scheduler a completed trial may be promoted or continued, so every trial is.
 Expected<RunPlan> PlanRun(const ExperimentConfig& config, const std::filesystem::path& experiment_dir,
                           GpuProbe& probe, const std::vector<std::string>& env,
                           const std::optional<std::vector<int>>& cli_gpus, int usable_cores,
-                          const std::function<int()>& interrupted);
+                          const std::function<int()>& interrupted,
+                          const std::vector<int>& completed = {});
 
 // Trial `number`'s suggestion and rendered command and files. `history`: the trials
 // recorded so far (for model-based samplers). `previous`: the trial's own record when

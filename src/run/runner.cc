@@ -24,13 +24,31 @@ std::filesystem::path DefaultExperimentDir(const ExperimentConfig& config,
   return ExperimentFiles::Default(cwd, config.name).dir;
 }
 
+namespace {
+
+// The trials an earlier run completed, read without writing anything (PlanRun need not
+// check them again); none when there is no journal yet or it cannot be read here (the
+// open for the run says why).
+std::vector<int> CompletedEarlier(const std::filesystem::path& experiment_dir) {
+  const std::filesystem::path path = ExperimentFiles{experiment_dir}.journal();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return {};
+  Expected<std::unique_ptr<Journal>> journal = OpenJournal(path, JournalAccess::kReadOnly);
+  if (!journal) return {};
+  Expected<std::vector<int>> numbers = (*journal)->TrialNumbers(TrialState::kCompleted);
+  return numbers ? std::move(*numbers) : std::vector<int>{};
+}
+
+}  // namespace
+
 Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const RunOptions& options,
                                        RunServices& services, RunObserver& observer) {
   // Everything that can be wrong with the config is found before anything is written.
   GS_ASSIGN_OR_RETURN(RunPlan plan,
                       PlanRun(config, options.experiment_dir, *services.gpu_probe,
                               services.base_env, options.cli_gpus, services.usable_cores,
-                              [&] { return services.processes->Wait(0).interrupt_signal; }));
+                              [&] { return services.processes->Wait(0).interrupt_signal; },
+                              CompletedEarlier(options.experiment_dir)));
   if (options.failed_trials == FailedTrials::kRetry) GS_TRY(plan.policy->AcceptRetryFailed());
   GS_ASSIGN_OR_RETURN(OpenedExperiment experiment,
                       OpenExperimentForRun(config, options.experiment_dir,
