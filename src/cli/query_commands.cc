@@ -397,6 +397,39 @@ Expected<int> BestReplay(OpenedForReading& opened) {
   return 0;
 }
 
+// `best` with several objectives or constraints and no cv, from records without params
+// (Journal::LoadRankingRecords: one SQL pass, the metrics extracted by SQLite) whose
+// front members alone are then read whole: 0.7 s and 198 MB at 100,000 trials when
+// every trial was read (issue 25). nullopt when no trial completed: the caller says why
+// from every trial.
+Expected<std::optional<int>> BestOfRankingRecords(OpenedForReading& opened, const Objective& objective,
+                                                  const BestCommandArgs& args) {
+  std::vector<std::string> names;
+  for (const MetricSpec& m : objective.metrics()) names.push_back(m.name);
+  for (const ConstraintSpec& c : objective.constraints())
+    if (std::find(names.begin(), names.end(), c.metric) == names.end()) names.push_back(c.metric);
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> ranked, opened.view.journal().LoadRankingRecords(names));
+  if (ranked.empty()) return std::optional<int>();
+  std::vector<TrialRecord> members;
+  for (const int number : ParetoBestNumbers(ranked, objective)) {
+    GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> whole, opened.view.Trial(number));
+    const auto at = std::lower_bound(ranked.begin(), ranked.end(), number,
+                                     [](const TrialRecord& t, int n) { return t.number < n; });
+    if (!whole || at == ranked.end() || at->number != number) continue;
+    *at = *whole;  // the same metrics, so the same ranking; now with its params
+    members.push_back(std::move(*whole));
+  }
+  GS_TRY(CheckIgnoredNames(args.ignore, members));
+  if (args.json) {
+    GS_TRY(Emit(stdout, ParetoBestJson(ranked, objective, opened.context.hypervolume_reference, {}).dump(2) + "\n"));
+    return std::optional<int>(0);
+  }
+  const std::optional<std::string> front = FormatParetoBest(ranked, opened.context, objective);
+  if (!front) return std::optional<int>();
+  GS_TRY(Emit(stdout, *front));
+  return std::optional<int>(0);
+}
+
 Expected<int> BestCommand(const BestCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
   if (args.replay) return BestReplay(opened);
@@ -412,10 +445,14 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
     GS_TRY(Emit(stdout, *best));
     return 0;
   }
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.view.Trials());
-  GS_TRY(CheckIgnoredNames(args.ignore, trials));
   // Several objectives or constraints: the Pareto front (report/pareto_views.h).
   const Objective objective = opened.view.objective();
+  if ((objective.multi() || objective.constrained()) && !opened.context.cv.enabled()) {
+    GS_ASSIGN_OR_RETURN(std::optional<int> code, BestOfRankingRecords(opened, objective, args));
+    if (code) return *code;
+  }
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.view.Trials());
+  GS_TRY(CheckIgnoredNames(args.ignore, trials));
   if (args.json && !objective.multi() && !objective.constrained())
     return Fail(ErrorCode::kInvalidArgument,
                 "--json lists a Pareto front: this experiment has one metric and no constraints; "

@@ -188,6 +188,26 @@ TEST(TrialQueriesTest, StreamedReadsVisitWhatTheLoadsReturnAndStopAtAVisitsError
   EXPECT_EQ(*journal.Journal::TrialNumbers(TrialState::kCompleted), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_TRUE(journal.TrialNumbers(TrialState::kRunning)->empty());
 
+  // What a Pareto ranking reads: completed trials only, numbers only (a bool, a string
+  // and a missing metric are all absent), the same from SQL as from the default.
+  TrialRecord odd = Trial(5, TrialState::kCompleted, 0.5, Json{{"x", 5}});
+  odd.last_metrics = Json{{"acc", true}, {"size", "big"}, {"other", 1}};
+  ASSERT_TRUE(journal.UpsertTrial(odd));
+  TrialRecord fine = Trial(6, TrialState::kCompleted, 0.25, Json{{"x", 6}});
+  fine.last_metrics = Json{{"acc", 0.75}, {"size", 12}, {"other", 2}};
+  ASSERT_TRUE(journal.UpsertTrial(fine));
+  for (const auto& records : {journal.LoadRankingRecords({"acc", "size"}),
+                              journal.Journal::LoadRankingRecords({"acc", "size"})}) {
+    ASSERT_TRUE(records);
+    EXPECT_EQ(Numbers(*records), (std::vector<int>{0, 1, 2, 3, 5, 6}));
+    EXPECT_EQ(records->at(4).last_metrics, Json::object());
+    EXPECT_EQ(records->at(5).last_metrics.at("acc").get<double>(), 0.75);
+    EXPECT_EQ(records->at(5).last_metrics.at("size").get<double>(), 12.0);
+    EXPECT_FALSE(records->at(5).last_metrics.contains("other"));
+    EXPECT_EQ(records->at(5).objective, 0.25);
+    EXPECT_TRUE(records->at(5).params.empty());
+  }
+
   int visits = 0;
   const Status stopped = journal.ForEachTrial(TrialQuery{}, [&](const TrialRecord&) -> Status {
     if (++visits == 2) return Fail(ErrorCode::kOutputClosed, "the reader went away");

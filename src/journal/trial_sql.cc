@@ -170,6 +170,45 @@ Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(
   return std::optional<TrialGroupRanking>(std::move(ranking));
 }
 
+Expected<std::optional<std::vector<TrialRecord>>> SqlLoadRankingRecords(
+    sqlite::Database& db, const std::vector<std::string>& metrics) {
+  // Each metric as its number or NULL, extracted inside SQLite (no JSON parsed here).
+  std::vector<std::string> columns;
+  for (const std::string& name : metrics) {
+    if (name.find('"') != std::string::npos) return std::optional<std::vector<TrialRecord>>();
+    const std::string path = fmt::format("'$.\"{}\"'", name);
+    columns.push_back(fmt::format(
+        "CASE WHEN json_type(last_metrics, {0}) IN ('integer', 'real') THEN "
+        "json_extract(last_metrics, {0}) END",
+        path));
+  }
+  GS_ASSIGN_OR_RETURN(
+      auto rows,
+      db.Prepare(fmt::format("SELECT number, repeat, attempt, objective, start_time, end_time{}{} "
+                             "FROM trials WHERE state = 'completed' ORDER BY number",
+                             columns.empty() ? "" : ", ", fmt::join(columns, ", ")),
+                 "load the completed trials' objectives"));
+  std::vector<TrialRecord> records;
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) break;
+    TrialRecord r;
+    r.number = rows.Int(0);
+    r.repeat = rows.Int(1);
+    r.attempt = rows.Int(2);
+    r.state = TrialState::kCompleted;
+    r.objective = rows.OptionalDouble(3);
+    r.start_time = rows.Double(4);
+    r.end_time = rows.Double(5);
+    r.last_metrics = Json::object();
+    for (std::size_t i = 0; i < metrics.size(); ++i)
+      if (const std::optional<double> value = rows.OptionalDouble(static_cast<int>(i) + 6))
+        r.last_metrics[metrics[i]] = *value;
+    records.push_back(std::move(r));
+  }
+  return std::optional<std::vector<TrialRecord>>(std::move(records));
+}
+
 Expected<std::optional<bool>> SqlEveryTrialHas(sqlite::Database& db,
                                                const std::vector<std::string>& path,
                                                const Json& value) {

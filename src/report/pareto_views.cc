@@ -106,6 +106,14 @@ std::string MemberDirs(const TrialRecord& member, const ReportContext& ctx) {
 
 }  // namespace
 
+std::vector<int> ParetoBestNumbers(const std::vector<TrialRecord>& trials, const Objective& objective) {
+  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
+  std::vector<int> numbers;
+  if (!ranked.empty())
+    for (const ParetoTrial* m : ParetoBestMembers(ranked)) numbers.push_back(m->trial->number);
+  return numbers;
+}
+
 std::optional<std::string> FormatParetoBest(const std::vector<TrialRecord>& trials,
                                             const ReportContext& ctx, const Objective& objective) {
   const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);

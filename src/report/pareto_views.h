@@ -68,6 +68,11 @@ std::optional<FrontHypervolume> ComputeFrontHypervolume(
     const std::vector<ParetoTrial>& ranked, const Objective& objective,
     const std::optional<std::vector<double>>& reference = std::nullopt);
 
+// The numbers of the trials FormatParetoBest lists (the feasible front, else the least
+// violating front), in its order; empty when no trial completed. Their params are the
+// only ones it prints: `best` ranks records without params and reads these whole.
+std::vector<int> ParetoBestNumbers(const std::vector<TrialRecord>& trials, const Objective& objective);
+
 std::optional<std::string> FormatParetoBest(const std::vector<TrialRecord>& trials,
                                             const ReportContext& ctx, const Objective& objective);
 Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective,
