@@ -40,6 +40,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -72,6 +73,8 @@ class Objective {
   bool multi() const { return metrics_.size() > 1; }
   const std::vector<ConstraintSpec>& constraints() const { return constraints_; }
   bool constrained() const { return !constraints_.empty(); }
+  // The metrics it reads: each objective's, then each constraint's not named before.
+  std::vector<std::string> MetricNames() const;
 
   // Pareto dominance of a over b; both have size() entries (asserted). NaN is missing.
   Dominance Compare(std::span<const double> a, std::span<const double> b) const;

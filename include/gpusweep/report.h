@@ -49,6 +49,9 @@ struct SchedulerSummary {
 
 struct ReportContext {
   std::string experiment_name;
+  // How the summary's suggested commands name gpusweep ("build/gpusweep" made absolute
+  // when it is not the gpusweep on PATH; cli's SuggestedProgram).
+  std::string program = "gpusweep";
   std::filesystem::path experiment_dir;  // trial k lives in <dir>/trials/<TrialDirName(k)>
   MetricSpec metric;
   int total_trials = 0;   // planned trials (sampler total); queued = total - recorded

@@ -77,6 +77,12 @@ struct IntermediateResult {
 // Directory name of a trial inside <experiment>/trials/: zero-padded number, "0007".
 std::string TrialDirName(int number);
 
+// `t` with only what a ranking reads (Pareto fronts, cv means): number, repeat, attempt,
+// state, objective, start and end time, and those of `metrics` in its last_metrics that
+// hold numbers (a ranking treats any other value as missing); no params. What the
+// exports and `best` keep of 100,000 trials instead of the trials.
+TrialRecord RankingRecord(const TrialRecord& t, const std::vector<std::string>& metrics);
+
 // Whole seconds (rounded): "45s", "2m05s", "1h02m", "27h00m"; negative → "0s",
 // non-finite → "-".
 std::string FormatDuration(double seconds);

@@ -1,6 +1,8 @@
 // install_paths.cc — where an installed or a build-tree gpusweep finds its files.
 #include "cli/install_paths.h"
 
+#include <cstdlib>
+#include <string_view>
 #include <system_error>
 
 namespace gpusweep {
@@ -19,6 +21,31 @@ std::filesystem::path PythonHelperDir() {
   const auto build_dir = std::filesystem::weakly_canonical(GPUSWEEP_BUILD_DIR, ec);
   if (!ec && exe.parent_path() == build_dir) return GPUSWEEP_SOURCE_PYTHON_DIR;
   return installed;
+}
+
+std::string SuggestedProgram() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "gpusweep";
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path != nullptr ? path : "";
+  while (!dirs.empty()) {
+    const std::size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
+    if (dir.empty()) continue;
+    const auto candidate = std::filesystem::path(dir) / "gpusweep";
+    if (!std::filesystem::exists(candidate, ec)) continue;
+    // The first gpusweep on PATH is what the user's shell runs: it must be this one.
+    if (std::filesystem::equivalent(candidate, exe, ec)) return "gpusweep";
+    break;
+  }
+  // A path a shell would split or expand is not worth copying: the plain name then.
+  const std::string text = exe.string();
+  const bool plain = text.find_first_not_of(
+                         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+") ==
+                     std::string::npos;
+  return plain ? text : "gpusweep";
 }
 
 }  // namespace gpusweep

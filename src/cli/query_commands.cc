@@ -404,11 +404,8 @@ Expected<int> BestReplay(OpenedForReading& opened) {
 // from every trial.
 Expected<std::optional<int>> BestOfRankingRecords(OpenedForReading& opened, const Objective& objective,
                                                   const BestCommandArgs& args) {
-  std::vector<std::string> names;
-  for (const MetricSpec& m : objective.metrics()) names.push_back(m.name);
-  for (const ConstraintSpec& c : objective.constraints())
-    if (std::find(names.begin(), names.end(), c.metric) == names.end()) names.push_back(c.metric);
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> ranked, opened.view.journal().LoadRankingRecords(names));
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> ranked,
+                      opened.view.journal().LoadRankingRecords(objective.MetricNames()));
   if (ranked.empty()) return std::optional<int>();
   std::vector<TrialRecord> members;
   for (const int number : ParetoBestNumbers(ranked, objective)) {

@@ -48,6 +48,7 @@ Expected<int> RunCommand(const RunCommandArgs& args) {
   ReportContext context;
   context.experiment_name = config.name;
   context.experiment_dir = options.experiment_dir;
+  context.program = SuggestedProgram();
   context.metric = config.metric;
   context.scheduler = SummarizeScheduler(config.scheduler);
   context.cv = config.cv;

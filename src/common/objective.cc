@@ -1,5 +1,6 @@
 #include "gpusweep/objective.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -52,6 +53,14 @@ Objective::Objective(std::vector<MetricSpec> metrics, std::vector<ConstraintSpec
   for (const MetricSpec& m : metrics_) assert(names.insert(m.name).second && "metric names are unique");
   for ([[maybe_unused]] const ConstraintSpec& c : constraints_)
     assert((c.min || c.max) && (!c.min || !c.max || *c.min <= *c.max) && "a constraint has a bound");
+}
+
+std::vector<std::string> Objective::MetricNames() const {
+  std::vector<std::string> names;
+  for (const MetricSpec& m : metrics_) names.push_back(m.name);
+  for (const ConstraintSpec& c : constraints_)
+    if (std::find(names.begin(), names.end(), c.metric) == names.end()) names.push_back(c.metric);
+  return names;
 }
 
 namespace {

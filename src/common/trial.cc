@@ -33,6 +33,23 @@ std::optional<TrialState> TrialStateFromString(std::string_view text) {
 
 std::string TrialDirName(int number) { return fmt::format("{:04d}", number); }
 
+TrialRecord RankingRecord(const TrialRecord& t, const std::vector<std::string>& metrics) {
+  TrialRecord r;
+  r.number = t.number;
+  r.repeat = t.repeat;
+  r.attempt = t.attempt;
+  r.state = t.state;
+  r.objective = t.objective;
+  r.start_time = t.start_time;
+  r.end_time = t.end_time;
+  r.last_metrics = Json::object();
+  if (t.last_metrics.is_object())
+    for (const std::string& name : metrics)
+      if (auto it = t.last_metrics.find(name); it != t.last_metrics.end() && it->is_number())
+        r.last_metrics[name] = *it;
+  return r;
+}
+
 std::string FormatByteSize(std::uint64_t bytes) {
   constexpr double kMiB = 1024.0 * 1024;
   if (bytes >= 1024ull * 1024 * 1024) return fmt::format("{:.1f} GiB", bytes / (kMiB * 1024));

@@ -76,21 +76,7 @@ Expected<std::vector<TrialRecord>> Journal::LoadRankingRecords(const std::vector
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, LoadTrials());
   std::vector<TrialRecord> records;
   for (const TrialRecord& t : trials) {
-    if (t.state != TrialState::kCompleted) continue;
-    TrialRecord r;
-    r.number = t.number;
-    r.repeat = t.repeat;
-    r.attempt = t.attempt;
-    r.state = t.state;
-    r.objective = t.objective;
-    r.start_time = t.start_time;
-    r.end_time = t.end_time;
-    r.last_metrics = Json::object();
-    for (const std::string& name : metrics)
-      if (t.last_metrics.is_object())
-        if (auto it = t.last_metrics.find(name); it != t.last_metrics.end() && it->is_number())
-          r.last_metrics[name] = *it;
-    records.push_back(std::move(r));
+    if (t.state == TrialState::kCompleted) records.push_back(RankingRecord(t, metrics));
   }
   return records;
 }

@@ -128,7 +128,7 @@ Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_column
 // what each row needs of every trial (its configuration, its Pareto rank).
 struct ExportPlan {
   std::vector<std::string> param_columns, metric_columns;
-  std::vector<TrialRecord> ranked;  // compact copies (CompactForRanking), cv or pareto only
+  std::vector<TrialRecord> ranked;  // RankingRecord copies, with cv or pareto only
   std::vector<CvConfiguration> configurations;  // folds point into `ranked`
   std::map<int, const CvConfiguration*> by_number;
   ParetoCellsByTrial ranking;
@@ -137,29 +137,6 @@ struct ExportPlan {
   // union in that order, as if every row had been seen first.
   std::vector<bool> shapes;
 };
-
-// What the ranking and the fold grouping read of a trial: not its params, only the
-// metrics the objectives and constraints name. 100,000 of these fit in a few MB.
-TrialRecord CompactForRanking(const TrialRecord& t, const std::optional<Objective>& pareto) {
-  TrialRecord compact;
-  compact.number = t.number;
-  compact.repeat = t.repeat;
-  compact.attempt = t.attempt;
-  compact.state = t.state;
-  compact.objective = t.objective;
-  compact.start_time = t.start_time;
-  compact.end_time = t.end_time;
-  compact.last_metrics = Json::object();
-  if (pareto && t.last_metrics.is_object()) {
-    auto keep = [&](const std::string& name) {
-      if (auto it = t.last_metrics.find(name); it != t.last_metrics.end())
-        compact.last_metrics[name] = *it;
-    };
-    for (const MetricSpec& m : pareto->metrics()) keep(m.name);
-    for (const ConstraintSpec& c : pareto->constraints()) keep(c.metric);
-  }
-  return compact;
-}
 
 const CvConfiguration* ConfigurationOf(const TrialRecord& t, const CvConfig& cv,
                                        const ExportPlan& plan) {
@@ -172,6 +149,7 @@ Expected<ExportPlan> PlanExport(const TrialWalk& trials, const CvConfig& cv,
                                 const std::optional<Objective>& pareto) {
   ExportPlan plan;
   const bool keep = cv.enabled() || pareto.has_value();
+  const std::vector<std::string> ranked_metrics = pareto ? pareto->MetricNames() : std::vector<std::string>{};
   GS_TRY(trials([&](const TrialRecord& t) -> Status {
     for (const auto& [name, value] : FlattenParams(t.params)) report::AddUnique(plan.param_columns, name);
     if (t.last_metrics.is_object())
@@ -179,7 +157,7 @@ Expected<ExportPlan> PlanExport(const TrialWalk& trials, const CvConfig& cv,
     const bool shape = cv.enabled() && t.number >= 0;
     if (std::find(plan.shapes.begin(), plan.shapes.end(), shape) == plan.shapes.end())
       plan.shapes.push_back(shape);
-    if (keep) plan.ranked.push_back(CompactForRanking(t, pareto));
+    if (keep) plan.ranked.push_back(RankingRecord(t, ranked_metrics));
     return {};
   }));
   // Under cv, configurations are ranked (by their folds' means), never fold trials.

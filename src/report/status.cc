@@ -439,11 +439,11 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
   const std::string dir = ctx.experiment_dir.string();
   out += fmt::format("Results in {}\n", dir);
   if (shown == 0)  // `best` would only say there is none: point at why instead
-    out += fmt::format("See why with `gpusweep status {0}` and `gpusweep show <trial> {0}`.\n",
-                       dir);
+    out += fmt::format("See why with `{1} status {0}` and `{1} show <trial> {0}`.\n", dir,
+                       ctx.program);
   else
-    out += fmt::format("See `gpusweep best {0}`, `gpusweep show <trial> {0}`, "
-                       "`gpusweep export {0}`.\n", dir);
+    out += fmt::format("See `{1} best {0}`, `{1} show <trial> {0}`, `{1} export {0}`.\n", dir,
+                       ctx.program);
   return out;
 }
 
