@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "gpusweep/journal.h"
+#include "run/run_plan.h"
 #include "run/runner_test_fixture.h"
 
 namespace gpusweep {
@@ -95,6 +96,36 @@ search_space:
       << t[8].failure_reason;
   EXPECT_NE(t[8].failure_reason.find("metrics.jsonl:1: not valid JSON, skipped"), std::string::npos)
       << t[8].failure_reason;
+}
+
+// A resumed sweep does not check its completed trials again (issue 25): trial 0 names a
+// program that does not exist. Checked, the plan is refused; completed and without a
+// scheduler, trial 0 never runs again and the plan stands. With a scheduler (which
+// could promote it) it is checked all the same.
+TEST_F(RunnerTest, PlanRunSkipsCompletedTrialsOnlyWithoutAScheduler) {
+  const std::string space = R"(
+sampler: {type: grid}
+search_space:
+  prog: {type: choice, values: [/nonexistent/gpusweep-no-such-program, /bin/true]}
+)";
+  auto config = Config(std::string(kHeader) + "command: ['{{prog}}']\n" + space);
+  FakeGpuProbe probe(0);
+  const std::vector<std::string> env{"PATH=/usr/bin:/bin"};
+  auto never = [] { return 0; };
+  auto checked = PlanRun(config, experiment_dir(), probe, env, std::nullopt, 2, never);
+  ASSERT_FALSE(checked);
+  EXPECT_NE(checked.error().message.find("gpusweep-no-such-program"), std::string::npos)
+      << checked.error().message;
+  EXPECT_TRUE(PlanRun(config, experiment_dir(), probe, env, std::nullopt, 2, never, {0}));
+  EXPECT_FALSE(PlanRun(config, experiment_dir(), probe, env, std::nullopt, 2, never, {1}));
+
+  auto scheduled = Config(std::string(kHeader) + "command: ['{{prog}}', '{{budget}}']\n" + space +
+                          "scheduler: {type: asha, max_resource: 9, min_resource: 1, "
+                          "reduction_factor: 3}\n");
+  auto promoted = PlanRun(scheduled, experiment_dir(), probe, env, std::nullopt, 2, never, {0});
+  ASSERT_FALSE(promoted);
+  EXPECT_NE(promoted.error().message.find("gpusweep-no-such-program"), std::string::npos)
+      << promoted.error().message;
 }
 
 TEST_F(RunnerTest, GpusAreExclusiveAndSetInEnvironment) {
