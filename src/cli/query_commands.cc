@@ -2,6 +2,7 @@
 // read model (view/experiment_view.h), which opens the journal read-only, so they work
 // while a run is writing it.
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <chrono>
 #include <cerrno>
@@ -407,21 +408,25 @@ Expected<std::optional<int>> BestOfRankingRecords(OpenedForReading& opened, cons
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> ranked,
                       opened.view.journal().LoadRankingRecords(objective.MetricNames()));
   if (ranked.empty()) return std::optional<int>();
+  const std::vector<ParetoTrial> order = RankParetoTrials(ranked, objective);  // points into `ranked`
   std::vector<TrialRecord> members;
-  for (const int number : ParetoBestNumbers(ranked, objective)) {
-    GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> whole, opened.view.Trial(number));
-    const auto at = std::lower_bound(ranked.begin(), ranked.end(), number,
-                                     [](const TrialRecord& t, int n) { return t.number < n; });
-    if (!whole || at == ranked.end() || at->number != number) continue;
-    *at = *whole;  // the same metrics, so the same ranking; now with its params
+  for (const ParetoTrial* member : ParetoBestMembers(order)) {
+    GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> whole, opened.view.Trial(member->trial->number));
+    if (!whole) continue;
+    // The same metrics, so the same ranking; now with its params, in the place `order`
+    // points at.
+    const std::ptrdiff_t at = member->trial - ranked.data();
+    assert(at >= 0 && at < static_cast<std::ptrdiff_t>(ranked.size()));
+    ranked[static_cast<std::size_t>(at)] = *whole;
     members.push_back(std::move(*whole));
   }
   GS_TRY(CheckIgnoredNames(args.ignore, members));
   if (args.json) {
-    GS_TRY(Emit(stdout, ParetoBestJson(ranked, objective, opened.context.hypervolume_reference, {}).dump(2) + "\n"));
+    GS_TRY(Emit(stdout, RankedParetoBestJson(order, objective, opened.context.hypervolume_reference, {})
+                                .dump(2) + "\n"));
     return std::optional<int>(0);
   }
-  const std::optional<std::string> front = FormatParetoBest(ranked, opened.context, objective);
+  const std::optional<std::string> front = FormatRankedParetoBest(order, opened.context, objective);
   if (!front) return std::optional<int>();
   GS_TRY(Emit(stdout, *front));
   return std::optional<int>(0);

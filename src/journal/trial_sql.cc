@@ -173,6 +173,8 @@ Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(
 Expected<std::optional<std::vector<TrialRecord>>> SqlLoadRankingRecords(
     sqlite::Database& db, const std::vector<std::string>& metrics) {
   // Each metric as its number or NULL, extracted inside SQLite (no JSON parsed here).
+  // '+state': a scan in number order; through trials_by_state most rows would be looked
+  // up one by one and then sorted, twice the time (482 ms against 242 at 100,000).
   std::vector<std::string> columns;
   for (const std::string& name : metrics) {
     if (name.find('"') != std::string::npos) return std::optional<std::vector<TrialRecord>>();
@@ -185,7 +187,7 @@ Expected<std::optional<std::vector<TrialRecord>>> SqlLoadRankingRecords(
   GS_ASSIGN_OR_RETURN(
       auto rows,
       db.Prepare(fmt::format("SELECT number, repeat, attempt, objective, start_time, end_time{}{} "
-                             "FROM trials WHERE state = 'completed' ORDER BY number",
+                             "FROM trials WHERE +state = 'completed' ORDER BY number",
                              columns.empty() ? "" : ", ", fmt::join(columns, ", ")),
                  "load the completed trials' objectives"));
   std::vector<TrialRecord> records;

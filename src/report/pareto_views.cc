@@ -21,15 +21,6 @@ std::string ParetoNumber(double value) {
 
 Json ParetoJsonNumber(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
 
-// The members `best` lists: the feasible front, else (nothing feasible) the least
-// violating front.
-std::vector<const ParetoTrial*> ParetoBestMembers(const std::vector<ParetoTrial>& ranked) {
-  std::vector<const ParetoTrial*> members;
-  for (const ParetoTrial& t : ranked)
-    if (t.rank == ranked.front().rank) members.push_back(&t);
-  return members;
-}
-
 Json ParetoHypervolumeJson(const std::optional<FrontHypervolume>& hv) {
   if (!hv) return nullptr;
   return Json{{"value", hv->value}, {"reference", hv->reference}, {"derived", hv->derived}};
@@ -106,17 +97,22 @@ std::string MemberDirs(const TrialRecord& member, const ReportContext& ctx) {
 
 }  // namespace
 
-std::vector<int> ParetoBestNumbers(const std::vector<TrialRecord>& trials, const Objective& objective) {
-  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
-  std::vector<int> numbers;
-  if (!ranked.empty())
-    for (const ParetoTrial* m : ParetoBestMembers(ranked)) numbers.push_back(m->trial->number);
-  return numbers;
+// The members `best` lists: the feasible front, else (nothing feasible) the least
+// violating front.
+std::vector<const ParetoTrial*> ParetoBestMembers(const std::vector<ParetoTrial>& ranked) {
+  std::vector<const ParetoTrial*> members;
+  for (const ParetoTrial& t : ranked)
+    if (t.rank == ranked.front().rank) members.push_back(&t);
+  return members;
 }
 
 std::optional<std::string> FormatParetoBest(const std::vector<TrialRecord>& trials,
                                             const ReportContext& ctx, const Objective& objective) {
-  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
+  return FormatRankedParetoBest(RankParetoTrials(trials, objective), ctx, objective);
+}
+
+std::optional<std::string> FormatRankedParetoBest(const std::vector<ParetoTrial>& ranked,
+                                                  const ReportContext& ctx, const Objective& objective) {
   if (ranked.empty()) return std::nullopt;
   const std::vector<const ParetoTrial*> members = ParetoBestMembers(ranked);
   const std::string_view unit = ctx.cv.enabled() ? "configuration" : "trial";
@@ -141,7 +137,11 @@ std::optional<std::string> FormatParetoBest(const std::vector<TrialRecord>& tria
 
 Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective,
                     const std::optional<std::vector<double>>& reference, const CvConfig& cv) {
-  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
+  return RankedParetoBestJson(RankParetoTrials(trials, objective), objective, reference, cv);
+}
+
+Json RankedParetoBestJson(const std::vector<ParetoTrial>& ranked, const Objective& objective,
+                          const std::optional<std::vector<double>>& reference, const CvConfig& cv) {
   Json out = Json::object();
   out["objectives"] = Json::array();
   for (const MetricSpec& m : objective.metrics())

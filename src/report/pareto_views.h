@@ -68,16 +68,20 @@ std::optional<FrontHypervolume> ComputeFrontHypervolume(
     const std::vector<ParetoTrial>& ranked, const Objective& objective,
     const std::optional<std::vector<double>>& reference = std::nullopt);
 
-// The numbers of the trials FormatParetoBest lists (the feasible front, else the least
-// violating front), in its order; empty when no trial completed. Their params are the
-// only ones it prints: `best` ranks records without params and reads these whole.
-std::vector<int> ParetoBestNumbers(const std::vector<TrialRecord>& trials, const Objective& objective);
-
 std::optional<std::string> FormatParetoBest(const std::vector<TrialRecord>& trials,
                                             const ReportContext& ctx, const Objective& objective);
 Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective,
                     const std::optional<std::vector<double>>& reference = std::nullopt,
                     const CvConfig& cv = {});
+// The same from trials already ranked (RankParetoTrials). Of the ranked trials they
+// read only the members' params (the feasible front, else the least violating one:
+// ParetoBestMembers): `best` ranks records without params, then puts the members'
+// whole records where their records were (the same metrics, so the same ranking).
+std::optional<std::string> FormatRankedParetoBest(const std::vector<ParetoTrial>& ranked,
+                                                  const ReportContext& ctx, const Objective& objective);
+Json RankedParetoBestJson(const std::vector<ParetoTrial>& ranked, const Objective& objective,
+                          const std::optional<std::vector<double>>& reference, const CvConfig& cv);
+std::vector<const ParetoTrial*> ParetoBestMembers(const std::vector<ParetoTrial>& ranked);
 std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Objective& objective,
                                const std::optional<std::vector<double>>& reference = std::nullopt,
                                std::string_view unit = "trial");
