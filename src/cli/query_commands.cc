@@ -98,19 +98,22 @@ std::string LogTail(const std::filesystem::path& path, std::size_t lines) {
 // `text` with each NUL byte shown as U+2400 (␀). A trial's log or a string it reported
 // may hold NULs; written raw they cut the output short in C-string paths, break CSV
 // readers, and hide what follows in a terminal.
+void AppendNulsVisible(std::string& out, std::string_view text) {
+  for (const char c : text) {
+    if (c == '\0') out += "\u2400";
+    else out += c;
+  }
+}
+
 std::string NulsVisible(std::string_view text) {
   std::string visible;
   visible.reserve(text.size());
-  for (const char c : text) {
-    if (c == '\0') visible += "\u2400";
-    else visible += c;
-  }
+  AppendNulsVisible(visible, text);
   return visible;
 }
 
-// Writes `text` whole (an explicit length, never up to the first NUL), NULs visible.
-Status Emit(std::FILE* stream, std::string_view text) {
-  const std::string visible = NulsVisible(text);
+// Writes `visible` whole (an explicit length, never up to the first NUL) and flushes.
+Status EmitVisible(std::FILE* stream, std::string_view visible) {
   if (std::fwrite(visible.data(), 1, visible.size(), stream) != visible.size() ||
       std::fflush(stream) != 0)
     return Fail(errno == EPIPE ? ErrorCode::kOutputClosed : ErrorCode::kIo,
@@ -118,6 +121,9 @@ Status Emit(std::FILE* stream, std::string_view text) {
                                             std::strerror(errno)));
   return {};
 }
+
+// Writes `text` whole, NULs visible.
+Status Emit(std::FILE* stream, std::string_view text) { return EmitVisible(stream, NulsVisible(text)); }
 
 // Streams an export to stdout or, atomically, to `output_path`: `write` gets the sink
 // (NULs made visible piece by piece), and the file appears only when it succeeded.
@@ -132,12 +138,12 @@ Status StreamOutput(const std::optional<std::string>& output_path,
   }
   std::string buffer;
   auto flush = [&]() -> Status {
-    const Status written = file ? file->Write(buffer) : Emit(stdout, buffer);
+    const Status written = file ? file->Write(buffer) : EmitVisible(stdout, buffer);
     buffer.clear();
     return written;
   };
   GS_TRY(write([&](std::string_view piece) -> Status {
-    buffer += NulsVisible(piece);
+    AppendNulsVisible(buffer, piece);  // no copy per row
     return buffer.size() >= 64 * 1024 ? flush() : Status{};
   }));
   GS_TRY(flush());

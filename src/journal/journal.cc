@@ -406,13 +406,10 @@ Expected<std::vector<int>> SqliteJournal::TrialNumbers(TrialState state) {
 }
 
 Status SqliteJournal::InSnapshot(const std::function<Status()>& reads) {
-  // Deferred: a read-only connection takes no lock it cannot have; the snapshot starts
-  // at the first read and holds until COMMIT (WAL: writers go on meanwhile).
-  GS_TRY(db_.Run("BEGIN DEFERRED", "begin a read snapshot"));
-  Status status = reads();
-  const Status ended = db_.Run(status ? "COMMIT" : "ROLLBACK", "end a read snapshot");
-  if (!status) return status;
-  return ended;
+  GS_ASSIGN_OR_RETURN(auto snapshot,
+                      sqlite::Transaction::Begin(db_, "read snapshot", sqlite::Transaction::Kind::kRead));
+  GS_TRY(reads());  // an error rolls the snapshot back as it goes out of scope
+  return snapshot.Commit();
 }
 
 Expected<std::vector<MetricPoint>> SqliteJournal::LoadMetricPoints(std::string_view key,

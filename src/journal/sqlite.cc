@@ -238,8 +238,9 @@ std::optional<double> Statement::OptionalDouble(int column) const {
 
 // --- Transaction ------------------------------------------------------------
 
-Expected<Transaction> Transaction::Begin(Database& db, std::string_view what) {
-  GS_TRY(db.Run("BEGIN IMMEDIATE", fmt::format("{}: begin transaction", what)));
+Expected<Transaction> Transaction::Begin(Database& db, std::string_view what, Kind kind) {
+  GS_TRY(db.Run(kind == Kind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED",
+                fmt::format("{}: begin transaction", what)));
   return Transaction(&db, std::string(what));
 }
 

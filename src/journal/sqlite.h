@@ -128,10 +128,13 @@ class Statement {
 };
 
 // BEGIN IMMEDIATE ... COMMIT. IMMEDIATE takes the write lock up front, so a writer never
-// fails halfway with SQLITE_BUSY when upgrading from a read.
+// fails halfway with SQLITE_BUSY when upgrading from a read. kRead: BEGIN DEFERRED, one
+// read snapshot (from the first read to COMMIT; in WAL writers go on meanwhile) that a
+// read-only connection can take.
 class Transaction {
  public:
-  static Expected<Transaction> Begin(Database& db, std::string_view what);
+  enum class Kind { kWrite, kRead };
+  static Expected<Transaction> Begin(Database& db, std::string_view what, Kind kind = Kind::kWrite);
 
   Transaction(Transaction&& other) noexcept;
   Transaction& operator=(Transaction&&) = delete;

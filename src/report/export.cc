@@ -269,7 +269,9 @@ TextSink AppendTo(std::string& text) {
 
 Status RowWriter::Begin() {
   if (format_ == ExportText::kJson) return {};  // "[" waits: no rows is "[]"
-  return Write(Json());  // the header, as a record of its names
+  std::string text;
+  for (size_t i = 0; i < header_.size(); ++i) text += (i > 0 ? "," : "") + CsvField(header_[i]);
+  return out_(text + "\r\n");
 }
 
 Status RowWriter::Write(const Json& row) {
@@ -288,10 +290,6 @@ Status RowWriter::Write(const Json& row) {
   }
   for (size_t i = 0; i < header_.size(); ++i) {
     if (i > 0) text += ',';
-    if (row.is_null()) {
-      text += CsvField(header_[i]);
-      continue;
-    }
     const auto it = row.find(header_[i]);
     text += CsvField(CsvText(header_[i], it != row.end() ? *it : Json(nullptr)));
   }
