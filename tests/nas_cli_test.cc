@@ -209,24 +209,63 @@ TEST_F(CliTest, NasRoundsProposeTheSameEvaluationsInEveryRun) {
 }
 
 // A failed evaluation's failed_score is part of the tournament's decided history: the
-// messages never point at --retry-failed, which a NAS search refuses with its reason.
-TEST_F(CliTest, NasFailuresAreNeverRetriedAndTheMessagesSayWhy) {
+// messages never offer to run it again, and --retry-failed passes it by, saying why.
+TEST_F(CliTest, NasFailedEvaluationsAreNeverRetriedAndTheMessagesSayWhy) {
   Write("name: e2e\nmetric: {name: acc, mode: max}\nresources: {gpus: none, cpu_slots: 1}\n"
         "max_failures: 2\ncommand: [/bin/sh, -c, 'exit 3']\n" + std::string(kSmallNas));
   auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
   EXPECT_NE(run.exit_code, 0) << run.out;
-  EXPECT_NE(run.out.find("(failed evaluations keep failed_score: the tournament decided with it)"),
+  EXPECT_NE(run.out.find("(failed evaluations keep failed_score: the tournament decided with it; "
+                         "--retry-failed reruns only a failed retrain)"),
             std::string::npos) << run.out;
-  EXPECT_EQ(run.out.find("--retry-failed"), std::string::npos) << run.out;
   auto resumed = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
   EXPECT_NE(resumed.out.find("resuming: 2 already finished"), std::string::npos) << resumed.out;
-  EXPECT_EQ(resumed.out.find("--retry-failed"), std::string::npos) << resumed.out;
+  EXPECT_EQ(resumed.out.find("`gpusweep run --retry-failed`"), std::string::npos) << resumed.out;
   auto retry = RunGpusweep({"run", "--retry-failed", "sweep.yaml"}, dir_.path());
-  EXPECT_NE(retry.exit_code, 0);
-  EXPECT_NE(retry.out.find("--retry-failed cannot be used with a NAS search (nas:): each failed "
-                           "evaluation already scored failed_score"),
+  // The resumed run failed two more before max_failures stopped it again.
+  EXPECT_NE(retry.out.find("resuming: 4 already finished"), std::string::npos) << retry.out;
+  EXPECT_NE(retry.out.find("4 failed trials from earlier runs are kept as failed all the same: "
+                           "failed evaluations keep failed_score"),
             std::string::npos) << retry.out;
   EXPECT_EQ(retry.out.find("with a scheduler"), std::string::npos) << retry.out;
+  const auto trials = Trials();
+  ASSERT_GE(trials.size(), 2u);
+  EXPECT_EQ(trials[0].attempt, 1);  // not run again
+  EXPECT_EQ(trials[1].attempt, 1);
+}
+
+// The retrain is the last stage and nothing was decided with its result: a retrain that
+// failed (here: a marker file; on a CPU, a timeout) runs again under --retry-failed, with
+// the architecture it was given, and nothing else runs.
+TEST_F(CliTest, NasFailedRetrainRunsAgainUnderRetryFailed) {
+  const std::string marker = (dir_.path() / "retrain-fails").string();
+  WriteFile(marker, "");
+  Write("name: e2e\nmetric: {name: acc, mode: max}\nresources: {gpus: none, cpu_slots: 2}\n"
+        "command: [/bin/sh, -c, 'if [ \"$GPUSWEEP_NAS_STAGE\" = retrain ] && [ -e " + marker +
+        " ]; then exit 4; fi; echo \"{\\\"acc\\\": 0.5}\" >> \"$GPUSWEEP_METRICS\"']\n" +
+        std::string(kSmallNas));
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  auto before = Trials();
+  ASSERT_EQ(before.size(), 13u);
+  ASSERT_EQ(before.back().state, TrialState::kFailed);
+  auto resumed = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  EXPECT_NE(resumed.out.find("1 failed trial from earlier runs is kept as failed; "
+                             "`gpusweep run --retry-failed` runs it again"),
+            std::string::npos) << resumed.out;
+
+  std::filesystem::remove(marker);
+  auto retry = RunGpusweep({"run", "--retry-failed", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(retry.exit_code, 0) << retry.out;
+  EXPECT_NE(retry.out.find("resuming: 12 already finished, 1 to run"), std::string::npos) << retry.out;
+  const auto after = Trials();
+  ASSERT_EQ(after.size(), 13u);
+  for (std::size_t k = 0; k + 1 < after.size(); ++k) {
+    EXPECT_EQ(after[k].attempt, before[k].attempt) << k;
+    EXPECT_EQ(after[k].state, before[k].state) << k;
+  }
+  EXPECT_EQ(after.back().state, TrialState::kCompleted);
+  EXPECT_EQ(after.back().attempt, 2);
+  EXPECT_EQ(after.back().params, before.back().params);  // the same architecture
 }
 
 // The seed waits for ever on an evaluation that never ends. Here a hung evaluation is

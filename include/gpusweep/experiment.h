@@ -40,6 +40,8 @@ struct RunInfo {
   int to_run = 0;            // queued now (new, interrupted, and failed ones if retried)
   int reattached = 0;        // cluster jobs of a dead run, still running, followed again
   int failed_kept = 0;       // failed in earlier runs and not retried (--retry-failed would)
+  int failed_not_retried = 0;  // failed earlier, kept although --retry-failed was given
+  std::string retry_limits;    // why they are (the policy's FailureWords::rerun)
   bool resumed = false;      // the journal existed
   std::vector<int> gpus;     // allowed GPU indices; empty = CPU slots
   int cpu_slots = 0;         // concurrency for trials without GPUs

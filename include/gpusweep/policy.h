@@ -144,6 +144,12 @@ class SearchPolicy : public JobCalls {
   virtual FailureWords failure_words() const { return {}; }
   // Whether --retry-failed may be used; Error{kInvalidArgument} saying why not.
   virtual Status AcceptRetryFailed() const { return {}; }
+  // Whether --retry-failed runs this failed trial again (NAS: only the retrain, which
+  // no decision depends on). Restore(…, kRetry) must requeue exactly these.
+  virtual bool Retriable(const TrialRecord& failed) const {
+    (void)failed;
+    return true;
+  }
   // Trials still to run in this run, given the recorded ones (for the start line).
   virtual int ToRun(const std::vector<TrialRecord>& recorded) const;
 

@@ -54,6 +54,10 @@ void TerminalObserver::OnStart(const RunInfo& info) {
                            info.failed_kept, info.failed_kept == 1 ? "" : "s",
                            info.failed_kept == 1 ? "is" : "are",
                            info.failed_kept == 1 ? "it" : "them"));
+  if (info.failed_not_retried > 0)
+    PrintEvent(fmt::format("{} failed trial{} from earlier runs {} kept as failed all the same: {}",
+                           info.failed_not_retried, info.failed_not_retried == 1 ? "" : "s",
+                           info.failed_not_retried == 1 ? "is" : "are", info.retry_limits));
 }
 
 void TerminalObserver::OnWarning(const std::string& message) {
@@ -61,7 +65,12 @@ void TerminalObserver::OnWarning(const std::string& message) {
 }
 
 void TerminalObserver::OnTrialStarted(const TrialRecord& trial) {
-  std::string attempt = trial.attempt > 1 ? fmt::format(" (attempt {})", trial.attempt) : "";
+  // A budgeted trial's every promotion is a new attempt too: it is named as a promotion,
+  // not as a retry of something that went wrong.
+  std::string attempt = trial.budget && trial.rung > 0
+                            ? fmt::format(" (promoted to rung {})", trial.rung)
+                        : trial.attempt > 1 ? fmt::format(" (attempt {})", trial.attempt)
+                                            : "";
   std::string budget;
   if (trial.budget && context_.scheduler)
     budget = fmt::format(" up to {} {:g}", context_.scheduler->resource, *trial.budget);

@@ -169,6 +169,34 @@ TEST(TerminalObserverTest, LiveLineIsRedrawnInPlaceAndFitsTheWidth) {
   std::fclose(out);
 }
 
+// A promotion starts the trial's next attempt; it is not reported as a retry.
+TEST(TerminalObserverTest, PromotedTrialIsNamedByItsRungNotItsAttempt) {
+  std::FILE* out = std::tmpfile();
+  ReportContext context;
+  context.experiment_name = "exp";
+  context.scheduler = SchedulerSummary{};
+  context.scheduler->resource = "epochs";
+  TerminalObserver observer(out, TerminalInfo{false, 160, ColorMode::kNever}, context,
+                            [] { return 1000.0; });
+  TrialRecord promoted;
+  promoted.number = 4;
+  promoted.attempt = 2;
+  promoted.rung = 1;
+  promoted.budget = 9;
+  observer.OnTrialStarted(promoted);
+  TrialRecord resumed;  // interrupted at its first rung, started again
+  resumed.number = 5;
+  resumed.attempt = 2;
+  resumed.budget = 3;
+  observer.OnTrialStarted(resumed);
+  const std::string text = Contents(out);
+  EXPECT_NE(text.find("] trial 4 started on CPU up to epochs 9 (promoted to rung 1)\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("] trial 5 started on CPU up to epochs 3 (attempt 2)\n"),
+            std::string::npos) << text;
+  std::fclose(out);
+}
+
 TEST(TerminalObserverTest, PlainOutputHasTimestampsAndNoEscapes) {
   std::FILE* out = std::tmpfile();
   ReportContext context;

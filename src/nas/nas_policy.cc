@@ -74,16 +74,37 @@ class NasTournamentPolicy final : public SearchPolicy {
   void OnJobInterrupted(const Job& job) override { started_.at(job.trial) = false; }
 
   FailureWords failure_words() const override {
-    return FailureWords{"trial", "failed evaluations keep failed_score: the tournament decided with it"};
+    return FailureWords{"trial", "failed evaluations keep failed_score: the tournament decided "
+                                 "with it; --retry-failed reruns only a failed retrain"};
   }
 
-  Status AcceptRetryFailed() const override {
-    return Fail(ErrorCode::kInvalidArgument,
-                "--retry-failed cannot be used with a NAS search (nas:): each failed evaluation "
-                "already scored failed_score, and the tournament's eliminations, later RACOS "
-                "samples and confirms were decided with that score, so running it again could "
-                "not change them; `gpusweep run` without it continues the search; to evaluate "
-                "everything again, start a new experiment (another name or output_dir)");
+  // The retrain is the last group and no decision reads its result, so a failed one
+  // (e.g. timed out on a CPU) can run again without changing what the search chose.
+  // A failed evaluation cannot: the eliminations, later samples and confirms were
+  // decided with its failed_score.
+  bool Retriable(const TrialRecord& failed) const override {
+    const auto& slots = tournament_->plan().slots;
+    return failed.number >= 0 && failed.number < static_cast<int>(slots.size()) &&
+           slots[failed.number].stage == nas::Stage::kRetrain;
+  }
+
+  // After the replay every finished retrain is marked finished; with --retry-failed
+  // the failed ones start again, with their recorded params (the architecture chosen).
+  std::vector<Decision> Restore(const std::vector<TrialRecord>& recorded,
+                                FailedTrials failed) override {
+    retried_ = 0;
+    if (failed != FailedTrials::kRetry) return {};
+    for (const TrialRecord& record : recorded)
+      if (record.state == TrialState::kFailed && Retriable(record) && finished_.at(record.number)) {
+        started_.at(record.number) = false;
+        finished_.at(record.number) = false;
+        ++retried_;
+      }
+    return {};
+  }
+
+  int ToRun(const std::vector<TrialRecord>& recorded) const override {
+    return SearchPolicy::ToRun(recorded) + retried_;
   }
 
   std::vector<std::pair<std::string, std::string>> TrialEnv(const TrialRecord& trial) const override {
@@ -94,6 +115,7 @@ class NasTournamentPolicy final : public SearchPolicy {
   std::unique_ptr<const Tournament> tournament_;
   std::vector<bool> started_;
   std::vector<bool> finished_;
+  int retried_ = 0;  // failed retrains requeued by Restore (--retry-failed)
 };
 
 long Binomial(long n, long k) {  // saturating

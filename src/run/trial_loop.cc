@@ -49,12 +49,19 @@ RunInfo TrialLoop::Info(bool resumed) const {
   info.total_trials = plan_.total_trials();
   info.to_run = policy_->ToRun(trials_);  // re-attached jobs included
   info.already_finished = info.total_trials - info.to_run;
-  // Where failed trials are part of the policy's decided history (a scheduler, NAS),
-  // --retry-failed is refused: no hint to use it.
+  // Where failed trials are part of the policy's decided history (a scheduler, NAS's
+  // evaluations), --retry-failed is refused or passes them by: no hint to use it.
+  const auto failed_where = [&](bool retriable) {
+    return static_cast<int>(std::count_if(trials_.begin(), trials_.end(), [&](const TrialRecord& t) {
+      return t.state == TrialState::kFailed && policy_->Retriable(t) == retriable;
+    }));
+  };
   if (options_.failed_trials == FailedTrials::kKeep && policy_->AcceptRetryFailed())
-    info.failed_kept = static_cast<int>(std::count_if(
-        trials_.begin(), trials_.end(),
-        [](const TrialRecord& t) { return t.state == TrialState::kFailed; }));
+    info.failed_kept = failed_where(true);
+  if (options_.failed_trials == FailedTrials::kRetry) {
+    info.failed_not_retried = failed_where(false);
+    info.retry_limits = policy_->failure_words().rerun;
+  }
   info.resumed = resumed;
   info.gpus = plan_.gpus;
   info.cpu_slots = plan_.cpu_slots;
