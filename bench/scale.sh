@@ -2,7 +2,8 @@
 # The read commands at scale (issue 25): a random sweep of 1,000 and of 100,000 instant
 # trials (/bin/sh appending one metric line; 3 parameters; 2 CPU slots), then each read
 # command timed at both sizes with /usr/bin/time (wall seconds, peak RSS), the median of
-# R runs, and its ratio 100k / 1k. Prints the table and the load average.
+# R runs, and its ratio 100k / 1k; then `status` and `best` of a copy with two
+# objectives (pareto_experiment). Prints the table and the load average.
 #
 # Building the 100,000-trial experiment takes ~9 minutes of both cores; it runs once,
 # under `nice -n 19`, into the cache directory and is reused while its journal holds
@@ -100,6 +101,30 @@ PY
   echo "synthesized (not run)" > "$dir/run.load"
 }
 
+# The same experiment with two objectives (loss min and size min, size = 999 - a + b/100:
+# a trade-off along a, b breaking it), for the Pareto front's `status` and `best`: a copy
+# whose recorded config says `metrics:` and whose trials report size too. Made again
+# from the plain one each time (seconds).
+pareto_experiment() {  # size -> $cache/<size>-pareto/scale-<size>
+  local n=$1 from=$cache/$1/runs/scale-$1 to=$cache/$1-pareto/scale-$1
+  rm -rf "$cache/$1-pareto"
+  mkdir -p "$to"
+  cp "$from/experiment.json" "$to/"
+  /usr/bin/python3 - "$from/gpusweep.db" "$to/gpusweep.db" <<'PY'
+import json, sqlite3, sys
+src = sqlite3.connect(sys.argv[1])
+src.execute("pragma wal_checkpoint(truncate)")
+src.backup(db := sqlite3.connect(sys.argv[2]))
+identity = json.loads(db.execute("select identity from experiment").fetchone()[0])
+identity["metrics"] = [{"name": "loss", "mode": "min"}, {"name": "size", "mode": "min"}]
+db.execute("update experiment set identity = ?", (json.dumps(identity, separators=(",", ":")),))
+db.execute("update trials set last_metrics = json_set(last_metrics, '$.size', "
+           "round(999 - json_extract(params, '$.a') + json_extract(params, '$.b') / 100.0, 2)) "
+           "where state = 'completed'")
+db.commit()
+PY
+}
+
 # Median wall seconds and the largest peak RSS (KiB) of `repeats` runs of a command.
 measure() {  # out-file command...
   local out=$1; shift
@@ -126,6 +151,12 @@ commands=(
   "export --steps csv|export --steps --format csv -o $work/s.csv"
   "show 500|show 500"
 )
+pareto_commands=(
+  "2 objectives: status|status"
+  "2 objectives: status --top 10|status --top 10"
+  "2 objectives: best|best"
+  "2 objectives: best --json|best --json"
+)
 for n in "${sizes[@]}"; do
   exp=$cache/$n/runs/scale-$n
   i=0
@@ -137,6 +168,13 @@ for n in "${sizes[@]}"; do
   done
   # Resume of the finished experiment: open, replay, nothing left to run, the summary.
   (cd "$cache/$n" && measure "$work/m.$n.resume" "$binary" run sweep.yaml)
+  pareto_experiment "$n"
+  for entry in "${pareto_commands[@]}"; do
+    IFS='|' read -r label args <<< "$entry"
+    # shellcheck disable=SC2086
+    measure "$work/m.$n.$i" "$binary" $args "$cache/$n-pareto/scale-$n"
+    i=$((i + 1))
+  done
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -145,11 +183,13 @@ import os, sys
 work, cache, before, after, repeats = sys.argv[1:6]
 sizes = sys.argv[6:]
 labels = [e.split("|")[0] for e in """$(printf '%s\n' "${commands[@]}")""".splitlines()]
+pareto = [e.split("|")[0] for e in """$(printf '%s\n' "${pareto_commands[@]}")""".splitlines()]
 def read(path):
     t, m = open(path).read().split()
     return float(t), int(m) / 1024
 rows = [(label, [read(f"{work}/m.{n}.{i}") for n in sizes]) for i, label in enumerate(labels)]
 rows.append(("run (resume, finished)", [read(f"{work}/m.{n}.resume") for n in sizes]))
+rows += [(label, [read(f"{work}/m.{n}.{len(labels) + i}") for n in sizes]) for i, label in enumerate(pareto)]
 built = []
 for n in sizes:
     p = f"{cache}/{n}/run.time"

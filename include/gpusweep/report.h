@@ -38,6 +38,8 @@
 
 namespace gpusweep {
 
+struct ParetoTrial;  // a completed trial's place in a Pareto ranking (src/report/pareto_views.h)
+
 enum class ColorMode { kNever, kAlways };  // the CLI decides from isatty and NO_COLOR
 
 // What the reports need to know about an experiment's scheduler.
@@ -206,6 +208,11 @@ struct TrialSlice {
 // the ignored params the best group's trials hold.
 std::string FormatStatus(const TrialSlice& slice, const ReportContext& ctx,
                          const StatusOptions& options);
+// With several objectives or constraints (ctx.pareto): `ranked` is every completed
+// trial in Pareto order (RankParetoTrials, report/pareto_views.h), which gives the Best
+// line and each listed row's PARETO rank; the rows are whichever the caller read whole.
+std::string FormatStatus(const TrialSlice& slice, const std::vector<ParetoTrial>& ranked,
+                         const ReportContext& ctx, const StatusOptions& options);
 std::optional<std::string> FormatBest(const TrialSlice& slice, const ReportContext& ctx,
                                       const GroupingOptions& grouping);
 std::string FormatNoBest(const TrialSlice& slice, const ReportContext& ctx);

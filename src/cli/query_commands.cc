@@ -267,7 +267,8 @@ Status EmitStatusFooter(ExperimentView& view) {
   return {};
 }
 
-// `status` read by queries (ExperimentView::Slice): what it prints, not every trial.
+// `status` read by queries (ExperimentView::Slice, or ParetoSlice for several
+// objectives or constraints): what it prints, not every trial.
 Expected<int> SlicedStatus(OpenedForReading& opened, const StatusCommandArgs& args) {
   ExperimentView& view = opened.view;
   const MetricSpec& metric = view.meta().metric;
@@ -284,7 +285,13 @@ Expected<int> SlicedStatus(OpenedForReading& opened, const StatusCommandArgs& ar
                                                             : query.order;
     query.limit = kStatusDefaultRows + 1;
   }
-  GS_ASSIGN_OR_RETURN(ExperimentView::SliceRead read, view.Slice(query, args.ignore));
+  ExperimentView::ParetoSliceRead pareto;
+  if (view.SliceableByPareto()) {
+    GS_ASSIGN_OR_RETURN(pareto, view.ParetoSlice(query, args.ignore));
+  } else {
+    GS_ASSIGN_OR_RETURN(pareto.read, view.Slice(query, args.ignore));
+  }
+  ExperimentView::SliceRead& read = pareto.read;
   TrialSlice& slice = read.slice;
   if (capped && slice.rows.size() > static_cast<size_t>(kStatusDefaultRows)) {
     if (query.order == TrialQuery::Order::kNumberDescending)
@@ -297,7 +304,13 @@ Expected<int> SlicedStatus(OpenedForReading& opened, const StatusCommandArgs& ar
   }
   GS_TRY(CheckIgnoredNames(args.ignore, StatusSampleTrials(slice)));
   options.running_steps = std::move(read.running_steps);
-  GS_TRY(Emit(stdout, FormatStatus(slice, opened.context, options)));
+  if (view.SliceableByPareto()) {
+    GS_TRY(Emit(stdout, FormatStatus(slice, pareto.ranked, opened.context, options)));
+    GS_TRY(Emit(stdout, FormatRankedParetoStatus(pareto.ranked, view.objective(),
+                                                 opened.context.hypervolume_reference)));
+  } else {
+    GS_TRY(Emit(stdout, FormatStatus(slice, opened.context, options)));
+  }
   GS_TRY(EmitStatusFooter(view));
   bool cluster_jobs = false;
   if (slice.counts.running > 0) {
@@ -332,7 +345,8 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
   ExperimentView& view = opened.view;
   // cv, NAS and schedulers, --group, --sort by duration or a param: every trial is read.
-  const bool sliced = view.Sliceable() && !args.group && !SortsByParam(args, view.meta().metric) &&
+  const bool sliced = (view.Sliceable() || view.SliceableByPareto()) && !args.group &&
+                      !SortsByParam(args, view.meta().metric) &&
                       !(args.sort && *args.sort == "duration");
   if (sliced) return SlicedStatus(opened, args);
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view.Trials());

@@ -190,11 +190,16 @@ Expected<std::optional<std::vector<TrialRecord>>> SqlLoadRankingRecords(
                              "FROM trials WHERE +state = 'completed' ORDER BY number",
                              columns.empty() ? "" : ", ", fmt::join(columns, ", ")),
                  "load the completed trials' objectives"));
+  // Reserved for every trial (an upper bound, counted from an index): growing 100,000
+  // records moved each one twice, a tenth of the load's time.
+  GS_ASSIGN_OR_RETURN(auto count, db.Prepare("SELECT count(*) FROM trials", "count the trials"));
+  GS_ASSIGN_OR_RETURN(const bool counted, count.Step());
   std::vector<TrialRecord> records;
+  if (counted) records.reserve(static_cast<std::size_t>(count.Int(0)));
   while (true) {
     GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
     if (!has_row) break;
-    TrialRecord r;
+    TrialRecord& r = records.emplace_back();  // last_metrics: an empty object
     r.number = rows.Int(0);
     r.repeat = rows.Int(1);
     r.attempt = rows.Int(2);
@@ -202,11 +207,9 @@ Expected<std::optional<std::vector<TrialRecord>>> SqlLoadRankingRecords(
     r.objective = rows.OptionalDouble(3);
     r.start_time = rows.Double(4);
     r.end_time = rows.Double(5);
-    r.last_metrics = Json::object();
     for (std::size_t i = 0; i < metrics.size(); ++i)
       if (const std::optional<double> value = rows.OptionalDouble(static_cast<int>(i) + 6))
         r.last_metrics[metrics[i]] = *value;
-    records.push_back(std::move(r));
   }
   return std::optional<std::vector<TrialRecord>>(std::move(records));
 }

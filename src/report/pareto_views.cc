@@ -41,6 +41,9 @@ std::vector<ParetoTrial> RankParetoTrials(const std::vector<TrialRecord>& trials
   std::vector<ParetoTrial> completed;
   std::vector<LossPoint> losses;
   std::vector<double> violations;
+  completed.reserve(trials.size());
+  losses.reserve(trials.size());
+  violations.reserve(trials.size());
   for (const TrialRecord& t : trials) {
     if (t.state != TrialState::kCompleted) continue;
     ParetoTrial entry{&t, objective.Values(t.last_metrics), objective.Violation(t.last_metrics), 0, 0};
@@ -53,10 +56,11 @@ std::vector<ParetoTrial> RankParetoTrials(const std::vector<TrialRecord>& trials
   const std::vector<int> ranks = ConstrainedRanks(losses, violations);
   const std::vector<double> crowding = CrowdingDistances(losses, ranks);
   std::vector<ParetoTrial> ranked;
+  ranked.reserve(completed.size());
   for (int i : ParetoOrder(ranks, crowding)) {
     completed[i].rank = ranks[i];
     completed[i].crowding = crowding[i];
-    ranked.push_back(completed[i]);
+    ranked.push_back(std::move(completed[i]));
   }
   return ranked;
 }
@@ -64,9 +68,15 @@ std::vector<ParetoTrial> RankParetoTrials(const std::vector<TrialRecord>& trials
 std::optional<FrontHypervolume> ComputeFrontHypervolume(
     const std::vector<ParetoTrial>& ranked, const Objective& objective,
     const std::optional<std::vector<double>>& reference) {
-  std::vector<LossPoint> feasible;
+  // The derived reference is past the worst of every feasible trial; the volume is the
+  // front's alone, which is the same (a dominated point adds none) and, of 100,000
+  // trials, a few thousand points to sort instead of all.
+  std::vector<LossPoint> feasible, front;
   for (const ParetoTrial& t : ranked)
-    if (t.violation == 0) feasible.push_back(objective.Losses(t.values));
+    if (t.violation == 0) {
+      feasible.push_back(objective.Losses(t.values));
+      if (t.rank == 0) front.push_back(feasible.back());
+    }
   if (feasible.empty()) return std::nullopt;
   FrontHypervolume hv;
   std::vector<double> reference_loss;
@@ -79,7 +89,7 @@ std::optional<FrontHypervolume> ComputeFrontHypervolume(
     for (std::size_t i = 0; i < reference_loss.size(); ++i)
       hv.reference.push_back(FromLoss(objective.metrics()[i].mode, reference_loss[i]));
   }
-  hv.value = Hypervolume(feasible, reference_loss);
+  hv.value = Hypervolume(front, reference_loss);
   return hv;
 }
 
@@ -178,7 +188,12 @@ Json RankedParetoBestJson(const std::vector<ParetoTrial>& ranked, const Objectiv
 
 std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Objective& objective,
                                const std::optional<std::vector<double>>& reference, std::string_view unit) {
-  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
+  return FormatRankedParetoStatus(RankParetoTrials(trials, objective), objective, reference, unit);
+}
+
+std::string FormatRankedParetoStatus(const std::vector<ParetoTrial>& ranked, const Objective& objective,
+                                     const std::optional<std::vector<double>>& reference,
+                                     std::string_view unit) {
   std::vector<int> front;
   int infeasible = 0;
   for (const ParetoTrial& t : ranked) {
@@ -186,9 +201,17 @@ std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Obj
     infeasible += t.violation != 0;
   }
   std::string out;
+  // A front of thousands would bury the rest: its first members, and where the rest are.
+  constexpr std::size_t kFrontListed = 20;
+  const std::size_t listed = std::min(front.size(), kFrontListed);
   if (objective.multi())
-    out += fmt::format("Pareto front: {} of {} completed {}s{}{}\n", front.size(), ranked.size(), unit,
-                       front.empty() ? "" : ": ", fmt::join(front, ", "));
+    out += fmt::format("Pareto front: {} of {} completed {}s{}{}{}\n", front.size(), ranked.size(), unit,
+                       front.empty() ? "" : ": ",
+                       fmt::join(front.begin(), front.begin() + static_cast<std::ptrdiff_t>(listed), ", "),
+                       listed < front.size()
+                           ? fmt::format(", ... (the first {} in Pareto order; `gpusweep best` lists all {})",
+                                         listed, front.size())
+                           : "");
   if (objective.constrained())
     out += fmt::format("Infeasible: {} of {} completed {}s break a constraint\n", infeasible,
                        ranked.size(), unit);
@@ -200,7 +223,11 @@ std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Obj
 
 std::string ParetoBestHeader(const std::vector<TrialRecord>& trials, const Objective& objective,
                              std::string_view unit) {
-  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
+  return RankedParetoBestHeader(RankParetoTrials(trials, objective), objective, unit);
+}
+
+std::string RankedParetoBestHeader(const std::vector<ParetoTrial>& ranked, const Objective& objective,
+                                   std::string_view unit) {
   if (ranked.empty()) return fmt::format("no completed {} yet", unit);
   if (ranked.front().violation != 0)
     return fmt::format("no feasible {} yet: all {} completed {}s break a constraint", unit, ranked.size(), unit);

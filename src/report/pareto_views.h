@@ -24,9 +24,10 @@
 //   "violation", "params"}], "hypervolume": {value, reference, derived}} (hypervolume
 //   null without a feasible trial). With `cv` enabled (trials are configurations) a
 //   member has "configuration" and "trials" (its fold trial numbers) instead of "trial".
-// - `FormatParetoStatus` (`status`): after the table, the front (trials, size), the
-//   infeasible count and the hypervolume with the reference used (`reference`: the
-//   config's hypervolume_reference, else derived; likewise for ParetoBestJson).
+// - `FormatParetoStatus` (`status`): after the table, the front (its size and its first
+//   20 trials in Pareto order; `best` lists them all), the infeasible count and the
+//   hypervolume with the reference used (`reference`: the config's
+//   hypervolume_reference, else derived; likewise for ParetoBestJson).
 // - `ParetoBestHeader` (`status`'s Best line): with several objectives, the front's size
 //   and the objectives' directions; with one constrained objective, the best feasible
 //   trial's value; without a feasible trial, how many completed and that none is.
@@ -87,6 +88,13 @@ std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Obj
                                std::string_view unit = "trial");
 std::string ParetoBestHeader(const std::vector<TrialRecord>& trials, const Objective& objective,
                              std::string_view unit = "trial");
+// The same two from trials already ranked (RankParetoTrials): `status` ranks once for
+// its rows, its Best line and the lines after its table.
+std::string FormatRankedParetoStatus(const std::vector<ParetoTrial>& ranked, const Objective& objective,
+                                     const std::optional<std::vector<double>>& reference,
+                                     std::string_view unit = "trial");
+std::string RankedParetoBestHeader(const std::vector<ParetoTrial>& ranked, const Objective& objective,
+                                   std::string_view unit = "trial");
 std::string ParetoRankText(const ParetoTrial& trial);
 
 }  // namespace gpusweep

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -469,9 +470,14 @@ void AssertSliceable(const ReportContext& ctx) {
 
 }  // namespace
 
-std::string FormatStatus(const TrialSlice& slice, const ReportContext& ctx,
-                         const StatusOptions& options) {
+namespace {
+
+// The status of a slice; `ranked` (with ctx.pareto): every completed trial ranked, for
+// the Best line and the rows' objectives and PARETO column.
+std::string FormatSliceStatus(const TrialSlice& slice, const std::vector<ParetoTrial>* ranked,
+                              const ReportContext& ctx, const StatusOptions& options) {
   AssertSliceable(ctx);
+  assert(ctx.pareto.has_value() == (ranked != nullptr));
   const report::ParamText params(slice.rows, slice.constants);
   std::string out;
   report::AppendHeaderLine(out, "Experiment", ctx.experiment_name, ctx);
@@ -480,8 +486,9 @@ std::string FormatStatus(const TrialSlice& slice, const ReportContext& ctx,
       out, "Trials", CountsText(FromTotals(slice.counts, ctx.total_trials), ctx.total_trials), ctx);
   const auto group = SliceBestGroup(slice, ctx.metric, GroupingOptions{}.ignored);
   report::AppendHeaderLine(out, "Best",
-                           group ? report::BestGroupText({*group}, ctx.metric)
-                                 : BestTrialText(slice.best ? &*slice.best : nullptr, ctx.metric),
+                           ranked  ? RankedParetoBestHeader(*ranked, *ctx.pareto)
+                           : group ? report::BestGroupText({*group}, ctx.metric)
+                                   : BestTrialText(slice.best ? &*slice.best : nullptr, ctx.metric),
                            ctx);
   if (const std::string constants = params.Constants(); !constants.empty())
     report::AppendHeaderLine(out, "Constants", constants, ctx);
@@ -494,8 +501,28 @@ std::string FormatStatus(const TrialSlice& slice, const ReportContext& ctx,
   out += '\n';
   std::vector<const TrialRecord*> rows;
   for (const TrialRecord& t : slice.rows) rows.push_back(&t);
-  AppendStatusRows(out, rows, ctx, options, params, slice.counts.repeats, slice.counts.jobs);
+  ParetoColumns pareto;
+  if (ranked) {  // the listed rows' places only, not a map of every trial
+    pareto.objective = &*ctx.pareto;
+    std::set<int> listed;
+    for (const TrialRecord& t : slice.rows) listed.insert(t.number);
+    for (const ParetoTrial& t : *ranked)
+      if (listed.count(t.trial->number) > 0) pareto.ranked[t.trial->number] = &t;
+  }
+  AppendStatusRows(out, rows, ctx, options, params, slice.counts.repeats, slice.counts.jobs, pareto);
   return out;
+}
+
+}  // namespace
+
+std::string FormatStatus(const TrialSlice& slice, const ReportContext& ctx,
+                         const StatusOptions& options) {
+  return FormatSliceStatus(slice, nullptr, ctx, options);
+}
+
+std::string FormatStatus(const TrialSlice& slice, const std::vector<ParetoTrial>& ranked,
+                         const ReportContext& ctx, const StatusOptions& options) {
+  return FormatSliceStatus(slice, &ranked, ctx, options);
 }
 
 std::optional<std::string> FormatBest(const TrialSlice& slice, const ReportContext& ctx,

@@ -1,6 +1,8 @@
 #include "view/experiment_view.h"
 
 #include <algorithm>
+#include <cassert>
+#include <limits>
 #include <utility>
 
 #include "gpusweep/cv.h"
@@ -224,9 +226,15 @@ std::vector<ViewParamLeaf> ViewSharedParams(const std::vector<TrialRecord>& tria
 bool ExperimentView::Sliceable() const {
   if (meta_.cv.enabled() || is_nas() || meta_.scheduler) return false;
   // The queries rank by one metric; a Pareto front (several objectives, or constraints
-  // that make trials infeasible) is computed over every trial.
+  // that make trials infeasible) is computed over every completed trial.
   const Objective ranked = objective();
   return !ranked.multi() && !ranked.constrained();
+}
+
+bool ExperimentView::SliceableByPareto() const {
+  if (meta_.cv.enabled() || is_nas() || meta_.scheduler) return false;
+  const Objective ranked = objective();
+  return ranked.multi() || ranked.constrained();
 }
 
 Expected<ExperimentView::SliceRead> ExperimentView::Slice(const std::optional<TrialQuery>& rows,
@@ -262,6 +270,65 @@ Expected<ExperimentView::SliceRead> ExperimentView::Slice(const std::optional<Tr
     if (rows->order == TrialQuery::Order::kNumberDescending)
       std::reverse(slice.rows.begin(), slice.rows.end());  // listed oldest first
   }
+  GS_TRY(SliceBest(slice, ignored));
+  GS_TRY(SliceConstants(slice));
+  return read;
+}
+
+Expected<ExperimentView::ParetoSliceRead> ExperimentView::ParetoSlice(
+    const TrialQuery& rows, const std::vector<std::string>& ignored) {
+  assert(SliceableByPareto());
+  ParetoSliceRead pareto;
+  const Objective ranking = objective();
+  GS_ASSIGN_OR_RETURN(pareto.ranking, journal_->LoadRankingRecords(ranking.MetricNames()));
+  pareto.ranked = RankParetoTrials(pareto.ranking, ranking);
+  const bool by_rank = rows.order == TrialQuery::Order::kObjective;
+  GS_ASSIGN_OR_RETURN(pareto.read, Slice(by_rank ? std::nullopt : std::optional<TrialQuery>(rows), ignored));
+  if (by_rank) {
+    GS_ASSIGN_OR_RETURN(pareto.read.slice.rows, ParetoOrderRows(pareto.ranked, rows.state, rows.limit));
+    GS_ASSIGN_OR_RETURN(pareto.read.running_steps, FillRunningObjectives(pareto.read.slice.rows));
+  }
+  return pareto;
+}
+
+Expected<std::vector<TrialRecord>> ExperimentView::ParetoOrderRows(
+    const std::vector<ParetoTrial>& ranked, std::optional<TrialState> state, int limit) {
+  const std::size_t wanted =
+      limit > 0 ? static_cast<std::size_t>(limit) : std::numeric_limits<std::size_t>::max();
+  std::vector<TrialRecord> rows;
+  if (!state || *state == TrialState::kCompleted)
+    for (const ParetoTrial& t : ranked) {
+      if (rows.size() >= wanted) break;
+      GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> whole, journal_->LoadTrial(t.trial->number));
+      if (whole) rows.push_back(std::move(*whole));
+    }
+  if (rows.size() >= wanted || state == TrialState::kCompleted) return rows;
+  // The trials no ranking places (not completed), by number, as many as are still wanted.
+  const int left = limit > 0 ? static_cast<int>(wanted - rows.size()) : 0;
+  std::vector<TrialRecord> others;
+  for (const TrialState other : {TrialState::kRunning, TrialState::kFailed, TrialState::kInterrupted,
+                                 TrialState::kPruned, TrialState::kPaused}) {
+    if (state && *state != other) continue;
+    GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> some,
+                        journal_->QueryTrials({TrialQuery::Order::kNumber, meta_.metric.mode, other,
+                                               /*ranked_only=*/false, left}));
+    others.insert(others.end(), std::make_move_iterator(some.begin()),
+                  std::make_move_iterator(some.end()));
+  }
+  std::sort(others.begin(), others.end(),
+            [](const TrialRecord& a, const TrialRecord& b) { return a.number < b.number; });
+  for (TrialRecord& t : others) {
+    if (rows.size() >= wanted) break;
+    rows.push_back(std::move(t));
+  }
+  return rows;
+}
+
+// The best trial and group rank by the one metric: with a Pareto objective they are left
+// empty (its status ranks the ranking records instead), saving a scan of every params.
+Status ExperimentView::SliceBest(TrialSlice& slice, const std::vector<std::string>& ignored) {
+  if (SliceableByPareto()) return {};
+  const Mode mode = meta_.metric.mode;
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> best,
                       journal_->QueryTrials({TrialQuery::Order::kObjective, mode, std::nullopt,
                                              /*ranked_only=*/true, /*limit=*/1}));
@@ -275,6 +342,11 @@ Expected<ExperimentView::SliceRead> ExperimentView::Slice(const std::optional<Tr
       if (trial) slice.best_group.push_back(std::move(*trial));
     }
   }
+  return {};
+}
+
+Status ExperimentView::SliceConstants(TrialSlice& slice) {
+  const Mode mode = meta_.metric.mode;
   if (slice.counts.recorded >= 2) {
     std::vector<TrialRecord> first;
     if (slice.rows.empty()) {
@@ -286,7 +358,7 @@ Expected<ExperimentView::SliceRead> ExperimentView::Slice(const std::optional<Tr
       if (constant) slice.constants.emplace_back(std::move(leaf.name), std::move(leaf.value));
     }
   }
-  return read;
+  return {};
 }
 
 Expected<std::optional<NasProgress>> ExperimentView::Nas(const std::vector<TrialRecord>& trials) const {

@@ -11,6 +11,7 @@
 
 #include "common/temp_dir_for_tests.h"
 #include "gpusweep/experiment_files.h"
+#include "report/pareto_views.h"
 #include "run/experiment_meta.h"
 #include "view/experiment_view.h"
 
@@ -140,6 +141,108 @@ TEST(SliceTest, ThePreviousReleasesSweepReadsTheSame) {
   ASSERT_TRUE(view) << view.error().message;
   ASSERT_TRUE(view->Sliceable());
   ExpectSameReports(*view);
+}
+
+// <tmp>/exp with several objectives (acc max, size min) and/or a constraint (lat <= 5):
+// a front with a tie, dominated and infeasible trials, a trial missing size, a failed,
+// a pruned and a running trial (which reported so far), and a constant param.
+std::filesystem::path WriteParetoExperiment(const std::filesystem::path& parent, const Json& identity) {
+  const ExperimentFiles files{parent / "exp"};
+  std::filesystem::create_directories(files.dir);
+  ExperimentMeta meta;
+  meta.name = "exp";
+  meta.metric = {"acc", Mode::kMax};
+  meta.total_trials = 12;
+  EXPECT_TRUE(WriteExperimentMeta(files.dir, meta));
+  auto journal = OpenJournal(files.journal(), JournalAccess::kReadWrite);
+  EXPECT_TRUE(journal);
+  EXPECT_TRUE((*journal)->CreateExperiment({"exp", "/nowhere/sweep.yaml", "name: exp\n", identity, 1.7e9}));
+  const std::vector<Json> completed{
+      {{"acc", 0.9}, {"size", 8}, {"lat", 4}},   {{"acc", 0.7}, {"size", 2}, {"lat", 1}},
+      {{"acc", 0.8}, {"size", 9}, {"lat", 2}},   {{"acc", 0.9}, {"size", 8}, {"lat", 3}},
+      {{"acc", 0.95}, {"size", 20}, {"lat", 9}}, {{"acc", 0.6}},
+      {{"acc", 0.5}, {"size", 1}, {"lat", 6}},   {{"acc", 0.85}, {"size", 5}, {"lat", 5}}};
+  for (int k = 0; k < 11; ++k) {
+    TrialRecord t;
+    t.number = k;
+    t.params = Json{{"width", 8 * (k + 1)}, {"epochs", 3}};
+    t.start_time = 1.7e9 + k;
+    t.state = TrialState::kRunning;
+    EXPECT_TRUE((*journal)->UpsertTrial(t));
+    if (k == 10) {  // running, reported so far
+      EXPECT_TRUE((*journal)->AppendResults(
+          {{k, 1, 2, 1.7e9 + k, Json{{"acc", 0.99}, {"size", 1}, {"lat", 1}, {"step", 2}}}}));
+      continue;
+    }
+    t.end_time = t.start_time + 2;
+    if (k < static_cast<int>(completed.size())) {
+      t.state = TrialState::kCompleted;
+      t.exit_code = 0;
+      t.last_metrics = completed[k];
+      t.objective = completed[k]["acc"].get<double>();
+    } else if (k == 8) {
+      t.state = TrialState::kFailed;
+      t.exit_code = 1;
+      t.failure_reason = "exit code 1";
+    } else {
+      t.state = TrialState::kPruned;
+      t.failure_reason = "stopped";
+    }
+    EXPECT_TRUE((*journal)->FinishTrial(t, {}));
+  }
+  return files.dir;
+}
+
+// status from every trial (the table and the Pareto lines after it) and from a ParetoSlice.
+void ExpectSameParetoStatus(ExperimentView& view, StatusOptions options, const TrialQuery& query) {
+  const ReportContext ctx = Context(view);
+  ASSERT_TRUE(ctx.pareto);
+  auto trials = view.Trials();
+  ASSERT_TRUE(trials);
+  auto steps = view.FillRunningObjectives(*trials);
+  ASSERT_TRUE(steps);
+  options.running_steps = *steps;
+  const std::string expected = FormatStatus(*trials, ctx, options) +
+                               FormatParetoStatus(*trials, *ctx.pareto, ctx.hypervolume_reference);
+  auto pareto = view.ParetoSlice(query, {"seed"});
+  ASSERT_TRUE(pareto) << pareto.error().message;
+  options.running_steps = pareto->read.running_steps;
+  EXPECT_EQ(FormatStatus(pareto->read.slice, pareto->ranked, ctx, options) +
+                FormatRankedParetoStatus(pareto->ranked, *ctx.pareto, ctx.hypervolume_reference),
+            expected)
+      << "limit " << query.limit;
+}
+
+TEST(SliceTest, ParetoStatusFromTheRankingRecordsPrintsWhatEveryTrialPrints) {
+  const Json metrics = Json::array({Json{{"name", "acc"}, {"mode", "max"}}, Json{{"name", "size"}, {"mode", "min"}}});
+  const Json constraints = Json::array({Json{{"metric", "lat"}, {"max", 5}}});
+  for (const Json& identity : {Json{{"metrics", metrics}}, Json{{"metrics", metrics}, {"constraints", constraints}},
+                               Json{{"constraints", constraints}}}) {
+    TempDir tmp;
+    auto view = ExperimentView::Open(WriteParetoExperiment(tmp.path(), identity));
+    ASSERT_TRUE(view) << view.error().message;
+    ASSERT_TRUE(view->SliceableByPareto()) << identity.dump();
+    ASSERT_FALSE(view->Sliceable());
+    ExpectSameParetoStatus(*view, {}, {TrialQuery::Order::kNumber, Mode::kMax, std::nullopt, false, 0});
+    for (int top : {1, 3, 8, 9, 20}) {
+      StatusOptions options;
+      options.sort = StatusSort::kObjective;
+      options.top = top;
+      ExpectSameParetoStatus(*view, options, {TrialQuery::Order::kObjective, Mode::kMax, std::nullopt, false, top});
+    }
+    StatusOptions by_rank;
+    by_rank.sort = StatusSort::kObjective;
+    ExpectSameParetoStatus(*view, by_rank, {TrialQuery::Order::kObjective, Mode::kMax, std::nullopt, false, 0});
+    for (TrialState state : {TrialState::kCompleted, TrialState::kFailed, TrialState::kRunning}) {
+      StatusOptions options = by_rank;
+      options.state = state;
+      options.top = 2;
+      ExpectSameParetoStatus(*view, options, {TrialQuery::Order::kObjective, Mode::kMax, state, false, 2});
+      options.sort = StatusSort::kNumber;
+      options.top = 0;
+      ExpectSameParetoStatus(*view, options, {TrialQuery::Order::kNumber, Mode::kMax, state, false, 0});
+    }
+  }
 }
 
 // `show` and the dashboard read a trial's output through ReadLogTail: at most its last
