@@ -200,6 +200,9 @@ struct TrialSlice {
   int groups = 0;
   bool group_repeats = false;
   std::vector<TrialRecord> best_group;
+  // The run's summary (ExperimentView::SummarySlice): with repeats, the trials of each of
+  // the best groups, best first, as many as it lists.
+  std::vector<std::vector<TrialRecord>> top_groups;
 };
 
 // FormatStatus, FormatBest and FormatNoBest from a slice; the same text as from every
@@ -226,6 +229,9 @@ std::string FormatNoBest(const std::vector<TrialRecord>& trials, const ReportCon
 // (experiment directory, `gpusweep best` / `export` hints).
 std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
                           int limit);
+// The same from a SummarySlice of `limit` (> 0) rows: the same text, except that a float
+// param's digits tell the listed rows (or groups) apart, not every trial.
+std::string FormatSummary(const TrialSlice& slice, const ReportContext& ctx, int limit);
 
 // `gpusweep show`: params, state, attempt, gpus, start/end (ISO-8601 in local time,
 // e.g. "2024-03-01T14:05:09+01:00"), duration, exit code or signal name or failure

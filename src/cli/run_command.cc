@@ -14,6 +14,7 @@
 #include "gpusweep/nas.h"
 #include "run/experiment_meta.h"
 #include "run/trial_env.h"
+#include "view/experiment_view.h"
 #include "gpusweep/experiment.h"
 #include "gpusweep/resources.h"
 
@@ -23,6 +24,30 @@ namespace {
 double WallClock() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+constexpr int kSummaryRows = 10;
+
+// The summary, read back from the journal when the reports can use a slice (one
+// objective, no cv, NAS or scheduler): the run's records are freed first, and of 100,000
+// trials only the top rows and groups are read (grouping every trial in memory was the
+// run's peak, issue 25). Otherwise from the run's records.
+Status PrintSummary(const ExperimentConfig& config, const ReportContext& context,
+                    const std::filesystem::path& dir, std::vector<TrialRecord>& trials) {
+  // A journal that cannot be read back now is said by the next command; the summary
+  // then comes from the records, as before.
+  if (Expected<ExperimentView> view = ExperimentView::Open(dir); view && view->Sliceable()) {
+    if (Expected<ExperimentView::SliceRead> read = view->SummarySlice(kSummaryRows)) {
+      std::vector<TrialRecord>().swap(trials);
+      std::fputs(FormatSummary(read->slice, context, kSummaryRows).c_str(), stdout);
+      return {};
+    }
+  }
+  std::fputs(FormatSummary(trials, context, kSummaryRows).c_str(), stdout);
+  if (config.nas)  // the tournament's outcome: blocks, eliminations, stage records
+    for (const std::string& line : NasProgressLines(ReplayNas(*config.nas, config.metric.mode, trials)))
+      std::fputs((line + "\n").c_str(), stdout);
+  return {};
 }
 
 }  // namespace
@@ -68,15 +93,12 @@ Expected<int> RunCommand(const RunCommandArgs& args) {
 
   context.now = WallClock();
   context.total_trials = outcome->info.total_trials;
-  std::fputs(FormatSummary(outcome->trials, context, 10).c_str(), stdout);
-  if (config.nas)  // the tournament's outcome: blocks, eliminations, stage records
-    for (const std::string& line :
-         NasProgressLines(ReplayNas(*config.nas, config.metric.mode, outcome->trials)))
-      std::fputs((line + "\n").c_str(), stdout);
-  if (auto hint = InterpreterHint(config, outcome->trials, CurrentEnvironment()))
-    std::fputs((*hint + "\n").c_str(), stdout);
+  const int code = RankTrials(outcome->trials, config.metric).empty() ? 1 : 0;
+  const std::optional<std::string> hint = InterpreterHint(config, outcome->trials, CurrentEnvironment());
+  GS_TRY(PrintSummary(config, context, options.experiment_dir, outcome->trials));
+  if (hint) std::fputs((*hint + "\n").c_str(), stdout);
   std::fflush(stdout);
-  return RankTrials(outcome->trials, config.metric).empty() ? 1 : 0;
+  return code;
 }
 
 }  // namespace gpusweep

@@ -337,7 +337,12 @@ Expected<std::vector<TrialRecord>> SqliteJournal::LoadTrials() {
       auto rows,
       db_.Prepare(fmt::format("SELECT {} FROM trials ORDER BY number", TrialColumns()),
                   "load trials"));
+  // Reserved to the count: grown by doubling, 100,000 records peaked at 69 MB of vector
+  // (the old and the new buffer at once) instead of 35.
+  GS_ASSIGN_OR_RETURN(auto count, db_.Prepare("SELECT count(*) FROM trials", "count the trials"));
+  GS_ASSIGN_OR_RETURN(const bool counted, count.Step());
   std::vector<TrialRecord> trials;
+  if (counted) trials.reserve(static_cast<std::size_t>(count.Int(0)));
   while (true) {
     GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
     if (!has_row) return trials;

@@ -32,10 +32,13 @@ std::string IgnoredText(const GroupingOptions& grouping, const std::vector<Trial
                          : fmt::format("the repeat index and {}", fmt::join(present, ", "));
 }
 
-// The params of the groups as table text: what differs between groups.
-std::vector<TrialRecord> GroupKeys(const std::vector<report::ParamGroup>& groups) {
+}  // namespace
+
+namespace report {
+
+std::vector<TrialRecord> GroupKeys(const std::vector<ParamGroup>& groups) {
   std::vector<TrialRecord> keys;
-  for (const report::ParamGroup& group : groups) {
+  for (const ParamGroup& group : groups) {
     TrialRecord key;
     key.params = group.params;
     keys.push_back(std::move(key));
@@ -43,14 +46,13 @@ std::vector<TrialRecord> GroupKeys(const std::vector<report::ParamGroup>& groups
   return keys;
 }
 
-}  // namespace
-
-namespace report {
-
 void AppendGroupTable(std::string& out, const std::vector<ParamGroup>& groups,
                       const ReportContext& ctx, size_t shown) {
-  const std::vector<TrialRecord> keys = GroupKeys(groups);
-  const ParamText params(keys);
+  AppendGroupTable(out, groups, ctx, shown, ParamText(GroupKeys(groups)));
+}
+
+void AppendGroupTable(std::string& out, const std::vector<ParamGroup>& groups,
+                      const ReportContext& ctx, size_t shown, const ParamText& params) {
   Table table({{"RANK", Align::kRight},
                {"RUNS", Align::kRight},
                {"MEAN ± STD (N)", Align::kRight},

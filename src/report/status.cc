@@ -377,6 +377,50 @@ std::string FormatNoBest(const std::vector<TrialRecord>& trials, const ReportCon
   if (ctx.nas && !RankTrials(trials, ctx.metric).empty()) return report::FormatNasNoBest(trials, ctx);
   return NoBestText(CountStates(trials, ctx.total_trials), ctx);
 }
+namespace {
+
+// The commands name the directory: with --dir or output_dir the experiment is not where
+// `gpusweep best` looks by default. Never elided, so it can be copied.
+void AppendSummaryFooter(std::string& out, const ReportContext& ctx, bool ranked) {
+  const std::string dir = ctx.experiment_dir.string();
+  out += fmt::format("Results in {}\n", dir);
+  if (!ranked)  // `best` would only say there is none: point at why instead
+    out += fmt::format("See why with `{1} status {0}` and `{1} show <trial> {0}`.\n", dir,
+                       ctx.program);
+  else
+    out += fmt::format("See `{1} best {0}`, `{1} show <trial> {0}`, `{1} export {0}`.\n", dir,
+                       ctx.program);
+}
+
+std::string TopGroupsLine(size_t shown, size_t groups, const MetricSpec& metric) {
+  return fmt::format("Top {} of {} groups of trials with the same params (repeats, seeds) by "
+                     "mean {} ({}):",
+                     shown, groups, metric.name, ModeName(metric.mode));
+}
+
+// The summary's table of single trials: rank, trial, objective, duration, params.
+void AppendTopTrials(std::string& out, const std::vector<const TrialRecord*>& top,
+                     const ReportContext& ctx, const report::ParamText& params) {
+  std::vector<report::Column> columns{{"RANK", Align::kRight}, {"TRIAL", Align::kRight}};
+  if (ctx.nas) columns.push_back({"STAGE"});
+  columns.push_back({"OBJECTIVE", Align::kRight});
+  columns.push_back({"DURATION", Align::kRight, /*drop_order=*/1});
+  columns.push_back({"PARAMS", Align::kLeft, 0, report::Overflow::kWrap});
+  report::Table table(std::move(columns));
+  for (size_t i = 0; i < top.size(); ++i) {
+    const TrialRecord& t = *top[i];
+    std::vector<report::Segment> row{{std::to_string(i + 1)}, {std::to_string(t.number)}};
+    if (ctx.nas) row.push_back({report::NasStageLabel(t.params)});
+    row.push_back({report::ObjectiveText(t.objective)});
+    row.push_back({DurationText(t, ctx.now)});
+    row.push_back({params.Varying(t.params)});
+    table.AddRow(std::move(row));
+  }
+  report::AppendTable(out, table, ctx.width, ctx.color);
+}
+
+}  // namespace
+
 std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
                           int limit) {
   const Counts counts = CountStates(trials, ctx.total_trials);
@@ -400,11 +444,8 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
     // Repeats: which params are best on average, as `best` answers, not the luckiest run.
     const size_t shown_groups =
         limit <= 0 ? groups.size() : std::min(groups.size(), static_cast<size_t>(limit));
-    report::AppendLine(out, fmt::format("Top {} of {} groups of trials with the same params "
-                                        "(repeats, seeds) by mean {} ({}):",
-                                        shown_groups, groups.size(), ctx.metric.name,
-                                        ModeName(ctx.metric.mode)),
-                       ctx.width, ctx.color);
+    report::AppendLine(out, TopGroupsLine(shown_groups, groups.size(), ctx.metric), ctx.width,
+                       ctx.color);
     report::AppendGroupTable(out, groups, ctx, shown_groups);
   } else {
     // A NAS search's result is its retrain (or latest confirm), whatever a search
@@ -418,33 +459,10 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
     const report::ParamText params(trials);
     if (const std::string constants = params.Constants(); !constants.empty())
       report::AppendLine(out, "Same in every trial: " + constants, ctx.width, ctx.color);
-    std::vector<report::Column> columns{{"RANK", Align::kRight}, {"TRIAL", Align::kRight}};
-    if (ctx.nas) columns.push_back({"STAGE"});
-    columns.push_back({"OBJECTIVE", Align::kRight});
-    columns.push_back({"DURATION", Align::kRight, /*drop_order=*/1});
-    columns.push_back({"PARAMS", Align::kLeft, 0, report::Overflow::kWrap});
-    report::Table table(std::move(columns));
-    for (size_t i = 0; i < shown; ++i) {
-      const TrialRecord& t = *ranked[i];
-      std::vector<report::Segment> row{{std::to_string(i + 1)}, {std::to_string(t.number)}};
-      if (ctx.nas) row.push_back({report::NasStageLabel(t.params)});
-      row.push_back({report::ObjectiveText(t.objective)});
-      row.push_back({DurationText(t, ctx.now)});
-      row.push_back({params.Varying(t.params)});
-      table.AddRow(std::move(row));
-    }
-    report::AppendTable(out, table, ctx.width, ctx.color);
+    AppendTopTrials(out, {ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(shown)}, ctx,
+                    params);
   }
-  // The commands name the directory: with --dir or output_dir the experiment is not
-  // where `gpusweep best` looks by default. Never elided, so it can be copied.
-  const std::string dir = ctx.experiment_dir.string();
-  out += fmt::format("Results in {}\n", dir);
-  if (shown == 0)  // `best` would only say there is none: point at why instead
-    out += fmt::format("See why with `{1} status {0}` and `{1} show <trial> {0}`.\n", dir,
-                       ctx.program);
-  else
-    out += fmt::format("See `{1} best {0}`, `{1} show <trial> {0}`, `{1} export {0}`.\n", dir,
-                       ctx.program);
+  AppendSummaryFooter(out, ctx, shown > 0);
   return out;
 }
 
@@ -539,6 +557,47 @@ std::optional<std::string> FormatBest(const TrialSlice& slice, const ReportConte
 std::string FormatNoBest(const TrialSlice& slice, const ReportContext& ctx) {
   AssertSliceable(ctx);
   return NoBestText(FromTotals(slice.counts, ctx.total_trials), ctx);
+}
+
+std::string FormatSummary(const TrialSlice& slice, const ReportContext& ctx, int limit) {
+  AssertSliceable(ctx);
+  assert(limit > 0);
+  const size_t ranked = static_cast<size_t>(slice.counts.ranked);
+  const size_t shown = std::min(ranked, static_cast<size_t>(limit));
+  std::string out;
+  report::AppendLine(out, fmt::format("Experiment {}: {}", ctx.experiment_name,
+                                      CountsText(FromTotals(slice.counts, ctx.total_trials),
+                                                 ctx.total_trials)),
+                     ctx.width, ctx.color);
+  if (shown == 0) {
+    report::AppendLine(out, fmt::format("No trial completed with {}.", ctx.metric.name),
+                       ctx.width, ctx.color);
+  } else if (SliceBestGroup(slice, ctx.metric, GroupingOptions{}.ignored)) {
+    // Each listed group from its own trials, as GroupTrials makes it over every trial.
+    std::vector<report::ParamGroup> groups;
+    for (const std::vector<TrialRecord>& members : slice.top_groups) {
+      std::vector<report::ParamGroup> one = report::GroupTrials(members, ctx.metric, GroupingOptions{}.ignored);
+      assert(one.size() == 1);
+      groups.push_back(std::move(one.front()));
+    }
+    const size_t shown_groups = std::min(groups.size(), static_cast<size_t>(limit));
+    report::AppendLine(out, TopGroupsLine(shown_groups, static_cast<size_t>(slice.groups), ctx.metric),
+                       ctx.width, ctx.color);
+    report::AppendGroupTable(out, groups, ctx, shown_groups,
+                             report::ParamText(report::GroupKeys(groups), slice.constants));
+  } else {
+    report::AppendLine(out, fmt::format("Top {} of {} by {} ({}):", shown, ranked, ctx.metric.name,
+                                        ModeName(ctx.metric.mode)),
+                       ctx.width, ctx.color);
+    const report::ParamText params(slice.rows, slice.constants);
+    if (const std::string constants = params.Constants(); !constants.empty())
+      report::AppendLine(out, "Same in every trial: " + constants, ctx.width, ctx.color);
+    std::vector<const TrialRecord*> top;
+    for (const TrialRecord& t : slice.rows) top.push_back(&t);
+    AppendTopTrials(out, top, ctx, params);
+  }
+  AppendSummaryFooter(out, ctx, shown > 0);
+  return out;
 }
 
 }  // namespace gpusweep

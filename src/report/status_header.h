@@ -27,6 +27,13 @@ void AppendStatusHeader(std::string& out, const std::vector<TrialRecord>& trials
 // mean ± std (n), min, max, trial numbers, the params that differ between groups.
 void AppendGroupTable(std::string& out, const std::vector<ParamGroup>& groups,
                       const ReportContext& ctx, size_t shown);
+// The groups' params as records (params only), for the ParamText of what differs
+// between groups.
+std::vector<TrialRecord> GroupKeys(const std::vector<ParamGroup>& groups);
+// The same with the params' text given (a slice's: the constants found over every
+// trial, the digits from the groups listed); `groups` may be only those listed.
+void AppendGroupTable(std::string& out, const std::vector<ParamGroup>& groups,
+                      const ReportContext& ctx, size_t shown, const ParamText& params);
 
 // "acc=0.3 ± 0 (n=3) (max), mean of trials #1 #3 #5 with the same params": the first
 // (best) of non-empty ranked `groups`, whose front has a mean.

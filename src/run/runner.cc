@@ -120,7 +120,7 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
   observer.OnStart(info);
   Status status = loop.Run();
   if (!status) return tl::unexpected(status.error());
-  return RunOutcome{info, loop.trials()};
+  return RunOutcome{info, std::move(loop).TakeTrials()};
 }
 
 ProcessRunnerOptions ProcessOptionsFor(const ExperimentConfig& config,

@@ -46,6 +46,9 @@ class TrialLoop {
   // the run (the process runner kills what is left when it is destroyed).
   Status Run();
   const std::vector<TrialRecord>& trials() const { return trials_; }
+  // The records, moved out when the run is over (a copy of 100,000 was 35 MB more at the
+  // run's peak); the loop is not run again after.
+  std::vector<TrialRecord> TakeTrials() && { return std::move(trials_); }
 
  private:
   // A trial whose process is running.

@@ -239,6 +239,12 @@ bool ExperimentView::SliceableByPareto() const {
 
 Expected<ExperimentView::SliceRead> ExperimentView::Slice(const std::optional<TrialQuery>& rows,
                                                           const std::vector<std::string>& ignored) {
+  return Slice(rows, ignored, 0);
+}
+
+Expected<ExperimentView::SliceRead> ExperimentView::Slice(const std::optional<TrialQuery>& rows,
+                                                          const std::vector<std::string>& ignored,
+                                                          int groups_listed) {
   SliceRead read;
   TrialSlice& slice = read.slice;
   const Mode mode = meta_.metric.mode;
@@ -270,9 +276,16 @@ Expected<ExperimentView::SliceRead> ExperimentView::Slice(const std::optional<Tr
     if (rows->order == TrialQuery::Order::kNumberDescending)
       std::reverse(slice.rows.begin(), slice.rows.end());  // listed oldest first
   }
-  GS_TRY(SliceBest(slice, ignored));
+  GS_TRY(SliceBest(slice, ignored, groups_listed));
   GS_TRY(SliceConstants(slice));
   return read;
+}
+
+Expected<ExperimentView::SliceRead> ExperimentView::SummarySlice(int limit) {
+  assert(Sliceable() && limit > 0);
+  return Slice(TrialQuery{TrialQuery::Order::kObjective, meta_.metric.mode, std::nullopt,
+                          /*ranked_only=*/true, limit},
+               GroupingOptions{}.ignored, limit);
 }
 
 Expected<ExperimentView::ParetoSliceRead> ExperimentView::ParetoSlice(
@@ -326,21 +339,27 @@ Expected<std::vector<TrialRecord>> ExperimentView::ParetoOrderRows(
 
 // The best trial and group rank by the one metric: with a Pareto objective they are left
 // empty (its status ranks the ranking records instead), saving a scan of every params.
-Status ExperimentView::SliceBest(TrialSlice& slice, const std::vector<std::string>& ignored) {
+Status ExperimentView::SliceBest(TrialSlice& slice, const std::vector<std::string>& ignored,
+                                 int groups_listed) {
   if (SliceableByPareto()) return {};
   const Mode mode = meta_.metric.mode;
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> best,
                       journal_->QueryTrials({TrialQuery::Order::kObjective, mode, std::nullopt,
                                              /*ranked_only=*/true, /*limit=*/1}));
   if (!best.empty()) slice.best = std::move(best.front());
-  GS_ASSIGN_OR_RETURN(TrialGroupRanking groups, journal_->RankTrialGroups(ignored, mode, 1));
+  GS_ASSIGN_OR_RETURN(TrialGroupRanking groups,
+                      journal_->RankTrialGroups(ignored, mode, std::max(1, groups_listed)));
   slice.groups = groups.groups;
   slice.group_repeats = groups.repeats;
-  if (groups.repeats && !groups.top.empty() && groups.top.front().mean) {
-    for (const int number : groups.top.front().numbers) {
+  if (!groups.repeats) return {};
+  for (const TrialGroupRow& group : groups.top) {
+    std::vector<TrialRecord> members;
+    for (const int number : group.numbers) {
       GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> trial, journal_->LoadTrial(number));
-      if (trial) slice.best_group.push_back(std::move(*trial));
+      if (trial) members.push_back(std::move(*trial));
     }
+    if (&group == &groups.top.front() && group.mean) slice.best_group = members;
+    if (groups_listed > 0 && !members.empty()) slice.top_groups.push_back(std::move(members));
   }
   return {};
 }

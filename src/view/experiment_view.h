@@ -124,6 +124,10 @@ class ExperimentView {
   };
   Expected<SliceRead> Slice(const std::optional<TrialQuery>& rows,
                             const std::vector<std::string>& ignored);
+  // The run's summary (FormatSummary of a slice): Slice with the best `limit` (> 0)
+  // ranked trials as rows and, with repeats, the trials of the best `limit` groups
+  // (grouped ignoring GroupingOptions' default). Only when Sliceable().
+  Expected<SliceRead> SummarySlice(int limit);
   // Whether the reports of this experiment can be formatted from a TrialSlice: no cv,
   // NAS or scheduler (their headers need every trial), and one objective without
   // constraints (the queries rank by it).
@@ -157,7 +161,11 @@ class ExperimentView {
 
  private:
   // Slice's parts: the best trial and group, the constants.
-  Status SliceBest(TrialSlice& slice, const std::vector<std::string>& ignored);
+  // Slice, and with repeats the trials of the best `groups_listed` groups (top_groups;
+  // 0: none, the best group alone).
+  Expected<SliceRead> Slice(const std::optional<TrialQuery>& rows,
+                            const std::vector<std::string>& ignored, int groups_listed);
+  Status SliceBest(TrialSlice& slice, const std::vector<std::string>& ignored, int groups_listed);
   Status SliceConstants(TrialSlice& slice);
   // ParetoSlice's rows in objective order: the first `limit` (0: all) of `state`'s.
   Expected<std::vector<TrialRecord>> ParetoOrderRows(const std::vector<ParetoTrial>& ranked,

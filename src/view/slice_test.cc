@@ -97,7 +97,20 @@ void ExpectSameBest(ExperimentView& view, const std::vector<std::string>& ignore
   EXPECT_EQ(FormatNoBest(read->slice, ctx), FormatNoBest(*trials, ctx));
 }
 
+// The run's summary from every trial and from a SummarySlice of as many rows.
+void ExpectSameSummary(ExperimentView& view) {
+  const ReportContext ctx = Context(view);
+  auto trials = view.Trials();
+  ASSERT_TRUE(trials);
+  for (int limit : {1, 2, 3, 10}) {
+    auto read = view.SummarySlice(limit);
+    ASSERT_TRUE(read) << read.error().message;
+    EXPECT_EQ(FormatSummary(read->slice, ctx, limit), FormatSummary(*trials, ctx, limit)) << limit;
+  }
+}
+
 void ExpectSameReports(ExperimentView& view) {
+  ExpectSameSummary(view);
   const Mode mode = view.meta().metric.mode;
   ExpectSameStatus(view, {}, {TrialQuery::Order::kNumber, mode, std::nullopt, false, 0});
   for (int top : {1, 3, 20}) {
