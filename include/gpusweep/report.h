@@ -226,7 +226,9 @@ std::string FormatNoBest(const std::vector<TrialRecord>& trials, const ReportCon
 
 // End-of-run summary: the counts, a table of the top `limit` ranked trials (rank,
 // trial, objective, duration, params; limit <= 0 = all) and where results are
-// (experiment directory, `gpusweep best` / `export` hints).
+// (experiment directory, `gpusweep best` / `export` hints). With ctx.pareto (several
+// objectives or constraints) the table is in Pareto order with each objective and the
+// PARETO rank, followed by status's front, infeasible and hypervolume lines.
 std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
                           int limit);
 // The same from a SummarySlice of `limit` (> 0) rows: the same text, except that a float
@@ -358,6 +360,9 @@ struct Progress {
   std::optional<int> best_trial;    // its trial number
   std::optional<int> best_configuration;  // with cv: best is this configuration's mean
   std::string best_stage;  // NAS (ctx.nas): best is FindNasResult's, this its NasResultStage
+  // Several objectives (ctx.pareto multi): the feasible Pareto front's size, said
+  // instead of a best value (the first objective's best is no better than the others').
+  std::optional<int> pareto_front;
   double elapsed_seconds = 0;
   std::optional<double> eta_seconds;  // nullopt until a trial has finished
 };
@@ -365,7 +370,9 @@ struct Progress {
 // The TTY status line, e.g. "fmnist-cnn  done 5/16  running 2  queued 9  failed 1
 // best val_acc=0.8712 (#3)  elapsed 2m10s  ETA 4m00s" ("failed"/"interrupted" only when
 // non-zero, "best -" / "ETA -" when unknown), cut with "…" to ctx.width. No newline.
-// A NAS experiment says "result" for "best": "result val_acc=0.71 (#47, confirm of ...)".
+// A NAS experiment says "result" for "best": "result val_acc=0.71 (#47, confirm of ...)";
+// one of several objectives "Pareto front 3" instead; one constrained objective the best
+// feasible trial's value.
 std::string FormatProgressLine(const Progress& p, const ReportContext& ctx);
 
 // Progress from the journal's records. ETA = (sum over running trials of the time each

@@ -80,6 +80,13 @@ Expected<int> RunCommand(const RunCommandArgs& args) {
   context.nas = config.nas.has_value();
   context.color = terminal.color;
   context.width = terminal.width;
+  // Several objectives or constraints: the progress line and the summary rank the Pareto
+  // front, as status does.
+  if (Objective objective = ObjectiveOf(config); objective.multi() || objective.constrained()) {
+    if (objective.multi() && config.hypervolume_reference.size() == objective.size())
+      context.hypervolume_reference = config.hypervolume_reference;
+    context.pareto = std::move(objective);
+  }
   TerminalObserver observer(stdout, terminal, context, WallClock);
 
   Expected<RunOutcome> outcome = RunExperiment(config, options, observer);

@@ -91,6 +91,31 @@ TEST(ParetoViewsTest, StatusNamesTheFrontTheInfeasibleAndTheHypervolume) {
   EXPECT_THAT(status, HasSubstr("(reference acc=0.68, size=10.8; derived"));
 }
 
+// The run's summary with several objectives ranks in Pareto order, not by the first
+// objective alone: trial 3 has the best acc and size, but breaks the constraint.
+TEST(ParetoViewsTest, RunSummaryListsTrialsInParetoOrderWithEachObjective) {
+  ReportContext ctx;
+  ctx.experiment_name = "mo";
+  ctx.metric = {"acc", Mode::kMax};
+  ctx.pareto = kAccAndSize;
+  ctx.total_trials = 5;
+  const std::string summary = FormatSummary(ParetoTrials(), ctx, 3);
+  EXPECT_THAT(summary, HasSubstr("Top 3 of 4 completed trials in Pareto order (acc max, size min; "
+                                 "feasible first):\n"));
+  EXPECT_THAT(summary, HasSubstr("RANK  TRIAL  acc  size  PARETO"));
+  const auto row = [&](int rank) {
+    const auto at = summary.find("\n   " + std::to_string(rank) + "  ");
+    return at == std::string::npos ? std::string() : summary.substr(at + 1, summary.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_THAT(row(1), HasSubstr("      0  0.9    10  front"));
+  EXPECT_THAT(row(2), HasSubstr("      1  0.8     2  front"));
+  EXPECT_THAT(row(3), HasSubstr("      2  0.7     5  2"));
+  EXPECT_THAT(summary, Not(HasSubstr("   4  ")));  // 3 rows: the infeasible trial 3 is 4th
+  EXPECT_THAT(summary, HasSubstr("Pareto front: 2 of 4 completed trials: 0, 1\n"));
+  EXPECT_THAT(summary, HasSubstr("Infeasible: 1 of 4 completed trials break a constraint\n"));
+  EXPECT_THAT(summary, HasSubstr("Hypervolume: "));
+}
+
 TEST(ParetoViewsTest, NothingFeasibleListsTheLeastViolatingAndNoHypervolume) {
   std::vector<TrialRecord> trials{
       ParetoTrialRecord(0, TrialState::kCompleted, {{"acc", 0.9}, {"size", 10}, {"ms", 15}}),

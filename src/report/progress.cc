@@ -9,6 +9,7 @@
 #include "gpusweep/cv.h"
 #include "gpusweep/objective.h"
 #include "gpusweep/report.h"
+#include "report/pareto_views.h"
 #include "report/text.h"
 
 namespace gpusweep {
@@ -74,6 +75,16 @@ Progress ComputeProgress(const std::vector<TrialRecord>& trials, const ReportCon
       p.best_trial = result->trial->number;
       p.best_stage = NasResultStage(*result);
     }
+  } else if (ctx.pareto) {  // constraint-domination: infeasible trials are never the best
+    const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, *ctx.pareto);
+    if (ctx.pareto->multi()) {
+      p.pareto_front = static_cast<int>(std::count_if(ranked.begin(), ranked.end(), [](const ParetoTrial& t) {
+        return t.rank == 0 && t.violation == 0;
+      }));
+    } else if (!ranked.empty() && ranked.front().violation == 0) {
+      p.best = ranked.front().values[0];
+      p.best_trial = ranked.front().trial->number;
+    }
   } else if (const auto ranked = RankTrials(trials, ctx.metric); !ranked.empty()) {
     p.best = ranked.front()->objective;
     p.best_trial = ranked.front()->number;
@@ -99,7 +110,9 @@ std::string FormatProgressLine(const Progress& p, const ReportContext& ctx) {
   if (p.failed > 0) line += fmt::format("  failed {}", p.failed);
   if (p.interrupted > 0) line += fmt::format("  interrupted {}", p.interrupted);
   const char* best = ctx.nas ? "result" : "best";
-  if (p.best) {
+  if (p.pareto_front) {
+    line += fmt::format("  Pareto front {}", *p.pareto_front);
+  } else if (p.best) {
     line += fmt::format("  {} {}={}", best, ctx.metric.name, report::FormatNumber(*p.best));
     if (p.best_trial && !p.best_stage.empty())
       line += fmt::format(" (#{}, {})", *p.best_trial, p.best_stage);

@@ -1,6 +1,7 @@
 // RankTrials, ComputeProgress and FormatProgressLine.
 #include <gtest/gtest.h>
 
+#include "gpusweep/objective.h"
 #include "gpusweep/report.h"
 #include "report/report_test_util.h"
 
@@ -68,6 +69,32 @@ TEST(ReportProgressTest, CountsBestAndEta) {
   EXPECT_DOUBLE_EQ(p.elapsed_seconds, 130);
   ASSERT_TRUE(p.eta_seconds);
   EXPECT_DOUBLE_EQ(*p.eta_seconds, (5 * 83.0 + (83 - 30)) / 2);
+}
+
+// Several objectives: the front's size, not the first objective's best; one constrained
+// objective: the best feasible value, never an infeasible trial's better one.
+TEST(ReportProgressTest, ParetoObjectivesGiveTheFrontOrTheBestFeasible) {
+  std::vector<TrialRecord> trials;
+  const std::vector<Json> metrics{{{"acc", 0.9}, {"size", 10}, {"ms", 5}},
+                                  {{"acc", 0.8}, {"size", 2}, {"ms", 5}},
+                                  {{"acc", 0.7}, {"size", 5}, {"ms", 5}},
+                                  {{"acc", 0.99}, {"size", 1}, {"ms", 12}}};
+  for (int k = 0; k < 4; ++k) {
+    trials.push_back(MakeTrial(k, TrialState::kCompleted, metrics[k]["acc"].get<double>()));
+    trials.back().last_metrics = metrics[k];
+  }
+  ReportContext ctx = MakeContext();
+  ctx.total_trials = 4;
+  ctx.pareto = Objective({{"acc", Mode::kMax}, {"size", Mode::kMin}}, {{"ms", std::nullopt, 10.0}});
+  Progress p = ComputeProgress(trials, ctx, 1, ctx.now);
+  EXPECT_EQ(p.pareto_front, 2);
+  EXPECT_FALSE(p.best);
+  EXPECT_NE(FormatProgressLine(p, ctx).find("  Pareto front 2  "), std::string::npos);
+  ctx.pareto = Objective(MetricSpec{"acc", Mode::kMax}, {{"ms", std::nullopt, 10.0}});
+  p = ComputeProgress(trials, ctx, 1, ctx.now);
+  EXPECT_FALSE(p.pareto_front);
+  EXPECT_EQ(p.best, 0.9);  // trial 3's 0.99 breaks ms <= 10
+  EXPECT_EQ(p.best_trial, 0);
 }
 
 TEST(ReportProgressTest, EtaUnknownUntilATrialFinishes) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpusweep/experiment_files.h"
 #include "gpusweep/report.h"
@@ -419,6 +420,43 @@ void AppendTopTrials(std::string& out, const std::vector<const TrialRecord*>& to
   report::AppendTable(out, table, ctx.width, ctx.color);
 }
 
+// Several objectives or constraints: the top `limit` trials in Pareto order (front
+// first, then crowding), each objective and its rank, then status's lines about the front.
+void AppendParetoSummary(std::string& out, const std::vector<TrialRecord>& trials,
+                         const ReportContext& ctx, int limit) {
+  const Objective& objective = *ctx.pareto;
+  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
+  const size_t shown = limit <= 0 ? ranked.size() : std::min(ranked.size(), static_cast<size_t>(limit));
+  std::vector<std::string> directions;
+  for (const MetricSpec& m : objective.metrics())
+    directions.push_back(fmt::format("{} {}", m.name, ModeName(m.mode)));
+  report::AppendLine(out, fmt::format("Top {} of {} completed trials in Pareto order ({}{}):", shown,
+                                      ranked.size(), fmt::join(directions, ", "),
+                                      objective.constrained() ? "; feasible first" : ""),
+                     ctx.width, ctx.color);
+  const report::ParamText params(trials);
+  if (const std::string constants = params.Constants(); !constants.empty())
+    report::AppendLine(out, "Same in every trial: " + constants, ctx.width, ctx.color);
+  std::vector<report::Column> columns{{"RANK", Align::kRight}, {"TRIAL", Align::kRight}};
+  for (const MetricSpec& m : objective.metrics()) columns.push_back({m.name, Align::kRight});
+  columns.push_back({"PARETO", Align::kLeft});
+  columns.push_back({"DURATION", Align::kRight, /*drop_order=*/1});
+  columns.push_back({"PARAMS", Align::kLeft, 0, report::Overflow::kWrap});
+  report::Table table(std::move(columns));
+  for (size_t i = 0; i < shown; ++i) {
+    const ParetoTrial& t = ranked[i];
+    std::vector<report::Segment> row{{std::to_string(i + 1)}, {std::to_string(t.trial->number)}};
+    for (double value : t.values)
+      row.push_back({std::isnan(value) ? std::string("-") : report::FormatNumber(value)});
+    row.push_back({ParetoRankText(t)});
+    row.push_back({DurationText(*t.trial, ctx.now)});
+    row.push_back({params.Varying(t.trial->params)});
+    table.AddRow(std::move(row));
+  }
+  report::AppendTable(out, table, ctx.width, ctx.color);
+  out += FormatRankedParetoStatus(ranked, objective, ctx.hypervolume_reference);
+}
+
 }  // namespace
 
 std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
@@ -439,6 +477,8 @@ std::string FormatSummary(const std::vector<TrialRecord>& trials, const ReportCo
   } else if (shown == 0) {
     report::AppendLine(out, fmt::format("No trial completed with {}.", ctx.metric.name),
                        ctx.width, ctx.color);
+  } else if (ctx.pareto && !ctx.nas) {
+    AppendParetoSummary(out, trials, ctx, limit);
   } else if (const auto groups = report::GroupTrials(trials, ctx.metric, GroupingOptions{}.ignored);
              report::RanksByGroup(groups, ctx)) {
     // Repeats: which params are best on average, as `best` answers, not the luckiest run.
