@@ -31,7 +31,8 @@ export function frontOption(pareto, width) {
     grid.push({ left: `${(100 * column) / columns + 6}%`, width: `${100 / columns - 9}%`, top: row * PAIR_ROW_PX + 35, height: PAIR_ROW_PX - 85 });
     const label = (o) => `${o.name} (${o.mode})`;
     xAxis.push({ gridIndex: g, type: 'value', name: label(objectives[a]), nameLocation: 'middle', nameGap: 25, scale: true });
-    yAxis.push({ gridIndex: g, type: 'value', name: label(objectives[b]), scale: true });
+    // Left-aligned at the axis: centred there, a long name is cut off at the chart's edge.
+    yAxis.push({ gridIndex: g, type: 'value', name: label(objectives[b]), nameTextStyle: { align: 'left' }, scale: true });
     const drawn = pareto.trials.filter((t) => t.values[a] !== null && t.values[b] !== null);
     for (const kind of CLASSES) {
       series.push({ name: kind, type: 'scatter', xAxisIndex: g, yAxisIndex: g, ...PARETO_STYLE[kind], pair: [a, b],
