@@ -3,7 +3,9 @@
 
 One gpusweep trial: hyperparameters come as command-line flags (the sweep.yaml
 command fills them in from the trial's params); after every epoch the script
-reports {"epoch", "train_loss", "val_loss", "val_acc"} through gpusweep.report,
+reports {"epoch", "train_loss", "val_loss", "val_acc", "params_k"} (params_k: the
+model's trainable parameters in thousands, an objective of
+examples/fashion-mnist-pareto) through gpusweep.report,
 which at a rung waits for the scheduler's verdict: a pruned trial stops there
 without training another epoch. A SIGTERM (timeout, Ctrl-C) makes it abandon
 the current epoch and exit at once (well within kill_grace). With --checkpoint
@@ -147,6 +149,7 @@ def main(argv=None):
              time.monotonic() - started), file=sys.stderr, flush=True)
 
     model = SmallCnn(args.channels, args.dropout).to(device)
+    parameters = sum(p.numel() for p in model.parameters() if p.requires_grad)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     generator = torch.Generator().manual_seed(args.seed)
     done, last_report = load_checkpoint(args.checkpoint, model, optimizer, generator)
@@ -170,7 +173,8 @@ def main(argv=None):
                   % (train_loss, val_loss), file=sys.stderr)
             return 1
         report = {"epoch": epoch, "train_loss": round(train_loss, 5),
-                  "val_loss": round(val_loss, 5), "val_acc": round(val_acc, 5)}
+                  "val_loss": round(val_loss, 5), "val_acc": round(val_acc, 5),
+                  "params_k": round(parameters / 1000, 3)}
         should_stop = gpusweep.report(report)  # at a rung: waits for the verdict
         save_checkpoint(args.checkpoint, model, optimizer, generator, epoch, report)
         print("epoch %d done at %.1fs" % (epoch, time.monotonic() - started),
