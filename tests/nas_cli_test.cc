@@ -165,6 +165,54 @@ TEST_F(CliTest, NasFailingAndKilledEvaluationsScoreZeroAndTheSearchGoesOn) {
   EXPECT_EQ(trials.back().state, TrialState::kCompleted);  // the retrain ran
 }
 
+// docs/nas.md, "Constraints": each evaluation reports acc = 0.1, 0.3, ... 0.9 and
+// size_k = 0, 10, ... 40 by topology; size_k <= 25 makes topologies 3 and 4, the two
+// best by acc, infeasible (by 5 and 15), so round 1 eliminates them and topology 2 wins
+// (without the constraint topology 4 would). The retrain reports size_k = 99: the
+// result breaks the constraint, and status and best say so. status and export say why.
+TEST_F(CliTest, NasInfeasibleTopologiesRankBelowFeasibleOnesAndStatusSaysWhy) {
+  Write(std::string(R"(name: e2e
+metric: {name: acc, mode: max}
+constraints: [{metric: size_k, max: 25}]
+resources: {gpus: none, cpu_slots: 2}
+command: [/bin/sh, -c, 't={{nas_topology}}; s=$((t * 10)); [ "$t" -lt 0 ] && t=0 && s=99; echo "{\"acc\": 0.$((t * 2 + 1)), \"size_k\": $s}" >> "$GPUSWEEP_METRICS"']
+)") + std::string(kSmallNas));
+  auto run = RunGpusweep({"run", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const auto trials = Trials();
+  ASSERT_EQ(trials.size(), 13u);
+  auto status = RunGpusweep({"status"}, dir_.path());
+  ASSERT_EQ(status.exit_code, 0) << status.out;
+  for (const char* expected :
+       {"topology 3 eliminated in round 1 with history_best 0.7, infeasible: violation 5\n",
+        "topology 4 eliminated in round 1 with history_best 0.9, infeasible: violation 15\n",
+        "winner topology 2", "block 1 round 1   5/5 done (2 infeasible)",
+        "block 1 retrain   1/1 done (1 infeasible), data all, epochs 10, cost 0s\n",
+        "retrain: 0.1, infeasible: violation 74\n",
+        "Best       acc=0.1 (max) trial #12, retrain, infeasible (violation 74)\n",
+        "Infeasible: 3 of 13 completed trials break a constraint"})
+    EXPECT_NE(status.out.find(expected), std::string::npos) << expected << "\n" << status.out;
+  auto exported = RunGpusweep({"export", "--format", "json"}, dir_.path());
+  ASSERT_EQ(exported.exit_code, 0) << exported.out;
+  const Json nas = Json::parse(exported.out)["nas"];
+  const Json& eliminated = nas["blocks"][0]["eliminated"];
+  ASSERT_EQ(eliminated.size(), 4u) << nas.dump(1);  // 2 in round 1, 1 in round 2, 1 in round 3
+  EXPECT_EQ(eliminated[0]["violation"], 5.0) << nas.dump(1);
+  EXPECT_EQ(eliminated[1]["violation"], 15.0) << nas.dump(1);
+  EXPECT_EQ(nas["blocks"][0]["winner"], 2);
+  EXPECT_EQ(nas["stages"][0]["infeasible"], 2);
+  EXPECT_EQ(nas["blocks"][0]["confirm_violation"], 0.0);
+  // best names the search's result (the retrain), not a front of every evaluation.
+  auto best = RunGpusweep({"best"}, dir_.path());
+  ASSERT_EQ(best.exit_code, 0) << best.out;
+  EXPECT_NE(best.out.find("Result of e2e: trial #12, the retrain"), std::string::npos) << best.out;
+  EXPECT_NE(best.out.find("\nConstraint size_k = 99 (max 25): broken by 74\n"), std::string::npos)
+      << best.out;
+  auto json = RunGpusweep({"best", "--json"}, dir_.path());
+  EXPECT_EQ(json.exit_code, 2);
+  EXPECT_NE(json.out.find("a NAS experiment's result is one trial"), std::string::npos) << json.out;
+}
+
 // docs/nas.md, "What is reproducible": every round draw is a function of the seed, the
 // trial number and the results of earlier rounds, so two runs of one config propose the
 // same round evaluations trial by trial. Winner refinement is asynchronous (a sample

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gpusweep/config.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/policy.h"
 #include "gpusweep/status.h"
 #include "gpusweep/trial.h"
@@ -29,9 +30,13 @@ inline constexpr long kMaxNasTopologies = 2000;
 // Error{kInvalidConfig} ("nas.width: ...; ...") when the pool would exceed
 // kMaxNasTopologies or be a single topology with nothing to compare.
 // The policy: total_trials() is every evaluation of the plan, style kBudgeted with no
-// budgets (0), journaled; --retry-failed is refused (failed evaluations scored
-// failed_score and the tournament decided with it).
-Expected<std::unique_ptr<SearchPolicy>> MakeNasPolicy(const NasConfig& config, Mode mode);
+// budgets (0), journaled; --retry-failed reruns only a failed retrain (failed
+// evaluations scored failed_score and the tournament decided with it). `objective` is
+// the experiment's (ObjectiveOf): one metric (asserted: the parser refuses metrics:
+// for NAS) and its constraints, which every ranking honours feasible-first (docs/nas.md,
+// "Constraints").
+Expected<std::unique_ptr<SearchPolicy>> MakeNasPolicy(const NasConfig& config,
+                                                      const Objective& objective);
 
 // The inverse of NasConfigJson (config.h), for commands that read the config from the
 // journal's stored identity. Error{kJournal} when a key is missing or mistyped.
@@ -57,6 +62,7 @@ struct NasEliminated {
   int topology = 0;
   int round = 0;
   std::optional<double> value;  // the policy's value it lost with (nullopt: all failed)
+  double violation = 0;         // the policy's constraint violation (0: feasible)
 };
 struct NasStageRecord {  // the seed's Stage_Info, one per block x stage (x round)
   int block = 0;
@@ -65,12 +71,13 @@ struct NasStageRecord {  // the seed's Stage_Info, one per block x stage (x roun
   int evaluations = 0;   // planned
   int finished = 0;
   int failed = 0;
+  int infeasible = 0;    // completed but violating a constraint
   int data_size = 0;
   int epochs = 0;
   std::optional<double> start;  // Unix seconds of the first start
   std::optional<double> end;     // of the last end, once all finished
   double cost = 0;               // sum of the evaluations' run times, seconds
-  std::optional<double> best;    // best score among its evaluations
+  std::optional<double> best;    // best score among its (feasible, with constraints) evaluations
 };
 struct NasBlockProgress {
   int block = 0;
@@ -80,6 +87,7 @@ struct NasBlockProgress {
   std::optional<int> winner;
   std::optional<int> confirm_trial;
   std::optional<double> confirm_score;
+  double confirm_violation = 0;
 };
 struct NasProgress {
   std::string policy;     // elimination policy
@@ -89,9 +97,11 @@ struct NasProgress {
   std::vector<NasBlockProgress> blocks;
   std::vector<NasStageRecord> stages;
   std::optional<double> retrain_score;
+  double retrain_violation = 0;
   std::optional<double> retrain_test;  // the retrain trial's reported test_acc, if any
 };
-NasProgress ReplayNas(const NasConfig& config, Mode mode, const std::vector<TrialRecord>& trials);
+NasProgress ReplayNas(const NasConfig& config, const Objective& objective,
+                      const std::vector<TrialRecord>& trials);
 
 // The progress as JSON (export --format json's "nas" object).
 Json NasProgressJson(const NasProgress& progress);

@@ -467,19 +467,24 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
     GS_TRY(Emit(stdout, *best));
     return 0;
   }
-  // Several objectives or constraints: the Pareto front (report/pareto_views.h).
+  // Several objectives or constraints: the Pareto front (report/pareto_views.h). Not for
+  // NAS: its result is the retrain (or latest confirm), constraints or not.
   const Objective objective = opened.view.objective();
-  if ((objective.multi() || objective.constrained()) && !opened.context.cv.enabled()) {
+  const bool front = (objective.multi() || objective.constrained()) && !opened.context.nas;
+  if (front && !opened.context.cv.enabled()) {
     GS_ASSIGN_OR_RETURN(std::optional<int> code, BestOfRankingRecords(opened, objective, args));
     if (code) return *code;
   }
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.view.Trials());
   GS_TRY(CheckIgnoredNames(args.ignore, trials));
-  if (args.json && !objective.multi() && !objective.constrained())
+  if (args.json && !front)
     return Fail(ErrorCode::kInvalidArgument,
-                "--json lists a Pareto front: this experiment has one metric and no constraints; "
-                "use export --format json for every trial");
-  if (objective.multi() || objective.constrained()) {
+                opened.context.nas
+                    ? "--json lists a Pareto front: a NAS experiment's result is one trial (its "
+                      "retrain); use export --format json for it and the search's state"
+                    : "--json lists a Pareto front: this experiment has one metric and no "
+                      "constraints; use export --format json for every trial");
+  if (front) {
     // Under cv the front is of configurations, each valued by its folds' means.
     const CvConfig& cv = opened.context.cv;
     const std::vector<TrialRecord> ranked = cv.enabled() ? ConfigurationRecords(trials, cv) : trials;

@@ -45,7 +45,8 @@ Status PrintSummary(const ExperimentConfig& config, const ReportContext& context
   }
   std::fputs(FormatSummary(trials, context, kSummaryRows).c_str(), stdout);
   if (config.nas)  // the tournament's outcome: blocks, eliminations, stage records
-    for (const std::string& line : NasProgressLines(ReplayNas(*config.nas, config.metric.mode, trials)))
+    for (const std::string& line :
+         NasProgressLines(ReplayNas(*config.nas, ObjectiveOf(config), trials)))
       std::fputs((line + "\n").c_str(), stdout);
   return {};
 }

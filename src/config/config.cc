@@ -238,7 +238,10 @@ Status ParseOutputDir(const Mapping& top, const fs::path& config_dir, Experiment
 // that reports the score gpusweep drew for the evaluation (params' nas_dry_score), so the
 // whole stage plan runs through real processes and the journal in seconds. It lives in
 // its own experiment directory (name + "-dry-run"), never mixing with the real search.
+// It reports no constraint metrics, so constraints are dropped: kept, every evaluation
+// would be infeasible by +inf (a missing metric) and the run would only say so.
 void ApplyNasDryRun(ExperimentConfig& config) {
+  config.constraints.clear();
   config.command = {"/bin/sh", "-c",
                     "printf '{\"%s\": %s}\\n' \"$1\" \"$2\" > \"$GPUSWEEP_METRICS\"",
                     "gpusweep-nas-dry-run", config.metric.name, "{{nas_dry_score}}"};

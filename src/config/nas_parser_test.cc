@@ -119,5 +119,26 @@ TEST(NasConfigTest, SweepKeysAreRefused) {
               HasSubstr("one GPU count for every evaluation"));
 }
 
+// NAS takes constraints (docs/nas.md, "Constraints") but one metric; a dry run reports
+// no constraint metric, so it drops them.
+TEST(NasConfigTest, ConstraintsAreTakenSeveralObjectivesAreNot) {
+  const std::string constrained = Nas(kOps) + "constraints: [{metric: params_k, max: 50}]\n";
+  auto config = ParseConfig(constrained, "exp.yaml");
+  ASSERT_TRUE(config) << config.error().message;
+  ASSERT_EQ(config->constraints.size(), 1u);
+  EXPECT_EQ(config->constraints[0].metric, "params_k");
+  auto dry = ParseConfig(Nas(std::string(kOps) + "  dry_run: true\n") +
+                             "constraints: [{metric: params_k, max: 50}]\n",
+                         "exp.yaml");
+  ASSERT_TRUE(dry) << dry.error().message;
+  EXPECT_TRUE(dry->constraints.empty());
+  const std::string multi =
+      "name: e\ncommand: [a]\nmetrics: [{name: val_acc, mode: max}, {name: params_k, mode: min}]\n"
+      "nas:\n" + std::string(kOps);
+  EXPECT_THAT(ParseError(multi),
+              AllOf(StartsWith("exp.yaml:3:"), HasSubstr("does not take several objectives"),
+                    HasSubstr("constraints: [...]")));
+}
+
 }  // namespace
 }  // namespace gpusweep

@@ -159,11 +159,13 @@ Status CheckObjectiveSupport(const Mapping& top, const ExperimentConfig& config)
   const bool constrained = !config.constraints.empty();
   if (!multi && !constrained) return {};
   const std::string_view asked = multi ? "several objectives (metrics:)" : "constraints";
-  if (config.nas)
-    return RefuseObjectiveAt(top, multi ? "metrics" : "constraints",
-                             fmt::format("a NAS experiment does not take {}", asked),
-                             multi ? "NAS is single-objective: give metric: {name: ..., mode: ...}"
-                                   : "remove constraints: (NAS ranks by its metric alone)");
+  // NAS ranks by one metric; constraints it honours (an infeasible evaluation ranks below
+  // every feasible one in its round: nas/tournament.h).
+  if (config.nas && multi)
+    return RefuseObjectiveAt(top, "metrics", "a NAS experiment does not take several objectives (metrics:)",
+                             "NAS is single-objective: give metric: {name: ..., mode: ...}, and "
+                             "constraints: [...] for the other metrics' bounds");
+  if (config.nas) return {};
   const SamplerKind kind = config.sampler.kind;
   // tpe is multi-objective TPE with several metrics or constraints (docs/samplers.md).
   if (kind == SamplerKind::kCmaes || kind == SamplerKind::kEvolution || kind == SamplerKind::kGp)

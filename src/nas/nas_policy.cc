@@ -143,7 +143,8 @@ long CountNasTopologies(int depth, int width, int max_depth) {
   return total;
 }
 
-Expected<std::unique_ptr<SearchPolicy>> MakeNasPolicy(const NasConfig& config, Mode mode) {
+Expected<std::unique_ptr<SearchPolicy>> MakeNasPolicy(const NasConfig& config,
+                                                      const Objective& objective) {
   const long topologies = CountNasTopologies(config.depth, config.width, config.max_depth);
   if (topologies > kMaxNasTopologies)
     return Fail(ErrorCode::kInvalidConfig,
@@ -154,7 +155,7 @@ Expected<std::unique_ptr<SearchPolicy>> MakeNasPolicy(const NasConfig& config, M
                                                    : std::to_string(topologies),
                             kMaxNasTopologies));
   return std::unique_ptr<SearchPolicy>(
-      std::make_unique<NasTournamentPolicy>(std::make_unique<const Tournament>(config, mode)));
+      std::make_unique<NasTournamentPolicy>(std::make_unique<const Tournament>(config, objective)));
 }
 
 std::vector<std::pair<std::string, std::string>> NasTrialEnv(const Params& params) {

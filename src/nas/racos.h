@@ -18,7 +18,8 @@
 // which it differs from x+ (and which is still free) is fixed to x+'s value; then more
 // dimensions are fixed until at most `uncertain_bit` relevant ones stay free; the sample
 // is x+ with the free dimensions drawn uniformly. Otherwise the sample is uniform.
-// "Better" is larger: callers negate scores of a minimized metric.
+// "Better" is larger (Score's order): callers negate scores of a minimized metric, and
+// under constraints every feasible score is better than every infeasible one.
 #pragma once
 
 #include <cstdint>
@@ -41,9 +42,35 @@ class RandomStream {
   std::uint64_t state_;
 };
 
+// A NAS evaluation's score. A larger `value` is better (callers negate a minimised
+// metric). With constraints (`constraints:`; Deb, "An efficient constraint handling
+// method for genetic algorithms", CMAME 186, 2000, the rule objective.h's
+// ConstrainedCompare applies to sweeps): a feasible score (violation 0) is better than
+// every infeasible one, of two infeasible ones the smaller violation is better, and
+// equal violations compare by value, so the order is total and a round always has a
+// ranking. Without constraints every violation is 0 and this is the order of `value`.
+struct Score {
+  double value = 0;
+  double violation = 0;  // >= 0; +inf when a constraint's metric is missing (or it failed)
+
+  constexpr Score() = default;
+  // Implicit: a bare number is a feasible score.
+  constexpr Score(double value_, double violation_ = 0) : value(value_), violation(violation_) {}
+
+  bool feasible() const { return violation == 0; }
+  friend constexpr bool operator<(const Score& a, const Score& b) {  // a is worse than b
+    if (a.violation != b.violation) return a.violation > b.violation;
+    return a.value < b.value;
+  }
+  friend constexpr bool operator>(const Score& a, const Score& b) { return b < a; }
+  friend constexpr bool operator==(const Score& a, const Score& b) {
+    return a.violation == b.violation && a.value == b.value;
+  }
+};
+
 struct Scored {
   std::vector<int> code;
-  double score = 0;  // larger is better
+  Score score;  // larger is better
 };
 
 class Racos {

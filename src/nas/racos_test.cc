@@ -1,6 +1,7 @@
 #include "nas/racos.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <gtest/gtest.h>
 
@@ -85,6 +86,27 @@ TEST(RacosTest, RegionSamplesStayNextToAPositiveAndAvoidNegatives) {
     for (int d = 0; d < 4; ++d) differing += sample[d] != 1;
     EXPECT_LE(differing, 1) << "uncertain_bit 1 leaves one dimension free";
   }
+}
+
+// Deb's constraint-domination as one order: feasible beats infeasible, the smaller
+// violation beats the larger, and only equal violations look at the value.
+TEST(RacosTest, ScoresPutFeasibleFirstThenTheSmallerViolation) {
+  EXPECT_GT(Score(0.1), Score(0.9, 1));
+  EXPECT_GT(Score(-INFINITY), Score(0.9, 0.001));
+  EXPECT_GT(Score(0.1, 1), Score(0.9, 2));
+  EXPECT_GT(Score(0.9, 1), Score(0.1, 1));
+  EXPECT_GT(Score(0.1, 1e300), Score(0.9, INFINITY));
+  EXPECT_EQ(Score(0.5), Score(0.5, 0));
+  EXPECT_FALSE(Score(0.5, 2) < Score(0.5, 2));
+}
+
+// The positives are the best by that order: an infeasible sample is never one while a
+// feasible sample is left for the place, however high its value.
+TEST(RacosTest, PositivesAreFeasibleBeforeTheyAreHighScoring) {
+  const Racos racos({4}, RacosConfig{2, 1, 1, 1.0});
+  const std::vector<Scored> history{{{0}, Score(9, 1)}, {{1}, Score(0.2)}, {{2}, Score(0.1)}};
+  EXPECT_EQ(racos.Positives(history), (std::vector<int>{1}));
+  EXPECT_EQ(racos.Negatives(history), (std::vector<int>{0, 2}));
 }
 
 TEST(RacosTest, SameHistoryAndStreamGiveTheSameSample) {

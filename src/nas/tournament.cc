@@ -17,6 +17,19 @@ constexpr std::uint64_t kEvolutionStream = 0x65766F6C7665ULL;     // "evolve"
 
 bool SearchStage(Stage stage) { return stage == Stage::kRound || stage == Stage::kWinner; }
 
+// The *_average eliminations' mean: of the values and of the violations, so one
+// infeasible evaluation makes the average infeasible (by its share of the violation).
+Score Mean(const std::vector<Score>& scores) {
+  assert(!scores.empty() && "an average of no evaluations");
+  Score sum(0.0, 0.0);
+  for (const Score& score : scores) {
+    sum.value += score.value;
+    sum.violation += score.violation;
+  }
+  const double n = static_cast<double>(scores.size());
+  return Score(sum.value / n, sum.violation / n);
+}
+
 bool Finished(const TrialRecord& record) {
   return record.state == TrialState::kCompleted || record.state == TrialState::kFailed ||
          record.state == TrialState::kPruned;
@@ -24,11 +37,14 @@ bool Finished(const TrialRecord& record) {
 
 }  // namespace
 
-Tournament::Tournament(const NasConfig& config, Mode mode)
+Tournament::Tournament(const NasConfig& config, Objective objective)
     : config_(config),
-      mode_(mode),
+      objective_(std::move(objective)),
+      mode_(objective_.primary().mode),
       pool_(EnumerateTopologies(config.depth, config.width, config.max_depth)),
-      plan_(MakeStagePlan(config, static_cast<int>(pool_.size()))) {}
+      plan_(MakeStagePlan(config, static_cast<int>(pool_.size()))) {
+  assert(!objective_.multi() && "NAS ranks by one metric (the parser refuses metrics:)");
+}
 
 std::string Tournament::PolicyName() const {
   switch (config_.elimination) {
@@ -41,19 +57,26 @@ std::string Tournament::PolicyName() const {
 }
 
 // Scores are the negated loss, higher is better in either mode, so rounds rank by one rule;
-// a NaN value scores -inf (the worst), as the objective's ordering ranks it.
-double Tournament::Score(double value) const { return -AsLoss(mode_, value); }
-double Tournament::FromScore(double score) const { return FromLoss(mode_, -score); }
+// a NaN value scores -inf (the worst), as the objective's ordering ranks it. A failed
+// record (or one with no objective) scores FailedScore.
+Score Tournament::ScoreOf(const TrialRecord& record) const {
+  if (record.state != TrialState::kCompleted || !record.objective) return FailedScore();
+  const double violation = objective_.constrained() ? objective_.Violation(record.last_metrics) : 0;
+  return Score(-AsLoss(mode_, *record.objective), violation);
+}
+double Tournament::FromScore(double value) const { return FromLoss(mode_, -value); }
 // A failed evaluation scores failed_score where the config sets it, else 0 for max (the
-// source engine's rule) and the worst possible score for min.
-double Tournament::FailedScore() const {
-  if (config_.failed_score) return Score(*config_.failed_score);
-  return mode_ == Mode::kMax ? 0.0 : -INFINITY;
+// source engine's rule) and the worst possible score for min. Under constraints it has
+// no metrics to be feasible with: violation +inf, as a missing constraint metric.
+Score Tournament::FailedScore() const {
+  const double value = config_.failed_score ? -AsLoss(mode_, *config_.failed_score)
+                       : mode_ == Mode::kMax ? 0.0
+                                             : -INFINITY;
+  return Score(value, objective_.constrained() ? INFINITY : 0.0);
 }
 
 std::vector<Tournament::Eval> Tournament::Collect(const std::vector<TrialRecord>& history) const {
   std::vector<Eval> evals(plan_.slots.size());
-  const double failed = FailedScore();
   for (const TrialRecord& record : history) {
     if (record.number < 0 || record.number >= static_cast<int>(evals.size()) || !Finished(record))
       continue;
@@ -62,7 +85,7 @@ std::vector<Tournament::Eval> Tournament::Collect(const std::vector<TrialRecord>
     if (plan_.slots[record.number].stage == Stage::kRetrain) {
       eval.done = true;
       eval.failed = record.state != TrialState::kCompleted || !record.objective;
-      eval.score = eval.failed ? failed : Score(*record.objective);
+      eval.score = ScoreOf(record);
       continue;
     }
     const auto topology = params.find("nas_topology");
@@ -75,7 +98,7 @@ std::vector<Tournament::Eval> Tournament::Collect(const std::vector<TrialRecord>
     for (const Json& d : *code) eval.code.push_back(d.is_number_integer() ? d.get<int>() : 0);
     eval.done = true;
     eval.failed = record.state != TrialState::kCompleted || !record.objective;
-    eval.score = eval.failed ? failed : Score(*record.objective);
+    eval.score = ScoreOf(record);
   }
   return evals;
 }
@@ -95,13 +118,13 @@ std::vector<RoundOutcome> Tournament::Rounds(int block, const std::vector<Eval>&
   std::vector<RoundOutcome> rounds;
   std::vector<int> alive(pool_.size());
   std::iota(alive.begin(), alive.end(), 0);
-  const double failed = FailedScore();
-  std::vector<std::vector<double>> history(pool_.size());
+  const Score failed = FailedScore();
+  std::vector<std::vector<Score>> history(pool_.size());
   for (int round = 1; round <= plan_.rounds; ++round) {
     const int first = FirstTrial(block, Stage::kRound, round);
     const int count = round == 1 ? plan_.survivors[0] : plan_.survivors[round - 1] * config_.samples_per_round;
     RoundOutcome outcome{round, true, {}};
-    std::vector<std::vector<double>> current(pool_.size());
+    std::vector<std::vector<Score>> current(pool_.size());
     std::vector<int> finished(pool_.size(), 0);
     for (int i = 0; i < count; ++i) {
       const Eval& eval = evals[first + i];
@@ -112,17 +135,15 @@ std::vector<RoundOutcome> Tournament::Rounds(int block, const std::vector<Eval>&
       current[topology].push_back(eval.done ? eval.score : failed);
       history[topology].push_back(eval.done ? eval.score : failed);
     }
-    std::vector<std::pair<double, int>> ranked;  // (value, topology)
+    std::vector<std::pair<Score, int>> ranked;  // (value, topology)
     for (int topology : alive) {
       const bool whole = config_.elimination == NasElimination::kHistoryBest ||
                          config_.elimination == NasElimination::kHistoryAverage;
-      const std::vector<double>& scores = whole ? history[topology] : current[topology];
+      const std::vector<Score>& scores = whole ? history[topology] : current[topology];
       const bool best = config_.elimination == NasElimination::kHistoryBest ||
                         config_.elimination == NasElimination::kCurrentBest;
-      double value = failed;
-      if (!scores.empty())
-        value = best ? *std::max_element(scores.begin(), scores.end())
-                     : std::accumulate(scores.begin(), scores.end(), 0.0) / scores.size();
+      Score value = failed;
+      if (!scores.empty()) value = best ? *std::max_element(scores.begin(), scores.end()) : Mean(scores);
       ranked.emplace_back(value, topology);
     }
     // Best first; ties go to the lower topology id (stable, deterministic).
@@ -132,8 +153,8 @@ std::vector<RoundOutcome> Tournament::Rounds(int block, const std::vector<Eval>&
     std::vector<int> next;
     for (std::size_t i = 0; i < ranked.size(); ++i) {
       const auto [value, topology] = ranked[i];
-      RoundEntry entry{topology, std::nullopt, finished[topology], i >= keep};
-      if (std::isfinite(value)) entry.value = FromScore(value);
+      RoundEntry entry{topology, std::nullopt, value.violation, finished[topology], i >= keep};
+      if (std::isfinite(value.value)) entry.value = FromScore(value.value);
       outcome.entries.push_back(entry);
       if (i < keep) next.push_back(topology);
     }
@@ -366,7 +387,8 @@ TournamentState Tournament::Replay(const std::vector<TrialRecord>& history) cons
     if (evals[confirm].done) {
       outcome.confirm_trial = confirm;
       outcome.confirm_failed = evals[confirm].failed;
-      if (!evals[confirm].failed) outcome.confirm_score = FromScore(evals[confirm].score);
+      outcome.confirm_violation = evals[confirm].score.violation;
+      if (!evals[confirm].failed) outcome.confirm_score = FromScore(evals[confirm].score.value);
     }
     state.blocks.push_back(std::move(outcome));
   }
@@ -374,7 +396,8 @@ TournamentState Tournament::Replay(const std::vector<TrialRecord>& history) cons
   const Eval& retrain = evals.back();
   if (retrain.done) {
     state.retrain_failed = retrain.failed;
-    if (!retrain.failed) state.retrain_score = FromScore(retrain.score);
+    state.retrain_violation = retrain.score.violation;
+    if (!retrain.failed) state.retrain_score = FromScore(retrain.score.value);
   }
   return state;
 }

@@ -9,6 +9,13 @@
 // `failed_score`; a trial not finished yet has no score. When a later slot is asked
 // for before its round finished (PlanRun renders every trial with no history), the
 // missing scores count as failures, which gives a valid placeholder architecture.
+// Constraints (the objective's, `constraints:`): a score also carries the evaluation's
+// total violation (Objective::Violation of its last metrics; a failed evaluation's is
+// +inf, as a missing constraint metric's is), and every comparison — a round's ranking,
+// the best evaluation a confirm takes, RACOS's positives, evolution's parents — puts
+// feasible before infeasible (nas::Score). The *_average eliminations average both
+// value and violation, so a topology with one infeasible evaluation in the average
+// ranks below every topology whose evaluations were all feasible.
 //
 // Determinism: slot k draws from its own random stream (seed, k). A round's samples
 // see only earlier rounds' results (independent of how many ran at once); winner
@@ -29,6 +36,7 @@
 #include <vector>
 
 #include "gpusweep/config.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/trial.h"
 #include "nas/op_space.h"
 #include "nas/racos.h"
@@ -41,6 +49,7 @@ namespace gpusweep::nas {
 struct RoundEntry {
   int topology = 0;
   std::optional<double> value;  // the policy's value in metric units (nullopt: all failed)
+  double violation = 0;         // the policy's violation (0: feasible; constraints only)
   int evaluations = 0;          // finished evaluations this round
   bool eliminated = false;
 };
@@ -57,18 +66,21 @@ struct BlockOutcome {
   std::optional<int> winner;             // known once every round is complete
   std::optional<int> confirm_trial;      // trial whose architecture was confirmed
   std::optional<double> confirm_score;   // the block's result (metric units)
+  double confirm_violation = 0;          // its total violation (0: feasible)
   bool confirm_failed = false;
 };
 
 struct TournamentState {
   std::vector<BlockOutcome> blocks;  // blocks reached so far
   std::optional<double> retrain_score;
+  double retrain_violation = 0;
   bool retrain_failed = false;
 };
 
 class Tournament {
  public:
-  Tournament(const NasConfig& config, Mode mode);
+  // The objective has one metric (NAS is single-objective; asserted) and any constraints.
+  Tournament(const NasConfig& config, Objective objective);
 
   const StagePlan& plan() const { return plan_; }
   const std::vector<Topology>& pool() const { return pool_; }
@@ -84,7 +96,7 @@ class Tournament {
  private:
   struct Eval {
     bool done = false;
-    double score = 0;  // larger is better (negated for mode min)
+    Score score;  // larger is better (negated for mode min), feasible first
     bool failed = false;
     int topology = -1;
     Code code;
@@ -94,9 +106,9 @@ class Tournament {
     Code code;
   };
   std::vector<Eval> Collect(const std::vector<TrialRecord>& history) const;
-  double Score(double metric_value) const;
-  double FromScore(double score) const;
-  double FailedScore() const;
+  Score ScoreOf(const TrialRecord& record) const;
+  double FromScore(double value) const;
+  Score FailedScore() const;
   std::vector<RoundOutcome> Rounds(int block, const std::vector<Eval>& evals) const;
   std::vector<int> Alive(int block, int after_round, const std::vector<Eval>& evals) const;
   int FirstTrial(int block, Stage stage, int round) const;
@@ -110,7 +122,8 @@ class Tournament {
   Json Architecture(int upto_block, const Choice* candidate, const std::vector<Eval>& evals) const;
 
   NasConfig config_;
-  Mode mode_;
+  Objective objective_;
+  Mode mode_;  // objective_'s one metric's
   std::vector<Topology> pool_;
   StagePlan plan_;
 };

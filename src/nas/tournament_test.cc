@@ -1,5 +1,6 @@
 #include "nas/tournament.h"
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -26,11 +27,19 @@ NasConfig SmallConfig(NasElimination policy) {
   return config;
 }
 
+// val_acc in `mode`, with `constraints`.
+Objective Metric(Mode mode, std::vector<ConstraintSpec> constraints = {}) {
+  return Objective(MetricSpec{"val_acc", mode}, std::move(constraints));
+}
+
 // What an evaluation scores: nullopt = it failed.
 using ScoreFn = std::function<std::optional<double>(const Slot&, const Params&)>;
 
+// What else an evaluation reports (its last_metrics besides the objective); null: nothing.
+using MetricsFn = std::function<Json(const Slot&, const TrialRecord&)>;
+
 std::vector<TrialRecord> Simulate(const Tournament& tournament, const ScoreFn& score,
-                                  int upto = -1) {
+                                  int upto = -1, const MetricsFn& metrics = nullptr) {
   std::vector<TrialRecord> history;
   const int n = upto < 0 ? static_cast<int>(tournament.plan().slots.size()) : upto;
   for (int k = 0; k < n; ++k) {
@@ -42,6 +51,8 @@ std::vector<TrialRecord> Simulate(const Tournament& tournament, const ScoreFn& s
     const std::optional<double> value = score(tournament.plan().slots[k], record.params);
     record.state = value ? TrialState::kCompleted : TrialState::kFailed;
     record.objective = value;
+    if (value) record.last_metrics["val_acc"] = *value;
+    if (value && metrics) record.last_metrics.update(metrics(tournament.plan().slots[k], record));
     history.push_back(std::move(record));
   }
   return history;
@@ -70,7 +81,7 @@ std::vector<int> EliminatedIn(const TournamentState& state, int round) {
 }
 
 TEST(TournamentTest, RoundOneTiesGoToTheLowerTopology) {
-  const Tournament tournament(SmallConfig(NasElimination::kHistoryBest), Mode::kMax);
+  const Tournament tournament(SmallConfig(NasElimination::kHistoryBest), Metric(Mode::kMax));
   ASSERT_EQ(tournament.pool().size(), 5u);
   const TournamentState state = tournament.Replay(Simulate(tournament, HandMade()));
   // 0.9 (1), 0.7 (4), 0.5 (0), 0.5 (2), 0.1 (3): keep 3; 0 beats 2 on the tie.
@@ -86,7 +97,7 @@ TEST(TournamentTest, EveryPolicyOnHandMadeScores) {
       {NasElimination::kCurrentAverage, 0},  // 0.525, 0.6, 0.58
   };
   for (const auto& [policy, loser] : loser_of_round_2) {
-    const Tournament tournament(SmallConfig(policy), Mode::kMax);
+    const Tournament tournament(SmallConfig(policy), Metric(Mode::kMax));
     const TournamentState state = tournament.Replay(Simulate(tournament, HandMade()));
     EXPECT_EQ(EliminatedIn(state, 2), (std::vector<int>{loser})) << tournament.PolicyName();
     ASSERT_TRUE(state.blocks[0].winner.has_value());
@@ -96,7 +107,7 @@ TEST(TournamentTest, EveryPolicyOnHandMadeScores) {
 TEST(TournamentTest, FailedEvaluationsScoreFailedScoreAndAreEliminated) {
   NasConfig config = SmallConfig(NasElimination::kHistoryBest);
   config.failed_score = 0.2;
-  const Tournament tournament(config, Mode::kMax);
+  const Tournament tournament(config, Metric(Mode::kMax));
   ScoreFn score = [](const Slot& slot, const Params& params) -> std::optional<double> {
     const int t = params["nas_topology"].get<int>();
     if (slot.round == 1 && (t == 1 || t == 2)) return std::nullopt;  // crash
@@ -107,8 +118,86 @@ TEST(TournamentTest, FailedEvaluationsScoreFailedScoreAndAreEliminated) {
   EXPECT_DOUBLE_EQ(*state.blocks[0].rounds[0].entries.back().value, 0.2);
 }
 
+// constraints: [{metric: params_k, max: 10}]; each topology's evaluations report the
+// params_k of `sizes` (by topology).
+MetricsFn ParamsK(std::vector<double> sizes) {
+  return [sizes](const Slot&, const TrialRecord& record) {
+    return Json{{"params_k", sizes.at(record.params["nas_topology"].get<int>())}};
+  };
+}
+const std::vector<ConstraintSpec> kAtMost10k{{"params_k", std::nullopt, 10.0}};
+
+const RoundEntry& EntryOf(const TournamentState& state, int round, int topology) {
+  for (const RoundEntry& entry : state.blocks.at(0).rounds.at(round - 1).entries)
+    if (entry.topology == topology) return entry;
+  ADD_FAILURE() << "topology " << topology << " did not play round " << round;
+  return state.blocks.at(0).rounds.at(round - 1).entries.front();
+}
+
+// Round 1 (its 5 evaluations) of HandMade: 0.9 (1), 0.7 (4), 0.5 (0), 0.5 (2), 0.1 (3).
+// Topologies 1 and 4 break params_k <= 10 (by 40 and 2): they rank below the three
+// feasible ones, the smaller violation first, and are the two eliminated, however well
+// they scored.
+TEST(TournamentTest, InfeasibleEvaluationsRankBelowEveryFeasibleOneInTheirRound) {
+  const Tournament tournament(SmallConfig(NasElimination::kHistoryBest), Metric(Mode::kMax, kAtMost10k));
+  const TournamentState state =
+      tournament.Replay(Simulate(tournament, HandMade(), 5, ParamsK({5, 50, 5, 5, 12})));
+  EXPECT_EQ(EliminatedIn(state, 1), (std::vector<int>{4, 1}));
+  const RoundEntry& worst = state.blocks[0].rounds[0].entries.back();
+  EXPECT_EQ(worst.topology, 1);
+  EXPECT_DOUBLE_EQ(*worst.value, 0.9);  // its value as scored, beside the violation
+  EXPECT_DOUBLE_EQ(worst.violation, 40);
+  EXPECT_DOUBLE_EQ(EntryOf(state, 1, 3).violation, 0);
+  // The same results without the constraint: the round ranks by value alone.
+  const Tournament unconstrained(SmallConfig(NasElimination::kHistoryBest), Metric(Mode::kMax));
+  EXPECT_EQ(EliminatedIn(unconstrained.Replay(Simulate(unconstrained, HandMade(), 5,
+                                                        ParamsK({5, 50, 5, 5, 12}))),
+                         1),
+            (std::vector<int>{2, 3}));
+}
+
+// A failed evaluation has no metrics to be feasible with: under constraints it ranks
+// below an infeasible one (violation +inf, as a missing constraint metric), whatever
+// failed_score says; an evaluation that does not report the constraint's metric ranks
+// with it.
+TEST(TournamentTest, UnderConstraintsFailedAndUnreportedRankBelowInfeasible) {
+  NasConfig config = SmallConfig(NasElimination::kHistoryBest);
+  config.failed_score = 0.95;
+  const Tournament tournament(config, Metric(Mode::kMax, kAtMost10k));
+  ScoreFn score = [](const Slot& slot, const Params& params) -> std::optional<double> {
+    const int t = params["nas_topology"].get<int>();
+    if (slot.round == 1 && t == 1) return std::nullopt;  // crash
+    return t == 3 ? 0.9 : 0.5 + 0.01 * t;
+  };
+  MetricsFn metrics = [](const Slot&, const TrialRecord& record) {
+    const int t = record.params["nas_topology"].get<int>();
+    if (t == 2) return Json::object();  // params_k never reported
+    return Json{{"params_k", t == 3 ? 11.0 : 5.0}};
+  };
+  const TournamentState state = tournament.Replay(Simulate(tournament, score, 5, metrics));
+  // Feasible 4, 0; then 3 (violation 1); then 1 (failed: 0.95, +inf) before 2 (0.52, +inf).
+  EXPECT_EQ(EliminatedIn(state, 1), (std::vector<int>{1, 2}));
+  EXPECT_TRUE(std::isinf(EntryOf(state, 1, 1).violation));
+  EXPECT_DOUBLE_EQ(EntryOf(state, 1, 3).violation, 1);
+}
+
+// current_average on HandMade's round 2 keeps 1 (0.6) and 4 (0.58) and drops 0 (0.525);
+// when one of topology 1's two round-2 evaluations breaks the constraint (by 1), its
+// average is infeasible (violation 0.5) and it is the one dropped.
+TEST(TournamentTest, AnAverageWithAnInfeasibleEvaluationIsInfeasible) {
+  const Tournament tournament(SmallConfig(NasElimination::kCurrentAverage), Metric(Mode::kMax, kAtMost10k));
+  MetricsFn metrics = [](const Slot& slot, const TrialRecord& record) {
+    const bool breaks = slot.round == 2 && record.params["nas_topology"] == 1 && slot.index % 2 == 1;
+    return Json{{"params_k", breaks ? 11.0 : 5.0}};
+  };
+  const TournamentState state = tournament.Replay(Simulate(tournament, HandMade(), -1, metrics));
+  EXPECT_EQ(EliminatedIn(state, 2), (std::vector<int>{1}));
+  EXPECT_DOUBLE_EQ(EntryOf(state, 2, 1).violation, 0.5);
+  EXPECT_DOUBLE_EQ(*EntryOf(state, 2, 1).value, 0.6);
+}
+
 TEST(TournamentTest, MinimisedMetricFailuresRankWorst) {
-  const Tournament tournament(SmallConfig(NasElimination::kHistoryBest), Mode::kMin);
+  const Tournament tournament(SmallConfig(NasElimination::kHistoryBest), Metric(Mode::kMin));
   ScoreFn score = [](const Slot&, const Params& params) -> std::optional<double> {
     const int t = params["nas_topology"].get<int>();
     if (t == 0) return std::nullopt;
@@ -119,7 +208,7 @@ TEST(TournamentTest, MinimisedMetricFailuresRankWorst) {
 }
 
 TEST(TournamentTest, WinnerRefinementCountOrderAndConfirm) {
-  const Tournament tournament(SmallConfig(NasElimination::kHistoryBest), Mode::kMax);
+  const Tournament tournament(SmallConfig(NasElimination::kHistoryBest), Metric(Mode::kMax));
   int winner_seen = 0;
   ScoreFn score = [&](const Slot& slot, const Params& params) -> std::optional<double> {
     if (slot.stage == Stage::kWinner) return std::vector<double>{0.6, 0.8, 0.8}[winner_seen++];
@@ -145,11 +234,38 @@ TEST(TournamentTest, WinnerRefinementCountOrderAndConfirm) {
   EXPECT_EQ(confirm.params["architecture"], history[winner_trials[1]].params["architecture"]);
 }
 
+// The refinement scores 0.6, 0.8, 0.95, the last breaking the constraint: the confirm
+// trains the best feasible one (0.8) again, and the Replay says the confirm's violation.
+TEST(TournamentTest, TheConfirmTakesTheBestFeasibleRefinement) {
+  const Tournament tournament(SmallConfig(NasElimination::kHistoryBest), Metric(Mode::kMax, kAtMost10k));
+  int winner_seen = 0;
+  ScoreFn score = [&](const Slot& slot, const Params& params) -> std::optional<double> {
+    if (slot.stage == Stage::kWinner) return std::vector<double>{0.6, 0.8, 0.95}[winner_seen++];
+    return HandMade()(slot, params);
+  };
+  MetricsFn metrics = [](const Slot& slot, const TrialRecord& record) {
+    return Json{{"params_k", slot.stage == Stage::kWinner && *record.objective == 0.95 ? 20.0 : 5.0}};
+  };
+  const std::vector<TrialRecord> history = Simulate(tournament, score, -1, metrics);
+  std::vector<int> winner_trials;
+  for (const TrialRecord& record : history)
+    if (record.params["nas_stage"] == "winner") winner_trials.push_back(record.number);
+  ASSERT_EQ(winner_trials.size(), 3u);
+  const TournamentState state = tournament.Replay(history);
+  const TrialRecord& confirm = history.at(*state.blocks[0].confirm_trial);
+  EXPECT_EQ(confirm.params["nas_code"], history[winner_trials[1]].params["nas_code"]);
+  EXPECT_DOUBLE_EQ(state.blocks[0].confirm_violation, 0);
+  // Had the confirm itself broken it, the state would say so.
+  std::vector<TrialRecord> broken = history;
+  broken[*state.blocks[0].confirm_trial].last_metrics["params_k"] = 12.5;
+  EXPECT_DOUBLE_EQ(tournament.Replay(broken).blocks[0].confirm_violation, 2.5);
+}
+
 TEST(TournamentTest, LaterBlocksStackTheConfirmedCellsAndRetrainTakesThemAll) {
   NasConfig config = SmallConfig(NasElimination::kHistoryBest);
   config.blocks = 2;
   config.operations.conv.filters = {{8}, {32}};
-  const Tournament tournament(config, Mode::kMax);
+  const Tournament tournament(config, Metric(Mode::kMax));
   const std::vector<TrialRecord> history = Simulate(tournament, HandMade());
   const TrialRecord* confirm1 = nullptr;
   for (const TrialRecord& record : history) {
@@ -173,9 +289,9 @@ TEST(TournamentTest, LaterBlocksStackTheConfirmedCellsAndRetrainTakesThemAll) {
 }
 
 TEST(TournamentTest, SuggestIsAFunctionOfTheHistory) {
-  const Tournament tournament(SmallConfig(NasElimination::kHistoryBest), Mode::kMax);
+  const Tournament tournament(SmallConfig(NasElimination::kHistoryBest), Metric(Mode::kMax));
   const std::vector<TrialRecord> history = Simulate(tournament, HandMade());
-  const Tournament again(SmallConfig(NasElimination::kHistoryBest), Mode::kMax);
+  const Tournament again(SmallConfig(NasElimination::kHistoryBest), Metric(Mode::kMax));
   for (std::size_t k = 0; k < history.size(); ++k) {
     const std::vector<TrialRecord> before(history.begin(), history.begin() + k);
     EXPECT_EQ(again.Suggest(static_cast<int>(k), before), history[k].params) << k;
@@ -185,8 +301,8 @@ TEST(TournamentTest, SuggestIsAFunctionOfTheHistory) {
 TEST(TournamentTest, RandomBaselineHasTheSamePlanAndConfirmsTheBlocksBest) {
   NasConfig config = SmallConfig(NasElimination::kHistoryBest);
   config.search = NasSearch::kRandom;
-  const Tournament tournament(config, Mode::kMax);
-  const Tournament steered(SmallConfig(NasElimination::kHistoryBest), Mode::kMax);
+  const Tournament tournament(config, Metric(Mode::kMax));
+  const Tournament steered(SmallConfig(NasElimination::kHistoryBest), Metric(Mode::kMax));
   EXPECT_EQ(tournament.plan().slots.size(), steered.plan().slots.size());
   int k = 0;
   ScoreFn score = [&](const Slot&, const Params&) -> std::optional<double> {
@@ -202,8 +318,8 @@ TEST(TournamentTest, EvolutionMutatesTheBestOfASampleInOnePlace) {
   NasConfig config = SmallConfig(NasElimination::kHistoryBest);
   config.search = NasSearch::kEvolution;
   config.evolution = NasEvolutionConfig{4, 4};  // S = P: the parent is the newest 4's best
-  const Tournament tournament(config, Mode::kMax);
-  const Tournament steered(SmallConfig(NasElimination::kHistoryBest), Mode::kMax);
+  const Tournament tournament(config, Metric(Mode::kMax));
+  const Tournament steered(SmallConfig(NasElimination::kHistoryBest), Metric(Mode::kMax));
   ASSERT_EQ(tournament.plan().slots.size(), steered.plan().slots.size());
   // Scores favour topology 2 and a first code digit of 0.
   ScoreFn score = [](const Slot&, const Params& p) -> std::optional<double> {

@@ -23,6 +23,38 @@ int BlockOf(const TrialRecord& trial) {
   return block != trial.params.end() && block->is_number_integer() ? block->get<int>() : 0;
 }
 
+// Under constraints (ctx.pareto with constraints): ", infeasible (violation 5)" when the
+// result breaks one; "" when it meets them all or there are none.
+std::string InfeasibleText(const TrialRecord& trial, const ReportContext& ctx) {
+  if (!ctx.pareto || !ctx.pareto->constrained()) return "";
+  const double violation = ctx.pareto->Violation(trial.last_metrics);
+  if (violation == 0) return "";
+  return std::isinf(violation) ? ", infeasible (a constraint metric not reported)"
+                               : fmt::format(", infeasible (violation {})", report::FormatNumber(violation));
+}
+
+// One line per constraint: "Constraint size_k = 30 (max 25): broken by 5".
+std::string ConstraintLines(const TrialRecord& trial, const ReportContext& ctx) {
+  if (!ctx.pareto) return "";
+  std::string out;
+  for (const ConstraintSpec& c : ctx.pareto->constraints()) {
+    std::string bounds;
+    if (c.min) bounds = fmt::format("min {}", report::FormatNumber(*c.min));
+    if (c.max) bounds += fmt::format("{}max {}", bounds.empty() ? "" : ", ", report::FormatNumber(*c.max));
+    const auto found = trial.last_metrics.find(c.metric);
+    if (found == trial.last_metrics.end() || !found->is_number() ||
+        std::isnan(found->get<double>())) {
+      out += fmt::format("Constraint {} ({}): not reported, so broken\n", c.metric, bounds);
+      continue;
+    }
+    const double value = found->get<double>();
+    const double by = c.min && value < *c.min ? *c.min - value : c.max && value > *c.max ? value - *c.max : 0;
+    out += fmt::format("Constraint {} = {} ({}): {}\n", c.metric, report::FormatNumber(value), bounds,
+                       by == 0 ? std::string("met") : "broken by " + report::FormatNumber(by));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<NasResult> FindNasResult(const std::vector<TrialRecord>& trials) {
@@ -58,10 +90,10 @@ std::string NasStageLabel(const Json& params) {
 std::string NasBestText(const std::vector<TrialRecord>& trials, const ReportContext& ctx) {
   const std::optional<NasResult> result = FindNasResult(trials);
   if (!result) return "- (no block confirmed yet)";
-  return fmt::format("{}={} ({}) trial #{}, {}", ctx.metric.name,
+  return fmt::format("{}={} ({}) trial #{}, {}{}", ctx.metric.name,
                      FormatNumber(*result->trial->objective),
                      ModeName(ctx.metric.mode), result->trial->number,
-                     NasResultStage(*result));
+                     NasResultStage(*result), InfeasibleText(*result->trial, ctx));
 }
 
 std::optional<std::string> FormatNasBest(const std::vector<TrialRecord>& trials,
@@ -78,6 +110,7 @@ std::optional<std::string> FormatNasBest(const std::vector<TrialRecord>& trials,
                         ctx.experiment_name, trial.number, result->block);
   out += fmt::format("Objective  {} = {} ({})\n", ctx.metric.name, FormatNumber(*trial.objective),
                      ModeName(ctx.metric.mode));
+  out += ConstraintLines(trial, ctx);
   out += "Params\n";
   for (const auto& [name, value] : trial.params.items())
     out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));

@@ -239,7 +239,7 @@ Expected<std::unique_ptr<SearchPolicy>> MakePolicy(const ExperimentConfig& confi
                                                    TrialStyle& style) {
   if (config.nas) {  // the tournament releases whole stages, never budgets
     style = TrialStyle::kBudgeted;
-    return InConfig(MakeNasPolicy(*config.nas, config.metric.mode), config);
+    return InConfig(MakeNasPolicy(*config.nas, ObjectiveOf(config)), config);
   }
   GS_ASSIGN_OR_RETURN(std::unique_ptr<Sampler> sampler,
                       MakeSampler(config.sampler, config.search_space, ObjectiveOf(config)));

@@ -383,7 +383,7 @@ Status ExperimentView::SliceConstants(TrialSlice& slice) {
 Expected<std::optional<NasProgress>> ExperimentView::Nas(const std::vector<TrialRecord>& trials) const {
   GS_ASSIGN_OR_RETURN(std::optional<NasConfig> config, nas_config());
   if (!config) return std::nullopt;
-  return ReplayNas(*config, meta_.metric.mode, trials);
+  return ReplayNas(*config, objective(), trials);
 }
 
 }  // namespace gpusweep

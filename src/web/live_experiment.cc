@@ -224,7 +224,7 @@ void LiveExperiment::SummarizeLocked() {
                   {"params", params},
                   {"choice_params", choice_params_},
                   {"rungs", std::vector<double>(rungs_.begin(), rungs_.end())}};
-  if (nas_) summary_["nas"] = NasProgressJson(ReplayNas(*nas_, meta().metric.mode, records_));
+  if (nas_) summary_["nas"] = NasProgressJson(ReplayNas(*nas_, view_.objective(), records_));
   if (pbt_) summary_["pbt"] = PbtJson(records_, *pbt_, view_.resource());
   if (pareto_) summary_["pareto"] = ParetoJson(records_, *pareto_, hypervolume_reference_);
 }

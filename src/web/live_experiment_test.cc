@@ -77,7 +77,7 @@ TEST(LiveExperimentTest, ANasExperimentsSummaryHoldsItsTournament) {
   auto summary = MustOpen(nas.dir())->Summary();
   ASSERT_TRUE(summary) << summary.error().message;
   ASSERT_TRUE(summary->contains("nas")) << summary->dump();
-  EXPECT_EQ((*summary)["nas"], NasProgressJson(ReplayNas(config, Mode::kMax, {})));
+  EXPECT_EQ((*summary)["nas"], NasProgressJson(ReplayNas(config, Objective(MetricSpec{"val_acc", Mode::kMax}), {})));
   EXPECT_EQ((*summary)["nas"]["topologies"], 15);
 
   FakeExperiment sweep(tmp.path(), "sweep", 2);

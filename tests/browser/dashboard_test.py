@@ -138,6 +138,16 @@ nas:
   dry_run: true
 """
 
+# The same tournament run for real with a constraint (docs/nas.md, "Constraints"): each
+# evaluation reports acc 0.1, 0.3, ... 0.9 and size_k 0, 10, ... 40 by topology, so under
+# size_k <= 25 topologies 3 and 4, the best by acc, are infeasible and out in round 1.
+NAS_CONSTRAINED_SWEEP = NAS_SWEEP.replace("name: tour", "name: tourc").replace(
+    "  dry_run: true\n", "").replace(
+    "command: [python3, train.py]",
+    "constraints: [{metric: size_k, max: 25}]\n"
+    "command: [/bin/sh, -c, 't={{nas_topology}}; [ \"$t\" -lt 0 ] && t=0; "
+    "echo \"{\\\"acc\\\": 0.$((t * 2 + 1)), \\\"size_k\\\": $((t * 10))}\" >> \"$GPUSWEEP_METRICS\"']")
+
 
 # Population-based training, 4 members x 4 segments, synchronous (a generation ranks
 # all 4 members: the bottom one copies the top one's checkpoint, an exploit).
@@ -242,6 +252,10 @@ class DashboardTest(unittest.TestCase):
         nas.write_text(NAS_SWEEP)
         subprocess.run([BINARY, "run", str(nas), "--dir", str(cls.runs / "tour")],
                        check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
+        nasc = cls.tmp / "nasc.yaml"
+        nasc.write_text(NAS_CONSTRAINED_SWEEP)
+        subprocess.run([BINARY, "run", str(nasc), "--dir", str(cls.runs / "tourc")],
+                       check=True, stdout=subprocess.DEVNULL, timeout=WAIT_S)
         pbt = cls.tmp / "pbt.yaml"
         pbt.write_text(PBT_SWEEP.format(trial=HERE / "pbt_trial.py"))
         subprocess.run([BINARY, "run", str(pbt), "--dir", str(cls.runs / "pbt")],
@@ -293,7 +307,8 @@ class DashboardTest(unittest.TestCase):
     def test_experiments_page_lists_the_experiments(self):
         self.open("#/")
         rows = {r.get_attribute("data-experiment"): r.text for r in self.rows()}
-        self.assertEqual(set(rows), {"asha", "finished", "tour", "failing", "final-only", "pbt", "mo", "mo3"})
+        self.assertEqual(set(rows), {"asha", "finished", "tour", "tourc", "failing", "final-only", "pbt", "mo",
+                                     "mo3"})
         self.assertIn("12 / 12", rows["finished"])
         self.shoot("experiments")
 
@@ -346,6 +361,23 @@ class DashboardTest(unittest.TestCase):
             rung, epoch = rungs[-1]
             self.assertIn(f"last judged at rung {rung} (epoch {epoch})", header)
             self.assertNotIn(" (rung ", header)
+
+    def test_nas_page_says_which_topologies_broke_a_constraint(self):
+        self.open("#/e/tourc")
+        nas = self.server.json("api/e/tourc/summary")["nas"]
+        block = nas["blocks"][0]
+        self.assertEqual(block["winner"], 2)  # 4 and 3 scored higher but were infeasible
+        panel = self.driver.find_element(By.ID, "nas")
+        rows = {int(r.get_attribute("data-topology")): r
+                for r in panel.find_elements(By.CSS_SELECTOR, ".nas-block tbody tr")}
+        for topology, violation in ((3, 5), (4, 15)):
+            cells = rows[topology].find_elements(By.TAG_NAME, "td")
+            self.assertEqual(cells[1].text, f"out 0.{2 * topology + 1} (infeasible +{violation})")
+        self.assertEqual(rows[1].find_elements(By.TAG_NAME, "td")[3].text, "out 0.3")
+        stages = panel.find_elements(By.CSS_SELECTOR, "table.nas-stages tbody tr")
+        head = [h.text for h in panel.find_elements(By.CSS_SELECTOR, "table.nas-stages thead th")]
+        round1 = dict(zip(head, [c.text for c in stages[0].find_elements(By.TAG_NAME, "td")]))
+        self.assertEqual((round1["failed"], round1["infeasible"], round1["best"]), ("0", "2", "0.5"))
 
     def test_nas_page_shows_the_tournament(self):
         self.open("#/e/tour")
