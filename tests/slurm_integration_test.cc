@@ -643,6 +643,43 @@ nas:
   EXPECT_NE(status.out.find("block 1 retrain   1/1 done"), std::string::npos) << status.out;
 }
 
+// `check` plans the jobs as `run` would (issue 22): where they run is SLURM's request,
+// not this machine's GPUs or CPU slots (so no "no GPU visible" warning on a login node
+// without GPUs), the login node's GPU list is said to be ignored, and nothing is
+// written (SLURM's test submission, sbatch --test-only, queues no job). A config SLURM
+// refuses fails check as it fails run, exit 2.
+TEST_F(SlurmTest, CheckPlansTheJobsAsRunWouldAndWritesNothing) {
+  const std::string sweep = std::string(R"(
+name: e2e
+command: [/bin/true]
+metric: {name: loss, mode: min}
+sampler: {type: random, trials: 6, seed: 3}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+resources: {gpus: [0], gpus_per_trial: 1, max_concurrent: 3}
+)") + kBackend;
+  Write(sweep);
+  auto check = RunGpusweep({"check", "sweep.yaml"}, dir_.path());
+  ASSERT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_NE(check.out.find("resources: SLURM (the default partition, gres gpu:1 per trial, at "
+                           "most 3 jobs at once); sbatch --test-only accepts its jobs\n"),
+            std::string::npos)
+      << check.out;
+  EXPECT_NE(check.out.find("  0  {\"x\":"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("(1 GPU)"), std::string::npos) << check.out;
+  EXPECT_EQ(check.out.find("no GPU visible"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("warning: ignored with the SLURM backend: resources.gpus"),
+            std::string::npos)
+      << check.out;
+  EXPECT_FALSE(std::filesystem::exists(exp())) << "check wrote the experiment";
+
+  Write(sweep.substr(0, sweep.find("backend:")) + "backend: {type: slurm, partition: nowhere}\n");
+  auto refused = RunGpusweep({"check", "sweep.yaml"}, dir_.path());
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("SLURM refuses jobs like this sweep's"), std::string::npos)
+      << refused.out;
+}
+
 TEST_F(SlurmTest, SubmissionsSlurmRefusesAndMissingClientsAreClearErrors) {
   Write(R"(
 name: e2e

@@ -81,14 +81,21 @@ Expected<RunOutcome> RunExperiment(const ExperimentConfig& config, const RunOpti
                                    RunObserver& observer);
 
 // `gpusweep check`: the plan `run` would make (the same PlanRun: policy, every trial's
-// command and templates rendered, the program found, GPUs resolved with NVML), with
-// nothing opened or written: no experiment directory, no journal.
+// command and templates rendered, the program found, GPUs resolved with NVML; with
+// `backend: slurm`, the jobs' view and SLURM's test submission instead), with nothing
+// opened, written or submitted: no experiment directory, no journal, no job.
+// Error{kInvalidConfig} where run would refuse the config (SLURM's clients missing, a
+// test submission refused).
 struct ExperimentCheck {
   int total_trials = 0;
   // The first trials' params as the sampler draws them with the config's seed and no
   // results yet (for model-based samplers: their startup draws).
   std::vector<Params> first_params;
-  std::vector<int> gpus;             // allowed GPU indices; empty = CPU slots
+  std::vector<int> gpus;             // allowed GPU indices; empty = CPU slots (local)
+  // backend: slurm: where trials run ("SLURM (partition gpu, gres gpu:1 per trial, at
+  // most 16 jobs at once)"), checked as run checks it (clients on PATH, sbatch
+  // --test-only); gpus and cpu_slots are then the run loop's counts. "" locally.
+  std::string placement;
   std::vector<int> gpus_per_trial;   // of the first trials, as first_params
   int cpu_slots = 0;
   int concurrency = 0;

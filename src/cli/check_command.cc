@@ -102,7 +102,9 @@ Expected<int> CheckCommand(const CheckCommandArgs& args) {
                            ? fmt::format("  ({} GPU{})", check.gpus_per_trial[k],
                                          check.gpus_per_trial[k] == 1 ? "" : "s")
                            : "");
-  if (check.gpus.empty())
+  if (!check.placement.empty())
+    out += fmt::format("resources: {}; sbatch --test-only accepts its jobs\n", check.placement);
+  else if (check.gpus.empty())
     out += fmt::format("resources: no GPUs; {} CPU slots, at most {} trials at once\n",
                        check.cpu_slots, check.concurrency);
   else

@@ -55,54 +55,60 @@ std::optional<std::string> LocalOnlySettings(const ExperimentConfig& config, con
 
 }  // namespace
 
-Expected<RunOutcome> RunOnSlurm(const ExperimentConfig& config, const RunOptions& options,
-                                RunObserver& observer) {
-  const int jobs = config.resources.max_concurrent.value_or(config.backend.slurm.max_jobs);
-  const int most_gpus = config.resources.gpus == GpuMode::kNone
-                            ? 0
-                            : *std::ranges::max_element(config.resources.gpus_per_trial);
+SlurmRunSetup SetUpSlurmRun(const ExperimentConfig& config, const RunOptions& options) {
+  SlurmRunSetup setup;
+  setup.jobs = config.resources.max_concurrent.value_or(config.backend.slurm.max_jobs);
+  setup.most_gpus = config.resources.gpus == GpuMode::kNone
+                        ? 0
+                        : *std::ranges::max_element(config.resources.gpus_per_trial);
   // The login node's GPUs mean nothing here: every job gets its own from SLURM.
-  ExperimentConfig cluster = config;
-  if (cluster.resources.gpus == GpuMode::kList) cluster.resources.gpus = GpuMode::kAuto;
-  if (most_gpus == 0) cluster.resources.gpus = GpuMode::kNone;  // no "no GPU visible" warning
-  cluster.resources.cpu_slots = jobs;
-  RunOptions cluster_options = options;
-  cluster_options.cli_gpus.reset();
-  std::vector<std::string> env;
+  setup.config = config;
+  ResourcesConfig& resources = setup.config.resources;
+  if (resources.gpus == GpuMode::kList) resources.gpus = GpuMode::kAuto;
+  if (setup.most_gpus == 0) resources.gpus = GpuMode::kNone;  // no "no GPU visible" warning
+  resources.cpu_slots = setup.jobs;
+  setup.options = options;
+  setup.options.cli_gpus.reset();
   for (const std::string& entry : CurrentEnvironment())
-    if (!entry.starts_with("CUDA_VISIBLE_DEVICES=")) env.push_back(entry);
+    if (!entry.starts_with("CUDA_VISIBLE_DEVICES=")) setup.env.push_back(entry);
 
-  SlurmRunnerOptions slurm;
+  SlurmRunnerOptions& slurm = setup.slurm;
   slurm.slurm = config.backend.slurm;
   slurm.time_limit_seconds = config.backend.slurm.time_seconds;
   if (!slurm.time_limit_seconds && config.timeout_seconds)
     slurm.time_limit_seconds = *config.timeout_seconds + config.kill_grace_seconds + 60;
   slurm.scope = ProcessScopeFor(options.experiment_dir);
   slurm.experiment_dir = options.experiment_dir;
-  slurm.env = env;
-  slurm.max_gpus_per_trial = most_gpus;
+  slurm.env = setup.env;
+  slurm.max_gpus_per_trial = setup.most_gpus;
   slurm.backend_line = config.backend.line;
   slurm.gpus_per_trial_line = config.resources.gpus_per_trial_line;
-  GS_ASSIGN_OR_RETURN(std::unique_ptr<ProcessRunner> runner,
-                      MakeSlurmProcessRunner(slurm, config.config_path));
-  CountedGpus probe(most_gpus * jobs);
+  setup.gpus = std::make_unique<CountedGpus>(setup.most_gpus * setup.jobs);
+  setup.placement = DescribeSlurmPlacement(
+      config.backend.slurm,
+      setup.most_gpus == 0 ? std::vector<int>{} : config.resources.gpus_per_trial, setup.jobs);
+  setup.ignored = LocalOnlySettings(config, options);
+  return setup;
+}
 
+Expected<RunOutcome> RunOnSlurm(const ExperimentConfig& config, const RunOptions& options,
+                                RunObserver& observer) {
+  SlurmRunSetup setup = SetUpSlurmRun(config, options);
+  GS_ASSIGN_OR_RETURN(std::unique_ptr<ProcessRunner> runner,
+                      MakeSlurmProcessRunner(setup.slurm, config.config_path));
   RunServices services;
   services.processes = runner.get();
-  services.gpu_probe = &probe;
+  services.gpu_probe = setup.gpus.get();
   services.wall_clock = WallClock;
   services.monotonic_clock = MonotonicClock;
-  services.base_env = env;
+  services.base_env = setup.env;
   // Thread variables (OMP_NUM_THREADS, ...) = cores / slots = the job's CPUs.
-  services.usable_cores = jobs * config.backend.slurm.cpus_per_trial;
+  services.usable_cores = setup.jobs * config.backend.slurm.cpus_per_trial;
   services.kill_stale_group = [](int, std::uint64_t, double) { return false; };
   services.process_start_ticks = [](int) { return std::optional<std::uint64_t>(); };
-  services.placement = DescribeSlurmPlacement(
-      config.backend.slurm,
-      most_gpus == 0 ? std::vector<int>{} : config.resources.gpus_per_trial, jobs);
-  if (std::optional<std::string> ignored = LocalOnlySettings(config, options))
-    observer.OnWarning(*ignored);
-  return RunExperimentWith(cluster, cluster_options, services, observer);
+  services.placement = setup.placement;
+  if (setup.ignored) observer.OnWarning(*setup.ignored);
+  return RunExperimentWith(setup.config, setup.options, services, observer);
 }
 
 }  // namespace gpusweep

@@ -1,21 +1,43 @@
-// CheckExperiment (gpusweep/experiment.h): PlanRun, as a run makes it, and nothing after.
+// CheckExperiment (gpusweep/experiment.h): PlanRun, as a run makes it (locally or for
+// SLURM), and nothing after.
 #include <algorithm>
 
 #include "gpusweep/experiment.h"
 #include "gpusweep/resources.h"
 #include "gpusweep/scheduler.h"
 #include "run/run_plan.h"
+#include "run/runner.h"
 #include "run/trial_env.h"
 
 namespace gpusweep {
 
+namespace {
+
+// PlanRun as `run` makes it: on this machine's GPUs and cores, or, with the SLURM
+// backend, as RunOnSlurm sees the config, after the checks it makes before anything is
+// written (the clients on PATH, sbatch --test-only; nothing is submitted).
+Expected<RunPlan> PlanAsRunWould(const ExperimentConfig& config, const RunOptions& options,
+                                 ExperimentCheck& check) {
+  if (config.backend.kind == BackendKind::kSlurm) {
+    SlurmRunSetup setup = SetUpSlurmRun(config, options);
+    GS_TRY(MakeSlurmProcessRunner(setup.slurm, config.config_path));
+    check.placement = setup.placement;
+    if (setup.ignored) check.warnings.push_back(*setup.ignored);
+    return PlanRun(setup.config, setup.options.experiment_dir, *setup.gpus, setup.env,
+                   setup.options.cli_gpus, setup.jobs * config.backend.slurm.cpus_per_trial,
+                   [] { return 0; });
+  }
+  std::unique_ptr<GpuProbe> probe = MakeNvmlProbe();
+  return PlanRun(config, options.experiment_dir, *probe, CurrentEnvironment(), options.cli_gpus,
+                 UsableCpuCores(), [] { return 0; });
+}
+
+}  // namespace
+
 Expected<ExperimentCheck> CheckExperiment(const ExperimentConfig& config, const RunOptions& options,
                                           int first_trials) {
-  std::unique_ptr<GpuProbe> probe = MakeNvmlProbe();
-  GS_ASSIGN_OR_RETURN(RunPlan plan,
-                      PlanRun(config, options.experiment_dir, *probe, CurrentEnvironment(),
-                              options.cli_gpus, UsableCpuCores(), [] { return 0; }));
   ExperimentCheck check;
+  GS_ASSIGN_OR_RETURN(RunPlan plan, PlanAsRunWould(config, options, check));
   check.total_trials = plan.total_trials();
   const int shown = std::min(first_trials, check.total_trials);
   for (int number = 0; number < shown; ++number) {
@@ -25,7 +47,7 @@ Expected<ExperimentCheck> CheckExperiment(const ExperimentConfig& config, const 
   check.gpus = plan.gpus;
   check.cpu_slots = plan.cpu_slots;
   check.concurrency = plan.concurrency;
-  check.warnings = plan.warnings;
+  check.warnings.insert(check.warnings.end(), plan.warnings.begin(), plan.warnings.end());
   const SchedulerConfig& s = config.scheduler;
   if (s.kind == SchedulerKind::kSuccessiveHalving) check.rungs = RoundBudgets(s);
   if (s.kind == SchedulerKind::kAsha || s.kind == SchedulerKind::kHyperband ||

@@ -7,10 +7,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "backend/slurm_runner.h"
 #include "gpusweep/experiment.h"
 #include "gpusweep/resources.h"
 #include "process/process_runner.h"
@@ -51,6 +53,25 @@ ProcessRunnerOptions ProcessOptionsFor(const ExperimentConfig& config,
 
 Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const RunOptions& options,
                                        RunServices& services, RunObserver& observer);
+
+// How a `backend: slurm` run sees a config (cluster_run.cc), for RunOnSlurm and for
+// `check` (CheckExperiment), so the two plan the same: resources rewritten for jobs
+// (the login node's GPU list and --gpus mean nothing there; cpu_slots = jobs), the
+// environment without CUDA_VISIBLE_DEVICES, the SLURM runner's options, a GPU
+// inventory that only counts jobs' GPUs, the placement line ("SLURM (partition gpu,
+// ...)") and the settings it ignores (nullopt: none).
+struct SlurmRunSetup {
+  ExperimentConfig config;
+  RunOptions options;
+  std::vector<std::string> env;
+  SlurmRunnerOptions slurm;
+  int jobs = 0;         // at once: max_concurrent, else backend.max_jobs
+  int most_gpus = 0;    // the most GPUs one trial asks for
+  std::unique_ptr<GpuProbe> gpus;
+  std::string placement;
+  std::optional<std::string> ignored;
+};
+SlurmRunSetup SetUpSlurmRun(const ExperimentConfig& config, const RunOptions& options);
 
 // RunExperiment for `backend: slurm` (cluster_run.cc): the SLURM process runner, a GPU
 // inventory of max_concurrent (else backend.max_jobs) jobs' worth of GPUs that only
