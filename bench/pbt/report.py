@@ -3,7 +3,8 @@
 epochs trained, and a two-sided Mann-Whitney U test of PBT against random search and
 ASHA (bench/samplers/report_cmaes.py's), PBT's slot utilisation, and the schedule
 `gpusweep best` printed for each seed.
-  report.py RESULTS_DIR   reads runs.jsonl and best_pbt_seed*.txt; writes table.md there
+  report.py RESULTS_DIR [PREFIX]   reads PREFIXruns.jsonl and PREFIXbest_pbt_seed*.txt;
+                                   writes PREFIXtable.md there (bench/pbt/fmnist.sh: fmnist_)
 """
 import glob
 import json
@@ -18,7 +19,9 @@ from report_cmaes import mann_whitney  # noqa: E402
 
 def main():
     out = sys.argv[1]
-    runs = [json.loads(line) for line in open(os.path.join(out, "runs.jsonl")) if line.strip()]
+    prefix = sys.argv[2] if len(sys.argv) > 2 else ""
+    runs = [json.loads(line) for line in open(os.path.join(out, prefix + "runs.jsonl"))
+            if line.strip()]
     by = {m: [r for r in runs if r["method"] == m] for m in ("pbt", "random", "asha")}
     lines = ["| method | seeds | median best score | IQR | median epochs | median utilisation |",
              "|---|---|---|---|---|---|"]
@@ -41,12 +44,17 @@ def main():
                              [r["best"] for r in by[other]])))
     lines.append("")
     lines.append("Schedules PBT found (`gpusweep best`, per seed):")
-    for path in sorted(glob.glob(os.path.join(out, "best_pbt_seed*.txt")),
+    for path in sorted(glob.glob(os.path.join(out, prefix + "best_pbt_seed*.txt")),
                        key=lambda p: int(p.rsplit("seed", 1)[1].split(".")[0])):
-        rows = [line.split("lr=")[1].split()[0] for line in open(path) if line.startswith("  epoch ")]
-        lines.append("- {}: lr {}".format(os.path.basename(path)[9:-4], " -> ".join(rows)))
+        segments = [line.strip() for line in open(path) if line.startswith("  epoch ")]
+        for name in ("lr", "momentum"):
+            values = [s.split(name + "=")[1].split()[0].rstrip(",") for s in segments
+                      if name + "=" in s]
+            if values:
+                lines.append("- {}: {} {}".format(
+                    os.path.basename(path)[len(prefix) + 9:-4], name, " -> ".join(values)))
     text = "\n".join(lines) + "\n"
-    open(os.path.join(out, "table.md"), "w").write(text)
+    open(os.path.join(out, prefix + "table.md"), "w").write(text)
     print(text, end="")
 
 

@@ -13,7 +13,14 @@ it saves model, optimizer and random-generator state after every epoch and resum
 from that file when it exists, so a budgeted scheduler (successive_halving:
 --epochs {{budget}}) continues a promoted trial instead of retraining it, and
 a trial interrupted mid-run (Ctrl-C, gpusweep killed) continues from its last
-epoch when `gpusweep run` runs it again (gpusweep.attempt() > 1). Run standalone, it prints those lines to stdout instead:
+epoch when `gpusweep run` runs it again (gpusweep.attempt() > 1). Under
+population-based training (scheduler: {type: pbt}; gpusweep sets
+$GPUSWEEP_CHECKPOINT_DIR) the state lives in that directory instead, saved with
+gpusweep.save_checkpoint after every epoch and restored from the parent's copy
+(the member's previous segment, or the donor's after an exploit); the restored
+optimizer then takes this trial's --lr and --momentum, which explore may have
+changed. --optimizer sgd (with --momentum) gives PBT a momentum to mutate too.
+Run standalone, it prints those lines to stdout instead:
 
     OMP_NUM_THREADS=1 /usr/bin/python3 train.py --lr 0.002 --epochs 4
 
@@ -60,7 +67,10 @@ from fashion_mnist import (DATA_DIR, TRAIN_COUNT, configure_torch, evaluate,  # 
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--lr", type=float, default=2e-3, help="Adam learning rate")
+    p.add_argument("--lr", type=float, default=2e-3, help="learning rate")
+    p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam")
+    p.add_argument("--momentum", type=float, default=0.9,
+                   help="SGD momentum (--optimizer sgd), in [0, 1)")
     p.add_argument("--channels", type=int, default=16,
                    help="channels of the first conv layer (the second has twice as many)")
     p.add_argument("--dropout", type=float, default=0.25,
@@ -82,6 +92,8 @@ def parse_args(argv=None):
         p.error("need 1 <= --train-size, --val-size and their sum <= %d" % TRAIN_COUNT)
     if not 0 <= args.dropout < 1:
         p.error("--dropout must be in [0, 1)")
+    if not 0 <= args.momentum < 1:
+        p.error("--momentum must be in [0, 1)")
     if args.lr <= 0 or args.batch_size < 1 or args.epochs < 1 or args.channels < 1:
         p.error("--lr, --batch-size, --epochs and --channels must be positive")
     return args
@@ -105,13 +117,37 @@ class SmallCnn(nn.Module):
         return self.fc(self.dropout(torch.flatten(x, 1)))
 
 
-def load_checkpoint(path, model, optimizer, generator):
-    """Restores state saved by save_checkpoint; returns (epochs done, their last report)."""
+def checkpoint_path(args):
+    """Where state is restored from and saved to: under PBT the copy gpusweep made
+    into $GPUSWEEP_CHECKPOINT_DIR (None when there is none: a first segment);
+    otherwise --checkpoint (None without it)."""
+    if os.environ.get("GPUSWEEP_CHECKPOINT_DIR"):
+        restored = gpusweep.restore_checkpoint()
+        return restored / "state.pt" if restored else None
+    return args.checkpoint
+
+
+def make_optimizer(args, model):
+    if args.optimizer == "sgd":
+        return torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+    return torch.optim.Adam(model.parameters(), lr=args.lr)
+
+
+def load_checkpoint(path, model, optimizer, generator, args):
+    """Restores state saved by save_checkpoint; returns (epochs done, their last report).
+
+    The optimizer's state (moments, momentum buffers) is restored, its
+    hyperparameters are this run's: a PBT receiver continues its donor's
+    training with the params explore gave it."""
     if path is None or not path.exists():
         return 0, None
     state = torch.load(path, map_location="cpu")
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
+    for group in optimizer.param_groups:
+        group["lr"] = args.lr
+        if "momentum" in group:
+            group["momentum"] = args.momentum
     generator.set_state(state["generator"])
     # Dropout draws from torch's global generators: without their state a resumed
     # trial would not continue exactly where the interrupted one stopped.
@@ -122,16 +158,23 @@ def load_checkpoint(path, model, optimizer, generator):
     return int(state["epoch"]), state.get("report")
 
 
-def save_checkpoint(path, model, optimizer, generator, epoch, report):
-    """Writes the state after `epoch` atomically (a kill never leaves half a file)."""
-    if path is None:
+def save_checkpoint(args, model, optimizer, generator, epoch, report):
+    """Writes the state after `epoch` atomically (a kill never leaves half a file):
+    under PBT through gpusweep.save_checkpoint (its marker says the checkpoint is
+    this trial's, at this epoch), else to --checkpoint when given."""
+    state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+             "generator": generator.get_state(), "torch_rng": torch.get_rng_state(),
+             "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+             "epoch": epoch, "report": report}
+    if os.environ.get("GPUSWEEP_CHECKPOINT_DIR"):
+        gpusweep.save_checkpoint(write=lambda d: torch.save(state, d / "state.pt"),
+                                 resource=epoch)
         return
-    temp = path.with_name(path.name + ".tmp")
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "generator": generator.get_state(), "torch_rng": torch.get_rng_state(),
-                "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
-                "epoch": epoch, "report": report}, temp)
-    os.replace(temp, path)
+    if args.checkpoint is None:
+        return
+    temp = args.checkpoint.with_name(args.checkpoint.name + ".tmp")
+    torch.save(state, temp)
+    os.replace(temp, args.checkpoint)
 
 
 def main(argv=None):
@@ -150,12 +193,13 @@ def main(argv=None):
 
     model = SmallCnn(args.channels, args.dropout).to(device)
     parameters = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    optimizer = make_optimizer(args, model)
     generator = torch.Generator().manual_seed(args.seed)
-    done, last_report = load_checkpoint(args.checkpoint, model, optimizer, generator)
+    restore_from = checkpoint_path(args)
+    done, last_report = load_checkpoint(restore_from, model, optimizer, generator, args)
     if done:
         print("resumed from %s after epoch %d (attempt %d)"
-              % (args.checkpoint, done, gpusweep.attempt()), file=sys.stderr, flush=True)
+              % (restore_from, done, gpusweep.attempt()), file=sys.stderr, flush=True)
     if done >= args.epochs and last_report:
         # Run again at a budget the checkpoint already covers (the earlier run was cut
         # short after saving): each run must report its result, so report it again.
@@ -175,8 +219,10 @@ def main(argv=None):
         report = {"epoch": epoch, "train_loss": round(train_loss, 5),
                   "val_loss": round(val_loss, 5), "val_acc": round(val_acc, 5),
                   "params_k": round(parameters / 1000, 3)}
+        # Saved before the report: a trial that is stopped at the report (or
+        # killed while it waits for the verdict) has this epoch's state to go on from.
+        save_checkpoint(args, model, optimizer, generator, epoch, report)
         should_stop = gpusweep.report(report)  # at a rung: waits for the verdict
-        save_checkpoint(args.checkpoint, model, optimizer, generator, epoch, report)
         print("epoch %d done at %.1fs" % (epoch, time.monotonic() - started),
               file=sys.stderr, flush=True)
         if should_stop:
