@@ -203,8 +203,22 @@ for label, cells in rows:
     ratio = cells[-1][0] / cells[0][0] if cells[0][0] > 0 else float("nan")
     print(f"| {label}{text} | {ratio:.1f} |")
 print(f"median of {repeats} runs each; load average {before} before, {after} after")
+import sqlite3
 for n in sizes:
     p = f"{cache}/{n}/run.load"
     if os.path.exists(p):
         print(f"{n}-trial build: load average at its end {open(p).read().strip()}")
+    # The launch rate at the start and at the end of a run that was run (not synthesized):
+    # starts per second over the first and the last 5% of trial starts (issue 25: the
+    # rate at the end within 10% of the rate at the start).
+    db = f"{cache}/{n}/runs/scale-{n}/gpusweep.db"
+    if os.path.exists(p) and "synthesized" not in open(p).read() and os.path.exists(db):
+        starts = [r[0] for r in sqlite3.connect(db).execute(
+            "select start_time from trials order by start_time")]
+        k = max(2, len(starts) // 20)
+        if len(starts) >= 2 * k:
+            first = (k - 1) / (starts[k - 1] - starts[0])
+            last = (k - 1) / (starts[-1] - starts[-k])
+            print(f"{n}-trial build: launch rate {first:.0f} trials/s over the first {k} starts, "
+                  f"{last:.0f} over the last {k} (end / start {last / first:.2f})")
 PY
