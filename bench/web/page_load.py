@@ -16,8 +16,10 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
+from selenium.common.exceptions import TimeoutException
 
 REPEATS = 5
+LOAD_TIMEOUT_S = 120  # per page load; a page not drawn by then gets a row saying so
 
 MEASURE = """
 const mark = (name) => performance.getEntriesByName(name).map((e) => e.startTime)[0];
@@ -47,9 +49,9 @@ def peak_rss_mib(pid):
 def load(browser, url):
     browser.get("about:blank")
     browser.get(url)
-    WebDriverWait(browser, 120).until(lambda d: d.execute_script(MEASURE))
+    WebDriverWait(browser, LOAD_TIMEOUT_S).until(lambda d: d.execute_script(MEASURE))
     # Importance arrives after the main charts (it draws on its own); wait for it too.
-    WebDriverWait(browser, 120).until(lambda d: d.execute_script(MEASURE)[1] is not None)
+    WebDriverWait(browser, LOAD_TIMEOUT_S).until(lambda d: d.execute_script(MEASURE)[1] is not None)
     return browser.execute_script(MEASURE)
 
 
@@ -82,7 +84,12 @@ def main():
     print("|---|---|---|---|---|---|---|")
     try:
         for exp in experiments:
-            first = load(browser, f"{url}#/e/{exp}")
+            try:
+                first = load(browser, f"{url}#/e/{exp}")
+            except TimeoutException:  # a row that says so, not a traceback
+                print(f"| {exp} | - | not drawn within {LOAD_TIMEOUT_S} s | - | - | - | "
+                      f"{peak_rss_mib(pid):.1f} MiB |")
+                continue
             warm = [load(browser, f"{url}#/e/{exp}") for _ in range(REPEATS)]
             print(f"| {exp} | {first[2]} | {first[0]:.0f} ms | {first[1]:.0f} ms | "
                   f"{statistics.median(w[0] for w in warm):.0f} ms "

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The dashboard under load: a 100-trial and a 10,000-trial experiment (20 intermediate
 # values each), served by `gpusweep serve`, loaded in headless Chromium (page_load.py).
-# Usage: bench/web/run.sh
+# Usage: bench/web/run.sh [SIZES...]   (default: 100 10000; e.g. 100 10000 100000 for
+# issue 25's 100k page: its fixture has 2,000,000 points)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${BUILD_DIR:-build}
@@ -15,11 +16,17 @@ cleanup() {
 }
 trap cleanup EXIT
 start=$(date +%s.%N)
-"$build/bench/web/web_fixture" "$work/runs" trials-100 100 20
-"$build/bench/web/web_fixture" "$work/runs" trials-10000 10000 20
-echo "fixtures written in $(echo "$(date +%s.%N) - $start" | bc) s; journal $(du -h "$work/runs/trials-10000/gpusweep.db" | cut -f1)" >&2
+sizes=("$@")
+[[ ${#sizes[@]} -gt 0 ]] || sizes=(100 10000)
+experiments=()
+for n in "${sizes[@]}"; do
+  "$build/bench/web/web_fixture" "$work/runs" "trials-$n" "$n" 20
+  experiments+=("trials-$n")
+done
+largest=${experiments[-1]}
+echo "fixtures written in $(echo "$(date +%s.%N) - $start" | bc) s; journal of $largest $(du -h "$work/runs/$largest/gpusweep.db" | cut -f1)" >&2
 "$build/gpusweep" serve --port 0 "$work/runs" >"$work/serve.out" 2>&1 &
 server=$!
 for _ in $(seq 100); do grep -q http "$work/serve.out" && break; sleep 0.1; done
 url=$(grep -o 'http://[^ ]*' "$work/serve.out")
-/usr/bin/python3 bench/web/page_load.py "$url" "$server" trials-100 trials-10000
+/usr/bin/python3 bench/web/page_load.py "$url" "$server" "${experiments[@]}"
