@@ -43,7 +43,7 @@ class GpuMemoryRunTest : public RunnerTest {
     real.services.gpu_probe = probe.get();
     RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python"};
     observer_ = RecordingObserver{};
-    return RunExperimentWith(config, options, real.services, observer_);
+    return Whole(RunExperimentWith(config, options, real.services, observer_));
   }
   // A sweep of `trials` trials, trial k running `commands[k % size]`.
   ExperimentConfig Sweep(const std::string& resources, int trials,

@@ -28,20 +28,24 @@ double WallClock() {
 
 constexpr int kSummaryRows = 10;
 
-// The summary, read back from the journal when the reports can use a slice (one
-// objective, no cv, NAS or scheduler): the run's records are freed first, and of 100,000
-// trials only the top rows and groups are read (grouping every trial in memory was the
-// run's peak, issue 25). Otherwise from the run's records.
+// The summary, read back from the journal as `status` reads it: the run's records are
+// freed first (of a plain sweep they hold no params, SearchPolicy::reads_finished_trials),
+// and when the reports can use a slice (one objective, no cv, NAS or scheduler) only the
+// top rows and groups of 100,000 trials are read (grouping every trial in memory, with
+// the run's records still held, was the run's peak, issue 25). Otherwise every record.
+// A journal that cannot be read back now leaves the run's records, as kept; the next
+// command says what is wrong with it.
 Status PrintSummary(const ExperimentConfig& config, const ReportContext& context,
                     const std::filesystem::path& dir, std::vector<TrialRecord>& trials) {
-  // A journal that cannot be read back now is said by the next command; the summary
-  // then comes from the records, as before.
-  if (Expected<ExperimentView> view = ExperimentView::Open(dir); view && view->Sliceable()) {
-    if (Expected<ExperimentView::SliceRead> read = view->SummarySlice(kSummaryRows)) {
+  if (Expected<ExperimentView> view = ExperimentView::Open(dir)) {
+    if (view->Sliceable()) {
       std::vector<TrialRecord>().swap(trials);
-      std::fputs(FormatSummary(read->slice, context, kSummaryRows).c_str(), stdout);
+      GS_ASSIGN_OR_RETURN(ExperimentView::SliceRead read, view->SummarySlice(kSummaryRows));
+      std::fputs(FormatSummary(read.slice, context, kSummaryRows).c_str(), stdout);
       return {};
     }
+    std::vector<TrialRecord>().swap(trials);
+    GS_ASSIGN_OR_RETURN(trials, view->Trials());
   }
   std::fputs(FormatSummary(trials, context, kSummaryRows).c_str(), stdout);
   if (config.nas)  // the tournament's outcome: blocks, eliminations, stage records

@@ -50,6 +50,19 @@ TrialRecord RankingRecord(const TrialRecord& t, const std::vector<std::string>& 
   return r;
 }
 
+TrialRecord FinishedRecord(const TrialRecord& t, const std::vector<std::string>& metrics) {
+  TrialRecord r = RankingRecord(t, metrics);
+  r.params = Json();
+  r.gpus = t.gpus;  // CPU trials: empty, nothing allocated
+  r.failure_reason = t.failure_reason;
+  r.exit_code = t.exit_code;
+  r.term_signal = t.term_signal;
+  r.bracket = t.bracket;
+  r.rung = t.rung;
+  r.budget = t.budget;
+  return r;
+}
+
 std::string FormatByteSize(std::uint64_t bytes) {
   constexpr double kMiB = 1024.0 * 1024;
   if (bytes >= 1024ull * 1024 * 1024) return fmt::format("{:.1f} GiB", bytes / (kMiB * 1024));

@@ -49,6 +49,7 @@ class ScheduledPolicy : public SearchPolicy {
   void OnJobInterrupted(const Job& job) override { scheduler_->OnJobInterrupted(job); }
   std::vector<double> StopPoints(int trial) const override { return scheduler_->StopPoints(trial); }
   const std::vector<Decision>& Eliminated() const override { return scheduler_->Eliminated(); }
+  bool reads_finished_trials() const override { return sampler_->reads_history(); }
 
   FailureWords failure_words() const override;
   Status AcceptRetryFailed() const override;

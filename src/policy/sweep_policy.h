@@ -34,6 +34,7 @@ class SweepPolicy final : public SearchPolicy {
     return sampler_->Suggest(number, history);
   }
   std::vector<int> Upcoming(std::size_t count) const override;
+  bool reads_finished_trials() const override { return sampler_->reads_history(); }
 
   std::optional<Decision> OnReport(int, double, std::optional<double>) override {
     return std::nullopt;

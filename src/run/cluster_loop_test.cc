@@ -57,7 +57,7 @@ class ClusterLoopTest : public RunnerTest {
     real.services.processes = &runner;
     real.services.gpu_probe = &probe;
     RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python"};
-    auto outcome = RunExperimentWith(config, options, real.services, observer_);
+    auto outcome = Whole(RunExperimentWith(config, options, real.services, observer_));
     gpus_asked_ = runner.gpus_asked_;
     return outcome;
   }

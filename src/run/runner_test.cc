@@ -303,7 +303,7 @@ search_space:
   RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python",
                      FailedTrials::kRetry};
   observer_ = RecordingObserver{};
-  auto retried = RunExperimentWith(config, options, real.services, observer_);
+  auto retried = Whole(RunExperimentWith(config, options, real.services, observer_));
   ASSERT_TRUE(retried) << retried.error().message;
   EXPECT_EQ(observer_.started, std::vector<int>{1});
   EXPECT_EQ(retried->trials[1].state, TrialState::kCompleted);
@@ -379,6 +379,56 @@ search_space:
   int status = 0;
   EXPECT_EQ(waitpid(stray, &status, 0), stray);  // it was killed, not left running
   EXPECT_TRUE(WIFSIGNALED(status));
+}
+
+// Issue 25: of a plain random sweep, the run keeps each finished trial's number, state,
+// objective and the objective's metrics, not its params or other metrics (at 100,000
+// trials those were most of the run's memory); the journal keeps them whole. TPE reads
+// its history, so a TPE run keeps every record whole.
+TEST(FinishedRecordsTest, APlainSweepKeepsFinishedTrialsSlimAndTpeKeepsThemWhole) {
+  for (const std::string sampler : {"random", "tpe"}) {
+    SCOPED_TRACE(sampler);
+    TempDir dir;
+    const auto path = dir.path() / "sweep.yaml";
+    WriteFile(path, std::string(kHeader) + R"(
+shell: true
+command: 'echo "{\"score\": "{{x}}", \"note\": \"a note\"}" >> "$GPUSWEEP_METRICS"'
+sampler: {type: )" + sampler + R"(, trials: 3, seed: 1}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+)");
+    auto config = LoadConfig(path);
+    ASSERT_TRUE(config) << config.error().message;
+    FakeGpuProbe probe(0);
+    RealRunServices real(ProcessOptionsFor(*config, dir.path() / "exp", {}));
+    real.services.gpu_probe = &probe;
+    RunOptions options{dir.path() / "exp", std::nullopt, dir.path() / "python"};
+    RecordingObserver observer;
+    auto outcome = RunExperimentWith(*config, options, real.services, observer);
+    ASSERT_TRUE(outcome) << outcome.error().message;
+    auto journal = OpenJournal(dir.path() / "exp" / "gpusweep.db", JournalAccess::kReadOnly);
+    ASSERT_TRUE(journal) << journal.error().message;
+    auto whole = (*journal)->LoadTrials();
+    ASSERT_TRUE(whole) << whole.error().message;
+    ASSERT_EQ(outcome->trials.size(), 3u);
+    ASSERT_EQ(whole->size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+      const TrialRecord& kept = outcome->trials[i];
+      const TrialRecord& journaled = (*whole)[i];
+      EXPECT_EQ(kept.state, TrialState::kCompleted) << kept.failure_reason;
+      EXPECT_EQ(kept.objective, journaled.objective);
+      EXPECT_EQ(kept.last_metrics.value("score", Json()), journaled.last_metrics.value("score", Json()));
+      EXPECT_TRUE(journaled.params.contains("x"));
+      EXPECT_TRUE(journaled.last_metrics.contains("note"));
+      if (sampler == "random") {
+        EXPECT_TRUE(kept.params.is_null()) << kept.params.dump();
+        EXPECT_FALSE(kept.last_metrics.contains("note"));
+      } else {
+        EXPECT_EQ(kept.params, journaled.params);
+        EXPECT_EQ(kept.last_metrics, journaled.last_metrics);
+      }
+    }
+  }
 }
 
 }  // namespace

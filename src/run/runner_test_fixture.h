@@ -65,7 +65,22 @@ class RunnerTest : public ::testing::Test {
     real.services.usable_cores = cores;
     RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python"};
     observer_ = RecordingObserver{};
-    return RunExperimentWith(config, options, real.services, observer_);
+    return Whole(RunExperimentWith(config, options, real.services, observer_));
+  }
+  // `outcome` with every trial as the journal holds it, which is what the commands read:
+  // the run itself keeps of a plain sweep's finished trials no params or other metrics
+  // (SearchPolicy::reads_finished_trials; RunnerTest.APlainSweepKeepsFinishedTrialsSlim).
+  Expected<RunOutcome> Whole(Expected<RunOutcome> outcome) {
+    return Whole(std::move(outcome), experiment_dir());
+  }
+  Expected<RunOutcome> Whole(Expected<RunOutcome> outcome, const std::filesystem::path& dir) {
+    if (!outcome) return outcome;
+    auto journal = OpenJournal(dir / "gpusweep.db", JournalAccess::kReadOnly);
+    if (!journal) return tl::unexpected(journal.error());
+    auto trials = (*journal)->LoadTrials();
+    if (!trials) return tl::unexpected(trials.error());
+    outcome->trials = std::move(*trials);
+    return outcome;
   }
   std::filesystem::path experiment_dir() const { return dir_.path() / "exp"; }
   std::unique_ptr<Journal> OpenReadOnly() {

@@ -36,7 +36,7 @@ class SeedingTest : public RunnerTest {
     real.services.usable_cores = 2;
     RunOptions options{dir, std::nullopt, dir_.path() / "python"};
     observer_ = RecordingObserver{};
-    return RunExperimentWith(config, options, real.services, observer_);
+    return Whole(RunExperimentWith(config, options, real.services, observer_), dir);
   }
 };
 

@@ -160,6 +160,9 @@ class TrialLoop {
   void BeginInterrupt(int signal, std::vector<ProcessEvent>& exited);
   double WaitTimeout() const;
   void Store(const TrialRecord& record);
+  // What Store keeps of `record`: the whole record, or FinishedRecord's part of a
+  // finished one when the policy reads no finished trial (issue 25).
+  TrialRecord Kept(const TrialRecord& record) const;
   const TrialRecord* Find(int number) const;
 
   const ExperimentWatch* watch_;        // nullptr: not watched (tests)
@@ -172,6 +175,9 @@ class TrialLoop {
   Journal& journal_;
 
   std::vector<TrialRecord> trials_;     // recorded trials, ordered by number
+  // Of a finished trial, only FinishedRecord with these metrics (the objective's and
+  // the constraints') when the policy reads no finished trial; empty optional: whole.
+  std::optional<std::vector<std::string>> finished_metrics_;
   std::map<ProcessId, Active> active_;
   GpuSlots gpu_slots_;                  // GPUs: sharing, memory checks, quarantine
   int cpu_slots_in_use_ = 0;

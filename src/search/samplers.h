@@ -39,6 +39,7 @@ class GridSampler final : public Sampler {
   GridSampler(SearchSpace space, std::int64_t grid_size, int repeats);
   int total_trials() const override;
   Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
+  bool reads_history() const override { return false; }  // a function of (seed, number)
 
  private:
   SearchSpace space_;
@@ -51,6 +52,7 @@ class RandomSampler final : public Sampler {
   RandomSampler(SearchSpace space, int trials, std::uint64_t seed);
   int total_trials() const override;
   Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
+  bool reads_history() const override { return false; }  // a function of (seed, number)
 
  private:
   SearchSpace space_;
@@ -67,6 +69,7 @@ class SobolSampler final : public Sampler {
   SobolSampler(SearchSpace space, int trials, std::uint64_t seed);
   int total_trials() const override;
   Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
+  bool reads_history() const override { return false; }  // a function of (seed, number)
 
  private:
   SearchSpace space_;
@@ -147,6 +150,7 @@ class EnqueuedFirst final : public Sampler {
                 Numbering numbering);
   int total_trials() const override;
   Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
+  bool reads_history() const override { return inner_->reads_history(); }
 
  private:
   std::unique_ptr<Sampler> inner_;
