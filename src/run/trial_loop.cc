@@ -193,7 +193,12 @@ Status TrialLoop::FinishSyncs(SyncWait wait) {
     if (wait == SyncWait::kDone &&
         front.done.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
       return {};
-    GS_TRY(front.done.get());
+    if (Status synced = front.done.get(); !synced) {
+      // A sync that fails because the directory was moved or the journal deleted under
+      // it (the WAL is gone) says so as CheckExperiment does, not as a bare ENOENT.
+      GS_TRY(CheckExperiment());
+      return synced;
+    }
     Notify(std::move(front.notify));
     syncs_.pop_front();
   }
