@@ -73,7 +73,11 @@ class RunObserver {
 
 struct RunOutcome {
   RunInfo info;
-  std::vector<TrialRecord> trials;  // every recorded trial, ordered by number
+  // Every recorded trial, ordered by number, as the run kept it: whole, except that of a
+  // policy that reads no finished trial (SearchPolicy::reads_finished_trials: a plain
+  // sweep over grid, random or Sobol) a finished trial is its FinishedRecord (no
+  // params, only the objective's metrics). The journal holds every record whole.
+  std::vector<TrialRecord> trials;
 };
 
 // Runs (or resumes) the experiment with the real process runner, NVML probe and clock.

@@ -153,9 +153,10 @@ class SearchPolicy : public JobCalls {
   // Whether any call reads more of a finished trial (completed, pruned, or failed and
   // not run again in this run) than FinishedRecord keeps (trial.h: number, state,
   // objective, the objective's metrics, times, failure reason, no params). false: the
-  // loop keeps only that of each (issue 25: a 100,000-trial random sweep's run is then
-  // ~35 MB smaller); RunOutcome::trials then holds those, and the journal the whole
-  // records. A plain sweep or a scheduler over a sampler that reads no history.
+  // loop keeps only that of each (issue 25: with it, a 100,000-trial random sweep's run
+  // peaked at 56 MB instead of 100 MB, bench/README.md); RunOutcome::trials then holds
+  // those, and the journal the whole records. A plain sweep or a scheduler over a
+  // sampler that reads no history.
   virtual bool reads_finished_trials() const { return true; }
   // Trials still to run in this run, given the recorded ones (for the start line).
   virtual int ToRun(const std::vector<TrialRecord>& recorded) const;

@@ -33,8 +33,8 @@ constexpr int kSummaryRows = 10;
 // and when the reports can use a slice (one objective, no cv, NAS or scheduler) only the
 // top rows and groups of 100,000 trials are read (grouping every trial in memory, with
 // the run's records still held, was the run's peak, issue 25). Otherwise every record.
-// A journal that cannot be read back now leaves the run's records, as kept; the next
-// command says what is wrong with it.
+// A journal that cannot be opened now leaves the run's records, as kept (the next
+// command says what is wrong with it); one that opens but cannot be read is an error.
 Status PrintSummary(const ExperimentConfig& config, const ReportContext& context,
                     const std::filesystem::path& dir, std::vector<TrialRecord>& trials) {
   if (Expected<ExperimentView> view = ExperimentView::Open(dir)) {

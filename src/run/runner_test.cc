@@ -385,34 +385,26 @@ search_space:
 // objective and the objective's metrics, not its params or other metrics (at 100,000
 // trials those were most of the run's memory); the journal keeps them whole. TPE reads
 // its history, so a TPE run keeps every record whole.
-TEST(FinishedRecordsTest, APlainSweepKeepsFinishedTrialsSlimAndTpeKeepsThemWhole) {
-  for (const std::string sampler : {"random", "tpe"}) {
-    SCOPED_TRACE(sampler);
-    TempDir dir;
-    const auto path = dir.path() / "sweep.yaml";
-    WriteFile(path, std::string(kHeader) + R"(
+class FinishedRecordsTest : public RunnerTest {
+ protected:
+  // Each trial as the run kept it, beside the journal's whole record of it.
+  std::vector<std::pair<TrialRecord, TrialRecord>> KeptAndJournaled(const std::string& sampler) {
+    auto config = Config(std::string(kHeader) + R"(
 shell: true
 command: 'echo "{\"score\": "{{x}}", \"note\": \"a note\"}" >> "$GPUSWEEP_METRICS"'
 sampler: {type: )" + sampler + R"(, trials: 3, seed: 1}
 search_space:
   x: {type: uniform, low: 0, high: 1}
 )");
-    auto config = LoadConfig(path);
-    ASSERT_TRUE(config) << config.error().message;
-    FakeGpuProbe probe(0);
-    RealRunServices real(ProcessOptionsFor(*config, dir.path() / "exp", {}));
-    real.services.gpu_probe = &probe;
-    RunOptions options{dir.path() / "exp", std::nullopt, dir.path() / "python"};
-    RecordingObserver observer;
-    auto outcome = RunExperimentWith(*config, options, real.services, observer);
-    ASSERT_TRUE(outcome) << outcome.error().message;
-    auto journal = OpenJournal(dir.path() / "exp" / "gpusweep.db", JournalAccess::kReadOnly);
-    ASSERT_TRUE(journal) << journal.error().message;
-    auto whole = (*journal)->LoadTrials();
-    ASSERT_TRUE(whole) << whole.error().message;
-    ASSERT_EQ(outcome->trials.size(), 3u);
-    ASSERT_EQ(whole->size(), 3u);
-    for (std::size_t i = 0; i < 3; ++i) {
+    auto outcome = RunAsKept(config);
+    EXPECT_TRUE(outcome) << outcome.error().message;
+    auto whole = OpenReadOnly()->LoadTrials();
+    EXPECT_TRUE(whole) << whole.error().message;
+    std::vector<std::pair<TrialRecord, TrialRecord>> pairs;
+    if (!outcome || !whole) return pairs;
+    EXPECT_EQ(outcome->trials.size(), 3u);
+    EXPECT_EQ(whole->size(), 3u);
+    for (std::size_t i = 0; i < std::min(outcome->trials.size(), whole->size()); ++i) {
       const TrialRecord& kept = outcome->trials[i];
       const TrialRecord& journaled = (*whole)[i];
       EXPECT_EQ(kept.state, TrialState::kCompleted) << kept.failure_reason;
@@ -420,14 +412,27 @@ search_space:
       EXPECT_EQ(kept.last_metrics.value("score", Json()), journaled.last_metrics.value("score", Json()));
       EXPECT_TRUE(journaled.params.contains("x"));
       EXPECT_TRUE(journaled.last_metrics.contains("note"));
-      if (sampler == "random") {
-        EXPECT_TRUE(kept.params.is_null()) << kept.params.dump();
-        EXPECT_FALSE(kept.last_metrics.contains("note"));
-      } else {
-        EXPECT_EQ(kept.params, journaled.params);
-        EXPECT_EQ(kept.last_metrics, journaled.last_metrics);
-      }
+      pairs.emplace_back(kept, journaled);
     }
+    return pairs;
+  }
+};
+
+TEST_F(FinishedRecordsTest, APlainSweepKeepsOfAFinishedTrialNoParamsAndOnlyTheObjectivesMetrics) {
+  const auto pairs = KeptAndJournaled("random");
+  ASSERT_EQ(pairs.size(), 3u);
+  for (const auto& [kept, journaled] : pairs) {
+    EXPECT_TRUE(kept.params.is_null()) << kept.params.dump();
+    EXPECT_FALSE(kept.last_metrics.contains("note"));
+  }
+}
+
+TEST_F(FinishedRecordsTest, TpeReadsItsHistorySoItsRunKeepsEveryRecordWhole) {
+  const auto pairs = KeptAndJournaled("tpe");
+  ASSERT_EQ(pairs.size(), 3u);
+  for (const auto& [kept, journaled] : pairs) {
+    EXPECT_EQ(kept.params, journaled.params);
+    EXPECT_EQ(kept.last_metrics, journaled.last_metrics);
   }
 }
 

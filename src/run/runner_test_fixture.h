@@ -59,17 +59,21 @@ class RunnerTest : public ::testing::Test {
     return *config;
   }
   Expected<RunOutcome> Run(const ExperimentConfig& config, int gpus = 0, int cores = 2) {
+    return Whole(RunAsKept(config, gpus, cores));
+  }
+  // The outcome as the run returns it (RunOutcome::trials: what the run kept).
+  Expected<RunOutcome> RunAsKept(const ExperimentConfig& config, int gpus = 0, int cores = 2) {
     FakeGpuProbe probe(gpus);
     RealRunServices real(ProcessOptionsFor(config, experiment_dir(), {}));
     real.services.gpu_probe = &probe;
     real.services.usable_cores = cores;
     RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python"};
     observer_ = RecordingObserver{};
-    return Whole(RunExperimentWith(config, options, real.services, observer_));
+    return RunExperimentWith(config, options, real.services, observer_);
   }
   // `outcome` with every trial as the journal holds it, which is what the commands read:
   // the run itself keeps of a plain sweep's finished trials no params or other metrics
-  // (SearchPolicy::reads_finished_trials; RunnerTest.APlainSweepKeepsFinishedTrialsSlim).
+  // (SearchPolicy::reads_finished_trials; FinishedRecordsTest, runner_test.cc).
   Expected<RunOutcome> Whole(Expected<RunOutcome> outcome) {
     return Whole(std::move(outcome), experiment_dir());
   }

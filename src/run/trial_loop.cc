@@ -738,8 +738,8 @@ void TrialLoop::Store(const TrialRecord& record) {
 }
 
 TrialRecord TrialLoop::Kept(const TrialRecord& record) const {
-  // A failed trial reruns only in a later run, and then only with --retry-failed: that
-  // run's Restore is where it keeps its params.
+  // A failed trial runs again only in a later run with --retry-failed, whose Restore
+  // requeued it: there (from the constructor on) it keeps the params it reruns with.
   const bool retried = record.state == TrialState::kFailed &&
                        options_.failed_trials == FailedTrials::kRetry && policy_->Retriable(record);
   const bool finished = record.state == TrialState::kCompleted ||

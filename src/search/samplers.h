@@ -39,7 +39,7 @@ class GridSampler final : public Sampler {
   GridSampler(SearchSpace space, std::int64_t grid_size, int repeats);
   int total_trials() const override;
   Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
-  bool reads_history() const override { return false; }  // a function of (seed, number)
+  bool reads_history() const override { return false; }  // a function of the number
 
  private:
   SearchSpace space_;
