@@ -92,7 +92,8 @@ class SearchPolicy : public JobCalls {
   virtual bool checkpoints() const { return false; }
 
   // Once, after any replay of journaled calls and before the first NextJob, with every
-  // trial in the journal ordered by number (none running but re-attached jobs).
+  // trial in the journal ordered by number (none running but re-attached jobs); of a
+  // policy whose reads_finished_trials() is false, each finished one as FinishedRecord.
   // `failed` says whether failed trials run again (--retry-failed). Returns decisions
   // an earlier run made without recording them (cv: folds of a configuration that had
   // failed never run); the loop records them quietly, as that run counted them.

@@ -36,10 +36,15 @@ std::optional<std::string> GrowthKey(const Json& identity) {
 Expected<std::string> SweepShrinks(Journal& journal, const std::filesystem::path& dir,
                                    const std::string& key, const ExperimentConfig& config,
                                    int total_trials) {
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, journal.LoadTrials());
+  // Only the last recorded trial: loading all of them to read one number was the peak of
+  // resuming a 100,000-trial sweep (issue 25).
+  TrialQuery last;
+  last.order = TrialQuery::Order::kNumberDescending;
+  last.limit = 1;
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> latest, journal.QueryTrials(last));
   int planned = 0;
   if (Expected<ExperimentMeta> meta = ReadExperimentMeta(dir)) planned = meta->total_trials;
-  if (!trials.empty()) planned = std::max(planned, trials.back().number + 1);
+  if (!latest.empty()) planned = std::max(planned, latest.front().number + 1);
   if (total_trials >= planned) return std::string();
   if (key == "trials")
     return fmt::format("sampler.trials ({} -> {}) [a sweep may only grow: trials must be at "

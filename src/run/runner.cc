@@ -10,6 +10,7 @@
 #include "gpusweep/journal.h"
 #include "run/experiment_setup.h"
 #include "run/experiment_watch.h"
+#include "run/kept_trials.h"
 #include "run/reattach.h"
 #include "run/run_plan.h"
 #include "run/scheduler_journal.h"
@@ -56,7 +57,11 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
                                            services.wall_clock(), options.slow_disk_seconds));
   GS_ASSIGN_OR_RETURN(ExperimentWatch watch,
                       ExperimentWatch::Start(options.experiment_dir, kJournalFileName));
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> recorded, experiment.journal->LoadTrials());
+  // Of a plain sweep's finished trials, only what it reads, read one at a time (the
+  // resume of a 100,000-trial sweep held every whole record at once, issue 25).
+  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> recorded,
+                      KeptTrials(*plan.policy, config, options.failed_trials)
+                          .Load(*experiment.journal, plan.total_trials()));
   // Jobs a dead run left on a cluster are followed again, not run twice.
   std::vector<AttachedJob> attached = ReattachJobs(*services.processes, recorded);
   const int attached_total = static_cast<int>(attached.size());

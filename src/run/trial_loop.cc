@@ -34,23 +34,16 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
       policy_(plan.policy.get()), journal_(journal), trials_(std::move(recorded)),
       gpu_slots_(plan.gpus, config.resources, services, observer, pending_),
       poll_interval_(policy_->judges_reports() ? kVerdictPollInterval : kPollInterval),
-      failures_(config.max_failures, policy_->failure_words().unit, policy_->failure_words().rerun) {
+      failures_(config.max_failures, policy_->failure_words().unit, policy_->failure_words().rerun),
+      kept_(*plan.policy, config, options.failed_trials) {
   assert(policy_ != nullptr);
   for (AttachedJob& job : attached) Attach(std::move(job));
   // What an earlier run decided without recording it (e.g. trials that were never to
   // run) is recorded quietly: that run counted it.
   for (const Decision& dropped : policy_->Restore(trials_, options_.failed_trials))
     RecordNotRun(dropped.trial, dropped.reason, Notice::kQuiet);
-  if (!policy_->reads_finished_trials()) {
-    finished_metrics_ = ObjectiveOf(config_).MetricNames();
-    // Of the earlier runs' trials, those that do not run again shrink now (Restore has
-    // seen them whole); a failed trial that --retry-failed reruns keeps its params.
-    for (TrialRecord& trial : trials_) trial = Kept(trial);
-  }
-  // Every trial gets a record: one allocation, not a doubling (whose copy was the run's
-  // peak at 100,000 trials). Only touched pages count, so a large bound costs nothing.
-  constexpr int kReserveAtMost = 1 << 22;
-  trials_.reserve(static_cast<std::size_t>(std::min(plan_.total_trials(), kReserveAtMost)));
+  // Every trial gets a record, in one allocation (KeptTrials::Load made it already).
+  trials_.reserve(TrialCapacity(plan_.total_trials()));
 }
 
 RunInfo TrialLoop::Info(bool resumed) const {
@@ -733,20 +726,8 @@ double TrialLoop::WaitTimeout() const {
 void TrialLoop::Store(const TrialRecord& record) {
   auto it = std::lower_bound(trials_.begin(), trials_.end(), record.number,
                              [](const TrialRecord& t, int n) { return t.number < n; });
-  if (it != trials_.end() && it->number == record.number) *it = Kept(record);
-  else trials_.insert(it, Kept(record));
-}
-
-TrialRecord TrialLoop::Kept(const TrialRecord& record) const {
-  // A failed trial runs again only in a later run with --retry-failed, whose Restore
-  // requeued it: there (from the constructor on) it keeps the params it reruns with.
-  const bool retried = record.state == TrialState::kFailed &&
-                       options_.failed_trials == FailedTrials::kRetry && policy_->Retriable(record);
-  const bool finished = record.state == TrialState::kCompleted ||
-                        record.state == TrialState::kPruned ||
-                        (record.state == TrialState::kFailed && !retried);
-  if (!finished_metrics_ || !finished) return record;
-  return FinishedRecord(record, *finished_metrics_);
+  if (it != trials_.end() && it->number == record.number) *it = kept_.Keep(record);
+  else trials_.insert(it, kept_.Keep(record));
 }
 
 const TrialRecord* TrialLoop::Find(int number) const {

@@ -19,6 +19,7 @@
 #include "run/experiment_watch.h"
 #include "run/failure_budget.h"
 #include "run/gpu_slots.h"
+#include "run/kept_trials.h"
 #include "run/metrics_reader.h"
 #include "run/reattach.h"
 #include "run/run_plan.h"
@@ -32,7 +33,8 @@ namespace gpusweep {
 
 class TrialLoop {
  public:
-  // `recorded`: every trial in the journal (none left kRunning), ordered by number.
+  // `recorded`: every trial in the journal (none left kRunning), ordered by number, as
+  // KeptTrials keeps them (KeptTrials::Load).
   // `attached`: running jobs of a dead earlier run that the process runner follows
   // again (ReattachJobs); the loop supervises them as if it had started them.
   TrialLoop(const ExperimentConfig& config, const RunOptions& options, RunServices& services,
@@ -160,9 +162,6 @@ class TrialLoop {
   void BeginInterrupt(int signal, std::vector<ProcessEvent>& exited);
   double WaitTimeout() const;
   void Store(const TrialRecord& record);
-  // What Store keeps of `record`: the whole record, or FinishedRecord's part of a
-  // finished one when the policy reads no finished trial (issue 25).
-  TrialRecord Kept(const TrialRecord& record) const;
   const TrialRecord* Find(int number) const;
 
   const ExperimentWatch* watch_;        // nullptr: not watched (tests)
@@ -175,9 +174,6 @@ class TrialLoop {
   Journal& journal_;
 
   std::vector<TrialRecord> trials_;     // recorded trials, ordered by number
-  // Of a finished trial, only FinishedRecord with these metrics (the objective's and
-  // the constraints') when the policy reads no finished trial; empty optional: whole.
-  std::optional<std::vector<std::string>> finished_metrics_;
   std::map<ProcessId, Active> active_;
   GpuSlots gpu_slots_;                  // GPUs: sharing, memory checks, quarantine
   int cpu_slots_in_use_ = 0;
@@ -198,6 +194,7 @@ class TrialLoop {
   SerialWorker sync_worker_;        // runs them; declared after syncs_, so joined first
   TrialStager stager_{ExperimentFiles{options_.experiment_dir}.trials_dir()};  // launches ahead: their directories
   FailureBudget failures_;              // max_failures: stops new launches once reached
+  KeptTrials kept_;                     // what Store keeps of each record (issue 25)
 };
 
 }  // namespace gpusweep
