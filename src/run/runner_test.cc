@@ -436,5 +436,40 @@ TEST_F(FinishedRecordsTest, TpeReadsItsHistorySoItsRunKeepsEveryRecordWhole) {
   }
 }
 
+// A resume reads the earlier runs' finished trials one at a time and keeps each as the run
+// that recorded them would (KeptTrials::Load): the resume of a 100,000-trial sweep held
+// every whole record at once. Extended from 3 to 5 trials, the run keeps all five without
+// params and runs only the two new ones, which draw what they would have drawn at once.
+TEST_F(FinishedRecordsTest, AResumedPlainSweepKeepsTheEarlierRunsTrialsAsFinishedRecordsToo) {
+  auto yaml = [](int trials) {
+    return std::string(kHeader) + fmt::format(R"(
+shell: true
+command: 'echo "{{\"score\": "{{{{x}}}}", \"note\": \"a note\"}}" >> "$GPUSWEEP_METRICS"'
+sampler: {{type: random, trials: {}, seed: 1}}
+search_space:
+  x: {{type: uniform, low: 0, high: 1}}
+)", trials);
+  };
+  ASSERT_TRUE(RunAsKept(Config(yaml(3))));
+  auto resumed = RunAsKept(Config(yaml(5)));
+  ASSERT_TRUE(resumed) << resumed.error().message;
+  EXPECT_EQ(observer_.started, (std::vector<int>{3, 4}));
+  auto whole = OpenReadOnly()->LoadTrials();
+  ASSERT_TRUE(whole) << whole.error().message;
+  ASSERT_EQ(resumed->trials.size(), 5u);
+  ASSERT_EQ(whole->size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    const TrialRecord& kept = resumed->trials[i];
+    const TrialRecord& journaled = (*whole)[i];
+    EXPECT_EQ(kept.number, journaled.number);
+    EXPECT_EQ(kept.state, TrialState::kCompleted) << kept.failure_reason;
+    EXPECT_EQ(kept.objective, journaled.objective);
+    EXPECT_TRUE(kept.params.is_null()) << i << ": " << kept.params.dump();
+    EXPECT_FALSE(kept.last_metrics.contains("note")) << i;
+    EXPECT_TRUE(journaled.params.contains("x")) << i;
+    EXPECT_EQ(journaled.objective, journaled.params.value("x", -1.0)) << i;
+  }
+}
+
 }  // namespace
 }  // namespace gpusweep
