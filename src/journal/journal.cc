@@ -354,8 +354,10 @@ Expected<std::vector<TrialRecord>> SqliteJournal::LoadTrials() {
 Expected<std::optional<TrialRecord>> SqliteJournal::LoadTrial(int number) {
   GS_ASSIGN_OR_RETURN(
       auto row,
-      db_.Prepare(fmt::format("SELECT {} FROM trials WHERE number = ?1", TrialColumns()),
-                  fmt::format("load trial {}", number)));
+      // Cached: `best` of a Pareto front loads each member, 1,763 of 100,000 trials, and
+      // compiling the statement each time was a tenth of its time (issue 25).
+      db_.PrepareCached(fmt::format("SELECT {} FROM trials WHERE number = ?1", TrialColumns()),
+                        fmt::format("load trial {}", number)));
   row.Bind(1, number);
   GS_ASSIGN_OR_RETURN(const bool found, row.Step());
   if (!found) return std::optional<TrialRecord>();

@@ -196,10 +196,20 @@ TEST(TrialQueriesTest, StreamedReadsVisitWhatTheLoadsReturnAndStopAtAVisitsError
   TrialRecord fine = Trial(6, TrialState::kCompleted, 0.25, Json{{"x", 6}});
   fine.last_metrics = Json{{"acc", 0.75}, {"size", 12}, {"other", 2}};
   ASSERT_TRUE(journal.UpsertTrial(fine));
+  // A number in exponent form is one; a string of digits or an object is not.
+  TrialRecord signed_exponent = Trial(7, TrialState::kCompleted, 0.125, Json{{"x", 7}});
+  signed_exponent.last_metrics = Json::parse(R"({"acc": -1.5e3, "size": {"n": 1}, "other": "12"})");
+  ASSERT_TRUE(journal.UpsertTrial(signed_exponent));
+  for (const auto& records : {journal.LoadRankingRecords({"acc", "size", "other"}),
+                              journal.Journal::LoadRankingRecords({"acc", "size", "other"})}) {
+    ASSERT_TRUE(records);
+    ASSERT_EQ(records->size(), 7u);
+    EXPECT_EQ(records->at(6).last_metrics, (Json{{"acc", -1500.0}})) << records->at(6).last_metrics.dump();
+  }
   for (const auto& records : {journal.LoadRankingRecords({"acc", "size"}),
                               journal.Journal::LoadRankingRecords({"acc", "size"})}) {
     ASSERT_TRUE(records);
-    EXPECT_EQ(Numbers(*records), (std::vector<int>{0, 1, 2, 3, 5, 6}));
+    EXPECT_EQ(Numbers(*records), (std::vector<int>{0, 1, 2, 3, 5, 6, 7}));
     EXPECT_EQ(records->at(4).last_metrics, Json::object());
     EXPECT_EQ(records->at(5).last_metrics.at("acc").get<double>(), 0.75);
     EXPECT_EQ(records->at(5).last_metrics.at("size").get<double>(), 12.0);

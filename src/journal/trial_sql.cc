@@ -1,6 +1,9 @@
 #include "journal/trial_sql.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <string>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,6 +15,20 @@ namespace {
 
 // A completed trial with an objective (a NaN objective is stored as NULL).
 constexpr std::string_view kSqlRanked = "(state = 'completed' AND objective IS NOT NULL)";
+
+// The number a JSON value's text `text` is, or nullopt when it is another kind of value
+// (a string, true/false, null, an object) or empty (no such member). JSON numbers begin
+// with '-' or a digit, nothing else does. Out of double's range it is +-inf, as strtod
+// (and so nlohmann's parser) gives.
+std::optional<double> JsonNumber(std::string_view text) {
+  if (text.empty() || !(text.front() == '-' || (text.front() >= '0' && text.front() <= '9')))
+    return std::nullopt;
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error == std::errc::result_out_of_range) return std::strtod(std::string(text).c_str(), nullptr);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
 
 }  // namespace
 
@@ -172,17 +189,15 @@ Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(
 
 Expected<std::optional<std::vector<TrialRecord>>> SqlLoadRankingRecords(
     sqlite::Database& db, const std::vector<std::string>& metrics) {
-  // Each metric as its number or NULL, extracted inside SQLite (no JSON parsed here).
+  // Each metric as its JSON text, cut out inside SQLite with `->` and read here as a
+  // number only when it is one (JsonNumber): one parse of last_metrics per metric, where
+  // json_type and json_extract were two (89 against 234 ms for two metrics at 100,000).
   // '+state': a scan in number order; through trials_by_state most rows would be looked
   // up one by one and then sorted, twice the time (482 ms against 242 at 100,000).
   std::vector<std::string> columns;
   for (const std::string& name : metrics) {
     if (name.find('"') != std::string::npos) return std::optional<std::vector<TrialRecord>>();
-    const std::string path = fmt::format("'$.\"{}\"'", name);
-    columns.push_back(fmt::format(
-        "CASE WHEN json_type(last_metrics, {0}) IN ('integer', 'real') THEN "
-        "json_extract(last_metrics, {0}) END",
-        path));
+    columns.push_back(fmt::format("last_metrics -> '$.\"{}\"'", name));
   }
   GS_ASSIGN_OR_RETURN(
       auto rows,
@@ -208,7 +223,7 @@ Expected<std::optional<std::vector<TrialRecord>>> SqlLoadRankingRecords(
     r.start_time = rows.Double(4);
     r.end_time = rows.Double(5);
     for (std::size_t i = 0; i < metrics.size(); ++i)
-      if (const std::optional<double> value = rows.OptionalDouble(static_cast<int>(i) + 6))
+      if (const std::optional<double> value = JsonNumber(rows.TextView(static_cast<int>(i) + 6)))
         r.last_metrics[metrics[i]] = *value;
   }
   return std::optional<std::vector<TrialRecord>>(std::move(records));
