@@ -23,11 +23,18 @@ std::size_t ParetoDimension(std::span<const LossPoint> points) {
   return m;
 }
 
-std::vector<LossPoint> ParetoCleanPoints(std::span<const LossPoint> points) {
-  std::vector<LossPoint> clean(points.begin(), points.end());
-  for (LossPoint& p : clean)
+// `points` with NaN as +inf: the points themselves when none is NaN (no copy, which of
+// 100,000 trials' points is 100,000 allocations, issue 25), else a copy put in `storage`.
+std::span<const LossPoint> ParetoCleanPoints(std::span<const LossPoint> points,
+                                             std::vector<LossPoint>& storage) {
+  const bool has_nan = std::any_of(points.begin(), points.end(), [](const LossPoint& p) {
+    return std::any_of(p.begin(), p.end(), [](double v) { return std::isnan(v); });
+  });
+  if (!has_nan) return points;
+  storage.assign(points.begin(), points.end());
+  for (LossPoint& p : storage)
     for (double& v : p) v = ParetoLoss(v);
-  return clean;
+  return storage;
 }
 
 // a dominates b: no worse in every loss, better in one (NaN-free input).
@@ -40,7 +47,7 @@ bool ParetoDominates(const LossPoint& a, const LossPoint& b) {
   return better;
 }
 
-std::vector<int> RanksOneLoss(const std::vector<LossPoint>& p) {
+std::vector<int> RanksOneLoss(std::span<const LossPoint> p) {
   std::vector<int> order(p.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p[a][0] < p[b][0]; });
@@ -57,7 +64,7 @@ std::vector<int> RanksOneLoss(const std::vector<LossPoint>& p) {
 // member does not dominate it. That last member has the front's smallest loss 1 so far
 // and fronts' last loss 1 grow with the front, so the first such front is found by
 // binary search.
-std::vector<int> RanksTwoLosses(const std::vector<LossPoint>& p) {
+std::vector<int> RanksTwoLosses(std::span<const LossPoint> p) {
   std::vector<int> order(p.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -85,7 +92,7 @@ std::vector<int> RanksTwoLosses(const std::vector<LossPoint>& p) {
 
 // Deb 2002's fast non-dominated sort: how many points dominate each, and whom each
 // dominates; fronts peel off as the counts reach 0.
-std::vector<int> RanksManyLosses(const std::vector<LossPoint>& p) {
+std::vector<int> RanksManyLosses(std::span<const LossPoint> p) {
   const std::size_t n = p.size();
   std::vector<int> dominated_count(n, 0);
   std::vector<std::vector<int>> dominates(n);
@@ -198,7 +205,8 @@ double HypervolumeOf(std::vector<LossPoint> p, std::span<const double> ref) {
 std::vector<int> NonDominatedRanks(std::span<const LossPoint> points) {
   const std::size_t m = pareto_detail::ParetoDimension(points);
   if (m == 0) return {};
-  const std::vector<LossPoint> p = pareto_detail::ParetoCleanPoints(points);
+  std::vector<LossPoint> storage;
+  const std::span<const LossPoint> p = pareto_detail::ParetoCleanPoints(points, storage);
   if (m == 1) return pareto_detail::RanksOneLoss(p);
   if (m == 2) return pareto_detail::RanksTwoLosses(p);
   return pareto_detail::RanksManyLosses(p);
@@ -206,17 +214,17 @@ std::vector<int> NonDominatedRanks(std::span<const LossPoint> points) {
 
 std::vector<int> ConstrainedRanks(std::span<const LossPoint> points, std::span<const double> violations) {
   assert(points.size() == violations.size());
-  std::vector<LossPoint> feasible;
   std::vector<int> feasible_index, infeasible_index;
   for (std::size_t i = 0; i < points.size(); ++i) {
     assert(!(violations[i] < 0) && "a violation is >= 0");
-    if (violations[i] == 0) {
-      feasible.push_back(points[i]);
-      feasible_index.push_back(static_cast<int>(i));
-    } else {
-      infeasible_index.push_back(static_cast<int>(i));
-    }
+    (violations[i] == 0 ? feasible_index : infeasible_index).push_back(static_cast<int>(i));
   }
+  // Every point feasible (no constraints, the usual case): ranked in place, not copied,
+  // which at 100,000 points is 100,000 allocations fewer (issue 25).
+  if (infeasible_index.empty()) return NonDominatedRanks(points);
+  std::vector<LossPoint> feasible;
+  feasible.reserve(feasible_index.size());
+  for (int i : feasible_index) feasible.push_back(points[i]);
   std::vector<int> ranks(points.size(), 0);
   const std::vector<int> feasible_ranks = NonDominatedRanks(feasible);
   int fronts = 0;
@@ -239,7 +247,8 @@ std::vector<double> CrowdingDistances(std::span<const LossPoint> points, std::sp
   const std::size_t m = pareto_detail::ParetoDimension(points);
   std::vector<double> distance(points.size(), 0);
   if (m == 0) return distance;
-  const std::vector<LossPoint> p = pareto_detail::ParetoCleanPoints(points);
+  std::vector<LossPoint> storage;
+  const std::span<const LossPoint> p = pareto_detail::ParetoCleanPoints(points, storage);
   std::vector<std::vector<int>> fronts;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     assert(ranks[i] >= 0);
