@@ -42,7 +42,8 @@ TrialLoop::TrialLoop(const ExperimentConfig& config, const RunOptions& options,
   // run) is recorded quietly: that run counted it.
   for (const Decision& dropped : policy_->Restore(trials_, options_.failed_trials))
     RecordNotRun(dropped.trial, dropped.reason, Notice::kQuiet);
-  // Every trial gets a record, in one allocation (KeptTrials::Load made it already).
+  // Every trial gets a record, in one allocation: KeptTrials::Load reserved it when it read
+  // the trials one at a time; a whole load (LoadTrials) is reserved here.
   trials_.reserve(TrialCapacity(plan_.total_trials()));
 }
 
