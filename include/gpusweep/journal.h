@@ -158,12 +158,16 @@ class Journal {
   virtual Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(
       std::optional<int> trial = std::nullopt) = 0;
   // Scheduler events with seq > `after_seq`, in seq order: what a reader following a
-  // run (the dashboard's rung lines) has not seen yet, without re-reading the rest.
+  // run (the dashboard's rung lines) has not seen yet, without re-reading the rest. At
+  // most `limit` (< 0: all): a reader of 150,000 events (a 100,000-trial ASHA sweep, a
+  // JSON object each) takes them in pieces rather than 200 MB at once.
   // This default filters LoadSchedulerEvents(); the SQLite journal asks SQLite.
   virtual Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEventsAfter(
-      std::int64_t after_seq) {
+      std::int64_t after_seq, std::int64_t limit) {
     auto events = LoadSchedulerEvents();
-    if (events) std::erase_if(*events, [after_seq](const auto& e) { return e.seq <= after_seq; });
+    if (!events) return events;
+    std::erase_if(*events, [after_seq](const auto& e) { return e.seq <= after_seq; });
+    if (limit >= 0 && events->size() > static_cast<std::size_t>(limit)) events->resize(limit);
     return events;
   }
 
@@ -176,9 +180,12 @@ class Journal {
   // Every trial's intermediate results appended after `after_cursor` (0: from the
   // first), in append order, each reduced to the number under its top-level `key`.
   // The key is extracted inside SQLite (its JSON functions), so a reader polling a
-  // 200,000-row journal with the last cursor it saw reads only the new rows.
+  // 200,000-row journal with the last cursor it saw reads only the new rows. At most
+  // `limit` rows: a reader of 2,000,000 takes them in pieces (each the cursor of the last
+  // it got), never holding them all at once.
   virtual Expected<std::vector<MetricPoint>> LoadMetricPoints(std::string_view key,
-                                                              std::int64_t after_cursor) = 0;
+                                                              std::int64_t after_cursor,
+                                                              std::int64_t limit) = 0;
 
   // Reads that cost what they return (issue 25: status and best on 100,000 trials).
   // The defaults compute them from LoadTrials(); the SQLite journal asks SQLite (an

@@ -20,17 +20,18 @@ class ForwardingJournal : public Journal {
   Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(std::optional<int> t) override {
     return inner_->LoadSchedulerEvents(t);
   }
-  Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEventsAfter(std::int64_t s) override {
-    return inner_->LoadSchedulerEventsAfter(s);
+  Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEventsAfter(std::int64_t s,
+                                                                      std::int64_t limit) override {
+    return inner_->LoadSchedulerEventsAfter(s, limit);
   }
   Expected<std::vector<TrialRecord>> LoadTrials() override { return inner_->LoadTrials(); }
   Expected<std::optional<TrialRecord>> LoadTrial(int n) override { return inner_->LoadTrial(n); }
   Expected<std::vector<IntermediateResult>> LoadResults(int t) override {
     return inner_->LoadResults(t);
   }
-  Expected<std::vector<MetricPoint>> LoadMetricPoints(std::string_view key,
-                                                      std::int64_t after) override {
-    return inner_->LoadMetricPoints(key, after);
+  Expected<std::vector<MetricPoint>> LoadMetricPoints(std::string_view key, std::int64_t after,
+                                                      std::int64_t limit) override {
+    return inner_->LoadMetricPoints(key, after, limit);
   }
   Expected<TrialCounts> CountTrials() override { return inner_->CountTrials(); }
   Expected<std::vector<TrialRecord>> QueryTrials(const TrialQuery& q) override {

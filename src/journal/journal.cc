@@ -88,12 +88,13 @@ class SqliteJournal final : public Journal {
   Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEvents(
       std::optional<int> trial) override;
   Expected<std::vector<SchedulerEventRecord>> LoadSchedulerEventsAfter(
-      std::int64_t after_seq) override;
+      std::int64_t after_seq, std::int64_t limit) override;
   Expected<std::vector<TrialRecord>> LoadTrials() override;
   Expected<std::optional<TrialRecord>> LoadTrial(int number) override;
   Expected<std::vector<IntermediateResult>> LoadResults(int trial) override;
   Expected<std::vector<MetricPoint>> LoadMetricPoints(std::string_view key,
-                                                      std::int64_t after_cursor) override;
+                                                      std::int64_t after_cursor,
+                                                      std::int64_t limit) override;
   Expected<TrialCounts> CountTrials() override { return journal::SqlCountTrials(db_, version_); }
   Expected<std::vector<TrialRecord>> QueryTrials(const TrialQuery& query) override {
     std::vector<TrialRecord> trials;
@@ -134,9 +135,11 @@ class SqliteJournal final : public Journal {
   Expected<std::vector<Json>> LoadEvents(std::string_view kind) override;
 
  private:
-  // Scheduler events matching `where` ("" or a condition on ?1 = `bound`), by seq.
+  // Scheduler events matching `where` ("" or a condition on ?1 = `bound`), by seq; at
+  // most `limit` (< 0: all).
   Expected<std::vector<SchedulerEventRecord>> QuerySchedulerEvents(std::string_view where,
-                                                                   std::int64_t bound);
+                                                                   std::int64_t bound,
+                                                                   std::int64_t limit = -1);
   bool unsynced_ = false;  // a kAtSync commit is not yet fsync'ed
   UniqueFd wal_;           // the WAL, opened at the first Sync
   // The statements of each write, inside the caller's transaction.
@@ -275,19 +278,19 @@ Expected<std::vector<SchedulerEventRecord>> SqliteJournal::LoadSchedulerEvents(
 }
 
 Expected<std::vector<SchedulerEventRecord>> SqliteJournal::LoadSchedulerEventsAfter(
-    std::int64_t after_seq) {
-  return QuerySchedulerEvents("WHERE seq > ?1", after_seq);
+    std::int64_t after_seq, std::int64_t limit) {
+  return QuerySchedulerEvents("WHERE seq > ?1", after_seq, limit);
 }
 
 Expected<std::vector<SchedulerEventRecord>> SqliteJournal::QuerySchedulerEvents(
-    std::string_view where, std::int64_t bound) {
+    std::string_view where, std::int64_t bound, std::int64_t limit) {
   std::vector<SchedulerEventRecord> events;
   if (version_ < 2) return events;
   constexpr std::string_view kWhat = "load scheduler events";
   GS_ASSIGN_OR_RETURN(
       auto rows, db_.Prepare(fmt::format("SELECT seq, time, trial, kind, detail FROM "
-                                         "scheduler_events {} ORDER BY seq",
-                                         where),
+                                         "scheduler_events {} ORDER BY seq LIMIT {}",
+                                         where, limit),
                              kWhat));
   if (!where.empty()) rows.Bind(1, bound);
   while (true) {
@@ -420,16 +423,17 @@ Status SqliteJournal::InSnapshot(const std::function<Status()>& reads) {
 }
 
 Expected<std::vector<MetricPoint>> SqliteJournal::LoadMetricPoints(std::string_view key,
-                                                                   std::int64_t after_cursor) {
+                                                                   std::int64_t after_cursor,
+                                                                   std::int64_t limit) {
   // json_each rather than a JSON path: a path cannot quote every key a trial may report.
   GS_ASSIGN_OR_RETURN(
       auto rows,
       db_.Prepare("SELECT r.rowid, r.trial, r.attempt, r.step, "
                   "(SELECT j.value FROM json_each(r.\"values\") AS j "
                   " WHERE j.key = ?2 AND j.type IN ('integer', 'real')) "
-                  "FROM results AS r WHERE r.rowid > ?1 ORDER BY r.rowid",
+                  "FROM results AS r WHERE r.rowid > ?1 ORDER BY r.rowid LIMIT ?3",
                   fmt::format("load '{}' of results after {}", key, after_cursor)));
-  rows.Bind(1, after_cursor).Bind(2, key);
+  rows.Bind(1, after_cursor).Bind(2, key).Bind(3, limit);
   std::vector<MetricPoint> points;
   while (true) {
     GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());

@@ -224,11 +224,15 @@ TEST_F(JournalAccessTest, SchedulerEventsKeepTheirOrderAndCommitWithResults) {
   ASSERT_TRUE(of_one);
   ASSERT_EQ(of_one->size(), 2u);
   EXPECT_EQ((*of_one)[1].detail["i"], 3);
-  auto newer = writer->LoadSchedulerEventsAfter((*all)[1].seq);  // a reader's cursor
+  auto newer = writer->LoadSchedulerEventsAfter((*all)[1].seq, -1);  // a reader's cursor
   ASSERT_TRUE(newer);
   ASSERT_EQ(newer->size(), 2u);
   EXPECT_EQ((*newer)[0].detail["i"], 2);
-  EXPECT_TRUE(writer->LoadSchedulerEventsAfter((*all)[3].seq)->empty());
+  EXPECT_TRUE(writer->LoadSchedulerEventsAfter((*all)[3].seq, -1)->empty());
+  auto piece = writer->LoadSchedulerEventsAfter(0, 3);  // at most 3, from the first
+  ASSERT_TRUE(piece);
+  ASSERT_EQ(piece->size(), 3u);
+  EXPECT_EQ(piece->back().detail["i"], 2);
 }
 
 TEST_F(JournalAccessTest, ForeignSqliteFileIsRefusedAndLeftAlone) {

@@ -333,7 +333,7 @@ TEST_F(JournalTest, MetricPointsFollowTheAppendOrderFromACursor) {
   ASSERT_TRUE(journal_->AppendResults({Result(1, 1, 0, {{"a \"quoted\" key", 0.5}}),
                                        Result(0, 1, 0, {{"a \"quoted\" key", 3}}),
                                        Result(0, 1, 1, {{"a \"quoted\" key", "text"}})}));
-  auto all = journal_->LoadMetricPoints("a \"quoted\" key", 0);
+  auto all = journal_->LoadMetricPoints("a \"quoted\" key", 0, 1000);
   ASSERT_TRUE(all) << all.error().message;
   ASSERT_EQ(all->size(), 3u);
   EXPECT_EQ((*all)[0].trial, 1);  // append order, not trial order
@@ -343,11 +343,21 @@ TEST_F(JournalTest, MetricPointsFollowTheAppendOrderFromACursor) {
   EXPECT_LT((*all)[0].cursor, (*all)[1].cursor);
 
   ASSERT_TRUE(journal_->AppendResults({Result(1, 1, 1, {{"other", 1.0}})}));
-  auto newer = journal_->LoadMetricPoints("a \"quoted\" key", (*all)[2].cursor);
+  auto newer = journal_->LoadMetricPoints("a \"quoted\" key", (*all)[2].cursor, 1000);
   ASSERT_TRUE(newer) << newer.error().message;
   ASSERT_EQ(newer->size(), 1u);  // only the new row travels
   EXPECT_EQ((*newer)[0].step, 1);
   EXPECT_FALSE((*newer)[0].value.has_value());
+
+  // A limit gives the first rows past the cursor; the next piece starts at the last.
+  auto piece = journal_->LoadMetricPoints("a \"quoted\" key", 0, 2);
+  ASSERT_TRUE(piece) << piece.error().message;
+  ASSERT_EQ(piece->size(), 2u);
+  EXPECT_EQ((*piece)[1].cursor, (*all)[1].cursor);
+  auto rest = journal_->LoadMetricPoints("a \"quoted\" key", piece->back().cursor, 2);
+  ASSERT_TRUE(rest);
+  ASSERT_EQ(rest->size(), 2u);
+  EXPECT_EQ((*rest)[0].cursor, (*all)[2].cursor);
 }
 
 }  // namespace

@@ -129,12 +129,14 @@ Expected<std::vector<SchedulerEventRecord>> ExperimentView::SchedulerEvents(int 
   return journal_->LoadSchedulerEvents(trial);
 }
 
-Expected<std::vector<SchedulerEventRecord>> ExperimentView::SchedulerEventsAfter(std::int64_t seq) {
-  return journal_->LoadSchedulerEventsAfter(seq);
+Expected<std::vector<SchedulerEventRecord>> ExperimentView::SchedulerEventsAfter(std::int64_t seq,
+                                                                              std::int64_t limit) {
+  return journal_->LoadSchedulerEventsAfter(seq, limit);
 }
 
-Expected<std::vector<MetricPoint>> ExperimentView::ObjectivePoints(std::int64_t cursor) {
-  return journal_->LoadMetricPoints(meta_.metric.name, cursor);
+Expected<std::vector<MetricPoint>> ExperimentView::ObjectivePoints(std::int64_t cursor,
+                                                                   std::int64_t limit) {
+  return journal_->LoadMetricPoints(meta_.metric.name, cursor, limit);
 }
 
 Expected<std::vector<Json>> ExperimentView::Events(std::string_view kind) {

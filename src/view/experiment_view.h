@@ -94,9 +94,12 @@ class ExperimentView {
   // Every intermediate result of `trials`, trial by trial (the learning-curve exports).
   Expected<std::vector<IntermediateResult>> Results(const std::vector<TrialRecord>& trials);
   Expected<std::vector<SchedulerEventRecord>> SchedulerEvents(int trial);
-  Expected<std::vector<SchedulerEventRecord>> SchedulerEventsAfter(std::int64_t seq);
-  // The objective metric's reported values past `cursor` (Journal::LoadMetricPoints).
-  Expected<std::vector<MetricPoint>> ObjectivePoints(std::int64_t cursor);
+  // Past `seq`, at most `limit` (< 0: all; Journal::LoadSchedulerEventsAfter).
+  Expected<std::vector<SchedulerEventRecord>> SchedulerEventsAfter(std::int64_t seq,
+                                                                   std::int64_t limit = -1);
+  // The objective metric's reported values past `cursor`, at most `limit` of them
+  // (Journal::LoadMetricPoints).
+  Expected<std::vector<MetricPoint>> ObjectivePoints(std::int64_t cursor, std::int64_t limit);
   Expected<std::vector<Json>> Events(std::string_view kind);
   // Changes whenever a writer commits (Journal::DataVersion): when to read again.
   Expected<std::int64_t> DataVersion();

@@ -159,7 +159,7 @@ TEST(ExperimentViewTest, ReadsTrialsResultsAndEventsFromTheJournal) {
   ASSERT_TRUE(all);
   EXPECT_EQ(all->size(), 2u + 2u + 4u);
 
-  auto points = view.ObjectivePoints(0);
+  auto points = view.ObjectivePoints(0, 1000);
   ASSERT_TRUE(points);
   ASSERT_EQ(points->size(), all->size());
   EXPECT_FALSE(points->back().value);  // the report without "acc"

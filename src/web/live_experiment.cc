@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
+#include <functional>
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include <fmt/format.h>
@@ -47,6 +50,29 @@ bool IsSettled(TrialState state) {
 std::string_view ExperimentStateName(bool run_alive, long unfinished) {
   if (run_alive) return "running";
   return unfinished > 0 ? "interrupted" : "finished";
+}
+
+std::uint64_t ChangeStamp(const TrialRecord& trial) {
+  // FNV-1a over what changes in a trial's row once it has started (its params do not).
+  std::uint64_t hash = 14695981039346656037ull;
+  auto mix = [&hash](const auto& value) {
+    unsigned char bytes[sizeof value];
+    std::memcpy(bytes, &value, sizeof value);
+    for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
+  };
+  mix(static_cast<int>(trial.state));
+  mix(trial.attempt);
+  mix(trial.objective.value_or(-0.0));
+  mix(trial.objective.has_value());
+  mix(trial.end_time);
+  mix(trial.budget.value_or(-0.0));
+  mix(trial.rung);
+  mix(trial.bracket);
+  mix(trial.exit_code.value_or(-1));
+  mix(trial.term_signal.value_or(-1));
+  mix(trial.failure_reason.size());
+  mix(trial.last_metrics.size());
+  return hash;
 }
 
 Json TrialJson(const TrialRecord& trial) {
@@ -128,42 +154,84 @@ Status LiveExperiment::RefreshLocked() {
   GS_ASSIGN_OR_RETURN(const std::int64_t version, view_.DataVersion());
   if (data_version_ && *data_version_ == version) return {};
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view_.Trials());
-  GS_ASSIGN_OR_RETURN(std::vector<MetricPoint> points,
-                      view_.ObjectivePoints(points_cursor_));
   const std::int64_t revision = revision_ + 1;
-  bool changed = false;
+  const std::int64_t generation = charted_.generation();
+  UpdateChartedLocked(trials);
+  // A held trial's text is kept and compared; one the page is not sent is compared by
+  // its stamp alone (its text would be 100,000 dumps a refresh at 100,000 trials), and
+  // gets its text when it joins the sample, which counts as a change: it is sent then.
+  bool changed = trials.size() != records_.size();
   std::vector<TrialText> texts;
   texts.reserve(trials.size());
   std::size_t old = 0;
   for (const TrialRecord& trial : trials) {
     while (old < records_.size() && records_[old].number < trial.number) ++old;
-    std::string text = TrialJson(trial).dump(-1, ' ', false, Json::error_handler_t::replace);
-    const bool same = old < records_.size() && records_[old].number == trial.number &&
-                      texts_[old].json == text;
+    const TrialText* before =
+        old < records_.size() && records_[old].number == trial.number ? &texts_[old] : nullptr;
+    TrialText text{"", 0, ChangeStamp(trial)};
+    if (charted_.Holds(trial.number))
+      text.json = TrialJson(trial).dump(-1, ' ', false, Json::error_handler_t::replace);
+    const bool same = before && before->stamp == text.stamp && before->json == text.json;
+    text.revision = same ? before->revision : revision;
     changed |= !same;
-    texts.push_back({std::move(text), same ? texts_[old].revision : revision});
+    texts.push_back(std::move(text));
   }
-  changed |= trials.size() != records_.size();
   records_ = std::move(trials);
   texts_ = std::move(texts);
-  for (const MetricPoint& point : points) {
-    points_cursor_ = point.cursor;
-    if (point.value && std::isfinite(*point.value)) points_.Append(point);
+  // Only the held trials' points are kept; a sample chosen anew reads its points again.
+  // Read after the trials: a point's trial row commits with or before it.
+  if (charted_.generation() != generation) {
+    points_ = PointColumns();
+    points_cursor_ = 0;
+  }
+  // In pieces: 2,000,000 points of a 100,000-trial sweep read at once were 80 MB.
+  constexpr std::int64_t kPointsPerRead = 65536;
+  for (bool more = true; more;) {
+    GS_ASSIGN_OR_RETURN(std::vector<MetricPoint> points,
+                        view_.ObjectivePoints(points_cursor_, kPointsPerRead));
+    more = static_cast<std::int64_t>(points.size()) == kPointsPerRead;
+    for (const MetricPoint& point : points) {
+      points_cursor_ = point.cursor;
+      // A trial whose row committed after the trials were read is not decided yet: kept.
+      if (point.value && std::isfinite(*point.value) &&
+          (charted_.Holds(point.trial) || !charted_.Knows(point.trial)))
+        points_.Append(point);
+    }
   }
   const std::size_t rungs_before = rungs_.size();
-  GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
-                      view_.SchedulerEventsAfter(events_seq_));
-  if (!events.empty()) events_seq_ = events.back().seq;
-  AddRungResources(events, rungs_);
   // A segment's parent arrives with its start event, in the commit that records the
   // trial; compared anyway, so the lineage drawn never lags the events read.
   const std::size_t parents_before = pbt_ ? pbt_->parents.size() : 0;
-  if (pbt_) AddPbtLineage(events, *pbt_);
+  // In pieces, as the points: a 100,000-trial ASHA sweep's 150,000 events read at once
+  // were most of the server's 410 MB (bench/web).
+  constexpr std::int64_t kEventsPerRead = 8192;
+  for (bool more = true; more;) {
+    GS_ASSIGN_OR_RETURN(std::vector<SchedulerEventRecord> events,
+                        view_.SchedulerEventsAfter(events_seq_, kEventsPerRead));
+    more = static_cast<std::int64_t>(events.size()) == kEventsPerRead;
+    if (!events.empty()) events_seq_ = events.back().seq;
+    AddRungResources(events, rungs_);
+    if (pbt_) AddPbtLineage(events, *pbt_);
+  }
   const bool lineage_grew = pbt_ && pbt_->parents.size() != parents_before;
   if (changed) revision_ = revision;
   if (changed || lineage_grew || rungs_.size() != rungs_before || summary_.is_null()) SummarizeLocked();
   data_version_ = version;
   return {};
+}
+
+void LiveExperiment::UpdateChartedLocked(const std::vector<TrialRecord>& trials) {
+  // The ranking matters only once the page holds a sample: up to the cap it holds all.
+  std::vector<int> best_first;
+  if (ChartedTrials::StrideFor(trials.size()) > 1) {
+    if (pareto_ || constrained_) {
+      for (const ParetoTrial& t : RankParetoTrials(trials, pareto_ ? *pareto_ : *constrained_))
+        best_first.push_back(t.trial->number);
+    } else {
+      for (const TrialRecord* t : RankTrials(trials, meta().metric)) best_first.push_back(t->number);
+    }
+  }
+  charted_.Update(trials, best_first);
 }
 
 // The summary's `best`: the best completed trial by the metric; with constraints the
@@ -223,10 +291,15 @@ void LiveExperiment::SummarizeLocked() {
                   {"scheduler", std::move(scheduler)},
                   {"params", params},
                   {"choice_params", choice_params_},
-                  {"rungs", std::vector<double>(rungs_.begin(), rungs_.end())}};
+                  {"rungs", std::vector<double>(rungs_.begin(), rungs_.end())},
+                  {"held", charted_.Describe()}};
   if (nas_) summary_["nas"] = NasProgressJson(ReplayNas(*nas_, view_.objective(), records_));
   if (pbt_) summary_["pbt"] = PbtJson(records_, *pbt_, view_.resource());
-  if (pareto_) summary_["pareto"] = ParetoJson(records_, *pareto_, hypervolume_reference_);
+  if (pareto_) {
+    std::function<bool(int)> keep;
+    if (charted_.stride() > 1) keep = [this](int trial) { return charted_.Holds(trial); };
+    summary_["pareto"] = ParetoJson(records_, *pareto_, hypervolume_reference_, keep);
+  }
 }
 
 Expected<Json> LiveExperiment::Summary() {
@@ -241,13 +314,18 @@ Expected<Json> LiveExperiment::Summary() {
   return summary;
 }
 
-Expected<std::string> LiveExperiment::TrialsSince(std::int64_t since) {
+Expected<std::string> LiveExperiment::TrialsSince(std::int64_t since,
+                                                  std::optional<std::int64_t> generation) {
   std::lock_guard lock(mutex_);
   GS_TRY(RefreshLocked());
-  std::string out = fmt::format("{{\"revision\":{},\"trials\":[", revision_);
+  const bool reset = generation && *generation != charted_.generation();
+  if (reset) since = 0;
+  std::string out = fmt::format("{{\"revision\":{},\"generation\":{},\"reset\":{},\"trials\":[",
+                                revision_, charted_.generation(), reset);
   bool first = true;
-  for (const TrialText& text : texts_) {
-    if (text.revision <= since) continue;
+  for (std::size_t i = 0; i < texts_.size(); ++i) {
+    const TrialText& text = texts_[i];
+    if (text.revision <= since || !charted_.Holds(records_[i].number)) continue;
     if (!first) out += ',';
     first = false;
     out += text.json;
@@ -256,25 +334,38 @@ Expected<std::string> LiveExperiment::TrialsSince(std::int64_t since) {
   return out;
 }
 
-Expected<std::string> LiveExperiment::PointsAfter(std::int64_t after) {
+Expected<std::string> LiveExperiment::PointsAfter(std::int64_t after,
+                                                  std::optional<std::int64_t> generation) {
   std::lock_guard lock(mutex_);
   GS_TRY(RefreshLocked());
-  return points_.JsonAfter(after, points_cursor_);
+  const bool reset = generation && *generation != charted_.generation();
+  std::function<bool(int)> keep;
+  // As kept: a trial not decided yet is sent (a page draws a point without its row).
+  if (charted_.stride() > 1)
+    keep = [this](int trial) { return charted_.Holds(trial) || !charted_.Knows(trial); };
+  std::string out = points_.JsonAfter(reset ? 0 : after, points_cursor_, keep);
+  out.insert(1, fmt::format("\"generation\":{},\"reset\":{},", charted_.generation(), reset));
+  return out;
 }
 
 TrialsSnapshot LiveExperiment::ImportanceSnapshot(std::optional<std::size_t> index) {
   std::lock_guard lock(mutex_);
   // Only what importance reads (completed trials: number, state, objective, params):
-  // this copy lives while the forest trains, the server's peak memory.
-  TrialsSnapshot snapshot{revision_, {}};
+  // this copy lives while the forest trains, the server's peak memory. More than
+  // kImportanceTrials: every stride-th of them by number, an even sample.
+  TrialsSnapshot snapshot{revision_, {}, 0};
+  auto value_of = [&](const TrialRecord& trial) -> std::optional<double> {
+    if (trial.state != TrialState::kCompleted) return std::nullopt;
+    if (!index) return trial.objective;
+    const double reported = pareto_->Values(trial.last_metrics)[*index];
+    return std::isfinite(reported) ? std::optional<double>(reported) : std::nullopt;
+  };
+  for (const TrialRecord& trial : records_) snapshot.sampled_from += value_of(trial).has_value();
+  const std::size_t stride = (snapshot.sampled_from + kImportanceTrials - 1) / kImportanceTrials;
+  std::size_t seen = 0;
   for (const TrialRecord& trial : records_) {
-    if (trial.state != TrialState::kCompleted) continue;
-    std::optional<double> value = trial.objective;
-    if (index) {
-      const double reported = pareto_->Values(trial.last_metrics)[*index];
-      value = std::isfinite(reported) ? std::optional<double>(reported) : std::nullopt;
-    }
-    if (!value) continue;
+    const std::optional<double> value = value_of(trial);
+    if (!value || seen++ % std::max<std::size_t>(stride, 1) != 0) continue;
     TrialRecord& slim = snapshot.trials.emplace_back();
     slim.number = trial.number;
     slim.state = trial.state;

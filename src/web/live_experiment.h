@@ -30,6 +30,7 @@
 #include "run/experiment_meta.h"
 #include "view/experiment_view.h"
 #include "view/pbt_lineage.h"
+#include "web/charted_trials.h"
 #include "web/live_importance.h"
 #include "web/point_columns.h"
 
@@ -64,28 +65,41 @@ class LiveExperiment {
   //  (PbtJson, web/pbt_json.h), else absent,
   //  pareto: with several objectives, each completed trial's objectives, front rank and
   //  feasibility and the hypervolume over completions (ParetoJson, web/pareto_json.h),
-  //  else absent}
+  //  else absent,
+  //  held: which trials a page is sent (ChartedTrials::Describe: {held, recorded, stride,
+  //  best}; every trial up to ChartedTrials::kMaxHeld)}
   Expected<Json> Summary();
-  // {revision, trials: [trial objects changed after `since`, by number]} (see TrialJson),
-  // as JSON text: each trial's text is kept from when it last changed, so a 10,000-trial
-  // answer is a concatenation, not 10,000 objects built and dumped.
-  Expected<std::string> TrialsSince(std::int64_t since);
-  // {cursor, trial[], attempt[], step[], value[]}: the objective metric's intermediate
-  // values appended after `after`, columnar so 200,000 points stay a few MB; JSON text.
-  Expected<std::string> PointsAfter(std::int64_t after);
+  // {revision, generation, reset, trials: [trial objects changed after `since`, by
+  // number]} (see TrialJson) of the trials a page holds (web/charted_trials.h), as JSON
+  // text: each trial's text is kept from when it last changed, so a 10,000-trial answer
+  // is a concatenation, not 10,000 objects built and dumped. `generation`: the held set's
+  // that the client has, if it follows them; when it is not the current one the answer
+  // is every held trial and `reset` is true: the client drops what it holds first.
+  Expected<std::string> TrialsSince(std::int64_t since,
+                                    std::optional<std::int64_t> generation = std::nullopt);
+  // {generation, reset, cursor, trial[], attempt[], step[], value[]}: the objective
+  // metric's intermediate values appended after `after`, of the trials a page holds,
+  // columnar so 200,000 points stay a few MB; JSON text. `generation` as TrialsSince's:
+  // on a reset every held trial's points, from the first.
+  Expected<std::string> PointsAfter(std::int64_t after,
+                                    std::optional<std::int64_t> generation = std::nullopt);
   // {trial, results[{attempt, step, time, values}], judged{rung, resource, verdict}|null
   // (the last scheduler decision at a rung), decisions[lines], log_tail} of
   // trial `number`; Error{kNotFound} if it has not started.
   Expected<Json> TrialDetail(int number);
 
   // Parameter importance of the completed trials (LiveImportance::Get): {method,
-  // trials, revision, current, params: [{name, importance}] most important first}.
+  // trials, of, revision, current, params: [{name, importance}] most important first};
+  // over an even sample (by number) of kImportanceTrials when there are more: the
+  // forest over 100,000 trials took 30 s and most of the server's 713 MiB (bench/web).
   // Recomputed, throttled, when trials changed since; a stale result says current: false.
   // With several objectives also objectives: [{objective, mode, and the same fields}],
   // each objective's importance over the completed trials reporting it (each its own
   // LiveImportance, so each is throttled alone); then `current` and `revision` are the
   // least current of them all, so a page asks again until every one is.
   Expected<Json> Importance();
+
+  static constexpr std::size_t kImportanceTrials = 10000;
 
   const std::filesystem::path& dir() const { return dir_; }
   const ExperimentMeta& meta() const { return view_.meta(); }
@@ -95,13 +109,16 @@ class LiveExperiment {
   // Re-reads the journal when a writer committed since the last read. Caller holds mutex_.
   Status RefreshLocked();
 
+  // Updates charted_ for `trials` (the records just read). Caller holds mutex_.
+  void UpdateChartedLocked(const std::vector<TrialRecord>& trials);
   // Rebuilds summary_ (less `running`) from records_ and rungs_. Caller holds mutex_.
   void SummarizeLocked();
   Json BestJson() const;
 
   struct TrialText {
-    std::string json;  // TrialJson(record).dump(): what changed is compared on this
+    std::string json;  // TrialJson(record).dump() of a held trial: what changed is compared on this
     std::int64_t revision = 0;
+    std::uint64_t stamp = 0;  // ChangeStamp(record): what a trial not held is compared on
   };
 
   std::mutex mutex_;
@@ -113,6 +130,7 @@ class LiveExperiment {
   std::int64_t revision_ = 0;
   std::vector<TrialRecord> records_;  // by number
   std::vector<TrialText> texts_;      // records_'s, same index
+  ChartedTrials charted_;             // which of records_ a page is sent
   PointColumns points_;  // with a finite value only, append order
   std::int64_t points_cursor_ = 0;  // the journal's metric cursor read up to
   std::set<double> rungs_;
@@ -141,6 +159,11 @@ class LiveExperiment {
 // trials (planned but not recorded, or recorded running, paused or interrupted: the run
 // died or was stopped; `gpusweep run` resumes it), else "finished".
 std::string_view ExperimentStateName(bool run_alive, long unfinished);
+
+// A hash of what changes in a trial's record after it started (state, attempt,
+// objective, end, budget, rung, exit, reason's and metrics' sizes): how a trial the page
+// is not sent is seen to change, so the summary and importance follow it.
+std::uint64_t ChangeStamp(const TrialRecord& trial);
 
 // One trial for the dashboard: {number, state, attempt, params{flattened name: value},
 // objective|null, start, end|null (Unix seconds), gpus[], reason, exit_code|null,

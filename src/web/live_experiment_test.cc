@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "common/temp_dir_for_tests.h"
 #include "gpusweep/nas.h"
 #include "gpusweep/pareto.h"
@@ -142,6 +144,49 @@ TEST(LiveExperimentTest, OnlyChangedTrialsAndNewPointsTravel) {
   EXPECT_EQ(new_points["trial"], (Json{3, 3}));
   EXPECT_EQ(new_points["step"], (Json{0, 1}));
   EXPECT_GT(new_points["cursor"], cursor);
+}
+
+// Past ChartedTrials::kMaxHeld trials a page is sent a sample (the best, every
+// unfinished trial, every stride-th), only its trials' points, and the summary says so.
+TEST(LiveExperimentTest, ALargeExperimentSendsThePageASampleAndSaysWhich) {
+  TempDir tmp;
+  const int n = static_cast<int>(ChartedTrials::kMaxHeld) + 50;
+  FakeExperiment fake(tmp.path(), "big", n, 1);  // objective 0.1 k, mode max: the last are best
+  auto live = MustOpen(fake.dir());
+  auto summary = live->Summary();
+  ASSERT_TRUE(summary) << summary.error().message;
+  const Json held = (*summary)["held"];
+  EXPECT_EQ(held["recorded"], n);
+  EXPECT_EQ(held["stride"], 2);
+  EXPECT_EQ(held["best"], 2000);
+  Json first = Parsed(live->TrialsSince(0));
+  std::set<int> numbers;
+  for (const Json& t : first["trials"]) numbers.insert(t["number"].get<int>());
+  EXPECT_EQ(numbers.size(), held["held"].get<std::size_t>());
+  EXPECT_LE(numbers.size(), ChartedTrials::kMaxHeld);
+  EXPECT_TRUE(numbers.count(n - 1) && numbers.count(n - 2000));  // the best 2,000
+  EXPECT_FALSE(numbers.count(n - 2001));                      // odd, not among them
+  EXPECT_TRUE(numbers.count(0) && numbers.count(2));           // every second
+  EXPECT_FALSE(numbers.count(1));
+  const std::int64_t generation = first["generation"].get<std::int64_t>();
+  Json points = Parsed(live->PointsAfter(0, generation));
+  EXPECT_EQ(points["reset"], false);
+  EXPECT_EQ(points["trial"].size(), numbers.size());  // one point each, held trials only
+  for (const Json& trial : points["trial"]) EXPECT_TRUE(numbers.count(trial.get<int>())) << trial;
+
+  // A client that follows the generation gets only what changed; one that holds another
+  // generation's sample gets the whole sample again, marked reset.
+  const auto revision = first["revision"].get<std::int64_t>();
+  fake.AddTrial(n, 1);  // odd, and the best now
+  Json next = Parsed(live->TrialsSince(revision, generation));
+  EXPECT_EQ(next["reset"], false);
+  ASSERT_EQ(next["trials"].size(), 1u);
+  EXPECT_EQ(next["trials"][0]["number"], n);
+  Json other = Parsed(live->TrialsSince(revision, generation + 7));
+  EXPECT_EQ(other["reset"], true);
+  EXPECT_EQ(other["trials"].size(), numbers.size() + 1);
+  EXPECT_EQ(Parsed(live->PointsAfter(points["cursor"].get<std::int64_t>(), generation + 7))["trial"].size(),
+            numbers.size() + 1);
 }
 
 TEST(LiveExperimentTest, RungsComeFromTheSchedulersDecisionsAsTheyAreJournaled) {
@@ -334,6 +379,7 @@ TEST(LiveExperimentTest, AMultiObjectiveSummaryRanksTrialsAndFollowsTheHypervolu
   EXPECT_EQ(by_trial[3]["front"], false);
   EXPECT_EQ(by_trial[3]["violation"], 4.0);
   EXPECT_EQ(by_trial[4]["values"], (Json{4.0, 1.0}));
+  EXPECT_EQ(pareto["counts"], (Json{{"completed", 5}, {"front", 3}, {"infeasible", 1}}));
   // Derived reference: 10% of the feasible range past the worst (4 + 0.3 each).
   ASSERT_EQ(pareto["reference"].size(), 2u);
   EXPECT_DOUBLE_EQ(pareto["reference"][0].get<double>(), 4.3);

@@ -21,6 +21,7 @@ Expected<Json> LiveImportance::Compute(const TrialsSnapshot& snapshot) const {
                                        });
   return Json{{"method", "fanova"},
               {"trials", completed},
+              {"of", std::max<std::size_t>(snapshot.sampled_from, static_cast<std::size_t>(completed))},
               {"revision", snapshot.revision},
               {"params", std::move(params)}};
 }

@@ -24,10 +24,12 @@
 
 namespace gpusweep::web {
 
-// The trials as of one revision of LiveExperiment.
+// The trials as of one revision of LiveExperiment: the completed ones importance reads,
+// or an even sample of them (`sampled_from` > trials.size(): how many there were).
 struct TrialsSnapshot {
   std::int64_t revision = 0;
   std::vector<TrialRecord> trials;
+  std::size_t sampled_from = 0;
 };
 
 class LiveImportance {
@@ -39,7 +41,9 @@ class LiveImportance {
                           std::chrono::milliseconds min_interval = std::chrono::seconds(2),
                           double cost_factor = 4);
 
-  // {method: "fanova", trials: n completed used, revision: of the trials it reflects,
+  // {method: "fanova", trials: n completed used, of: how many completed trials they were
+  //  chosen from (the snapshot's sampled_from; = trials when not sampled), revision: of
+  //  the trials it reflects,
   //  current: revision == `revision`, params: [{name, importance}] most important first}.
   // `revision`: the experiment's trials revision now; `snapshot` copies its trials
   // (called only when a recomputation starts). Waits only when there is no result yet

@@ -58,7 +58,8 @@ Json HypervolumeHistory(const std::vector<ParetoTrial>& ranked, const Objective&
 }  // namespace
 
 Json ParetoJson(const std::vector<TrialRecord>& trials, const Objective& objective,
-                const std::optional<std::vector<double>>& reference) {
+                const std::optional<std::vector<double>>& reference,
+                const std::function<bool(int trial)>& keep) {
   Json out = Json::object();
   out["objectives"] = Json::array();
   for (const MetricSpec& m : objective.metrics())
@@ -70,7 +71,11 @@ Json ParetoJson(const std::vector<TrialRecord>& trials, const Objective& objecti
                                       {"max", c.max ? Json(*c.max) : Json()}});
   const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, objective);
   out["trials"] = Json::array();
+  std::size_t front = 0, infeasible = 0;
   for (const ParetoTrial& t : ranked) {
+    front += t.rank == 0 && t.violation == 0;
+    infeasible += t.violation != 0;
+    if (keep && !keep(t.trial->number)) continue;
     Json values = Json::array();
     for (double v : t.values) values.push_back(FiniteOrNull(v));
     out["trials"].push_back(Json{{"trial", t.trial->number},
@@ -80,10 +85,18 @@ Json ParetoJson(const std::vector<TrialRecord>& trials, const Objective& objecti
                                  {"feasible", t.violation == 0},
                                  {"violation", FiniteOrNull(t.violation)}});
   }
+  out["counts"] = Json{{"completed", ranked.size()}, {"front", front}, {"infeasible", infeasible}};
   const std::optional<FrontHypervolume> hv = ComputeFrontHypervolume(ranked, objective, reference);
   out["reference"] = hv ? Json(hv->reference) : Json();
   out["reference_derived"] = hv && hv->derived;
   out["hypervolume"] = hv ? HypervolumeHistory(ranked, objective, hv->reference) : Json::array();
+  if (out["hypervolume"].size() > kMaxHypervolumeHistory) {
+    const Json& all = out["hypervolume"];
+    Json changes = Json::array();
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (i == 0 || i + 1 == all.size() || all[i]["value"] != all[i - 1]["value"]) changes.push_back(all[i]);
+    out["hypervolume"] = std::move(changes);
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 // {objectives: [{name, mode}], constraints: [{metric, min|null, max|null}],
 //  trials: [{trial, values[] (objective order; null where missing), rank (0-based
 //            front), front (the feasible front), feasible, violation}], Pareto order,
+//  counts: {completed, front, infeasible},
 //  reference: [metric values, objective order]|null, reference_derived,
 //  hypervolume: [{trial, completed, value}]}
 // - Only completed trials are ranked.
@@ -18,6 +19,8 @@
 //   `completed` = i+1, `trial` the one that completed then). Empty without a reference.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -27,7 +30,15 @@
 
 namespace gpusweep::web {
 
+// With `keep` (ChartedTrials::Holds: the trials a page is sent of a large experiment),
+// `trials` lists only the kept ones; `counts` {completed, front, infeasible} always
+// counts every completed trial. A hypervolume history of more than kMaxHypervolumeHistory
+// completions keeps only the entries where the value changed, and the last: drawn as the
+// step line it is, the same line, without 100,000 points.
 Json ParetoJson(const std::vector<TrialRecord>& trials, const Objective& objective,
-                const std::optional<std::vector<double>>& reference);
+                const std::optional<std::vector<double>>& reference,
+                const std::function<bool(int trial)>& keep = {});
+
+inline constexpr std::size_t kMaxHypervolumeHistory = 2000;
 
 }  // namespace gpusweep::web

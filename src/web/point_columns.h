@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,10 @@ class PointColumns {
   // {"cursor":max(after, read_up_to),"trial":[...],"attempt":[...],"step":[...],
   //  "value":[...]}: the points appended with a cursor > `after`, in append order.
   // `read_up_to` is the journal cursor read so far (past points without a value too).
-  std::string JsonAfter(std::int64_t after, std::int64_t read_up_to) const;
+  // With `keep`, only the points of the trials it keeps (ChartedTrials::Holds); without,
+  // every point is copied as a column's tail, no number read.
+  std::string JsonAfter(std::int64_t after, std::int64_t read_up_to,
+                        const std::function<bool(int trial)>& keep = {}) const;
 
   std::size_t size() const { return starts_.size(); }
 

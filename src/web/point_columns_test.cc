@@ -43,5 +43,26 @@ TEST(PointColumnsTest, AnswersThePointsPastACursorColumnByColumn) {
   EXPECT_EQ(Json::parse(columns.JsonAfter(12, 9))["cursor"], 12);  // a client ahead keeps its own
 }
 
+// A page of a large experiment holds some of its trials (ChartedTrials): only their
+// points travel, past the cursor as before, in append order.
+TEST(PointColumnsTest, AKeepPredicateSendsOnlyTheTrialsItKeeps) {
+  PointColumns columns;
+  columns.Append(Point(1, 10, 1, 1, 0.5));
+  columns.Append(Point(2, 11, 1, 1, 0.25));
+  columns.Append(Point(3, 10, 1, 2, 0.75));
+  columns.Append(Point(4, 12, 2, 1, 1.5));
+  const auto even = [](int trial) { return trial % 2 == 0; };
+  const Json kept = Json::parse(columns.JsonAfter(0, 4, even));
+  EXPECT_EQ(kept["trial"], (Json{10, 10, 12}));
+  EXPECT_EQ(kept["attempt"], (Json{1, 1, 2}));
+  EXPECT_EQ(kept["step"], (Json{1, 2, 1}));
+  EXPECT_EQ(kept["value"], (Json{0.5, 0.75, 1.5}));
+  EXPECT_EQ(kept["cursor"], 4);
+  EXPECT_EQ(Json::parse(columns.JsonAfter(2, 4, even))["value"], (Json{0.75, 1.5}));
+  const Json none = Json::parse(columns.JsonAfter(0, 4, [](int) { return false; }));
+  EXPECT_TRUE(none["trial"].empty());
+  EXPECT_TRUE(none["value"].empty());
+}
+
 }  // namespace
 }  // namespace gpusweep::web

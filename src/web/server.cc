@@ -97,6 +97,13 @@ Expected<std::int64_t> CursorParam(const httplib::Request& req, const char* name
   return value;
 }
 
+// The held sample's generation a client follows (web/charted_trials.h), if it gave one.
+Expected<std::optional<std::int64_t>> GenerationParam(const httplib::Request& req) {
+  if (!req.has_param("generation")) return std::nullopt;
+  GS_ASSIGN_OR_RETURN(const std::int64_t generation, CursorParam(req, "generation"));
+  return generation;
+}
+
 bool ConstantTimeEqual(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
   unsigned char diff = 0;
@@ -196,14 +203,16 @@ void AddExperimentRoutes(httplib::Server& server, ExperimentCache& cache) {
   server.Get(R"(/api/e/([A-Za-z0-9._~-]+)/summary)",
              with([](LiveExperiment& e, const httplib::Request&) { return e.Summary(); }));
   server.Get(R"(/api/e/([A-Za-z0-9._~-]+)/trials)",
-             with([](LiveExperiment& e, const httplib::Request& req) {
-               return CursorParam(req, "since").and_then(
-                   [&](std::int64_t since) { return e.TrialsSince(since); });
+             with([](LiveExperiment& e, const httplib::Request& req) -> Expected<std::string> {
+               GS_ASSIGN_OR_RETURN(const std::int64_t since, CursorParam(req, "since"));
+               GS_ASSIGN_OR_RETURN(const auto generation, GenerationParam(req));
+               return e.TrialsSince(since, generation);
              }));
   server.Get(R"(/api/e/([A-Za-z0-9._~-]+)/points)",
-             with([](LiveExperiment& e, const httplib::Request& req) {
-               return CursorParam(req, "after").and_then(
-                   [&](std::int64_t after) { return e.PointsAfter(after); });
+             with([](LiveExperiment& e, const httplib::Request& req) -> Expected<std::string> {
+               GS_ASSIGN_OR_RETURN(const std::int64_t after, CursorParam(req, "after"));
+               GS_ASSIGN_OR_RETURN(const auto generation, GenerationParam(req));
+               return e.PointsAfter(after, generation);
              }));
   server.Get(R"(/api/e/([A-Za-z0-9._~-]+)/importance)",
              with([](LiveExperiment& e, const httplib::Request&) { return e.Importance(); }));

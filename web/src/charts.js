@@ -135,7 +135,16 @@ function paretoMarks(trials, summary, row, axes = {}) {
 }
 
 // Notes shown under a chart, joined; empty ones left out.
-const joinNotes = (...notes) => notes.filter(Boolean).join('; ');
+export const joinNotes = (...notes) => notes.filter(Boolean).join('; ');
+
+// What the page holds of a large experiment (the summary's `held`, web/charted_trials.h):
+// '' when it holds every trial.
+export function heldNote(summary) {
+  const h = summary.held;
+  if (!h || h.held >= h.recorded) return '';
+  return `the page holds ${h.held.toLocaleString('en-US')} of ${h.recorded.toLocaleString('en-US')} trials: ` +
+    `the best ${h.best.toLocaleString('en-US')}, every unfinished one and those numbered a multiple of ${h.stride}`;
+}
 
 // Objective of each finished trial against its number, and the best so far.
 export function historyOption(trials, summary) {

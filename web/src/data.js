@@ -43,14 +43,19 @@ export async function summary(id) {
   return report ? report.experiment : take(api(id, 'summary'));
 }
 
-// {revision, trials}: trials changed after `since`.
-export async function trials(id, since = 0) {
-  return report ? report.trials : take(api(id, `trials?since=${since}`));
+// `generation`: of the held sample the page has (web/charted_trials.h); 0 for none.
+const ofGeneration = (generation) => (generation ? `&generation=${generation}` : '');
+
+// {revision, generation, reset, trials}: held trials changed after `since` (every held
+// trial when `reset`).
+export async function trials(id, since = 0, generation = 0) {
+  return report ? report.trials : take(api(id, `trials?since=${since}${ofGeneration(generation)}`));
 }
 
-// {cursor, trial[], attempt[], step[], value[]}: points appended after `after`.
-export async function points(id, after = 0) {
-  return report ? report.points : take(api(id, `points?after=${after}`));
+// {generation, reset, cursor, trial[], attempt[], step[], value[]}: held trials' points
+// appended after `after` (all of them when `reset`).
+export async function points(id, after = 0, generation = 0) {
+  return report ? report.points : take(api(id, `points?after=${after}${ofGeneration(generation)}`));
 }
 
 export async function trialDetail(id, number) {

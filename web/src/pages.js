@@ -77,9 +77,9 @@ export async function experimentsPage(app) {
 function objectiveText(s) {
   if (!s.pareto) return `objective ${s.metric} (${s.mode})`;
   const names = s.pareto.objectives.map((o) => `${o.name} (${o.mode})`).join(', ');
-  const front = s.pareto.trials.filter((t) => t.front).length;
-  const infeasible = s.pareto.trials.filter((t) => !t.feasible).length;
-  return `objectives ${names}; Pareto front: ${front} of ${s.pareto.trials.length} completed trials` +
+  // Counted over every completed trial, not only those the page holds of a large experiment.
+  const { front, completed, infeasible } = s.pareto.counts;
+  return `objectives ${names}; Pareto front: ${front} of ${completed} completed trials` +
     (infeasible ? `, ${infeasible} infeasible` : '');
 }
 
@@ -94,11 +94,24 @@ function summaryLine(s) {
     el('p', { class: 'path' }, s.dir));
 }
 
-// Keeps the experiment's trials and points, merging what each poll brings.
+// Keeps the trials and points the server sends the page, merging what each poll brings.
+// Of a large experiment that is a sample (web/charted_trials.h); when the server chooses
+// it anew (another `generation`), its answer is the whole new sample and says `reset`.
 class ExperimentState {
-  constructor() { this.trials = new Map(); this.revision = 0; this.cursor = 0; this.points = { trial: [], attempt: [], step: [], value: [] }; }
-  mergeTrials(t) { for (const trial of t.trials) this.trials.set(trial.number, trial); this.revision = t.revision; return t.trials.length; }
+  constructor() {
+    this.trials = new Map(); this.revision = 0; this.cursor = 0; this.trialsGeneration = 0; this.pointsGeneration = 0;
+    this.points = { trial: [], attempt: [], step: [], value: [] };
+  }
+  mergeTrials(t) {
+    if (t.reset) this.trials.clear();
+    for (const trial of t.trials) this.trials.set(trial.number, trial);
+    this.revision = t.revision;
+    this.trialsGeneration = t.generation;
+    return t.trials.length + (t.reset ? 1 : 0);
+  }
   mergePoints(p) {
+    if (p.reset) this.points = { trial: [], attempt: [], step: [], value: [] };
+    this.pointsGeneration = p.generation;
     for (const k of ['trial', 'attempt', 'step', 'value']) {
       if (!this.points[k].length) this.points[k] = p[k];  // the first answer: 200,000 numbers, no copy
       else for (const v of p[k]) this.points[k].push(v);
@@ -129,15 +142,18 @@ class ExperimentCharts {
   render(s, trials, points) {
     if (s.pbt) this.pbt(s.pbt, s.mode);
     if (s.pareto) this.pareto(s.pareto);
-    charts.draw(this.panel('Optimisation history'), charts.historyOption(trials, s));
-    charts.draw(this.panel('Intermediate values'), charts.curvesOption(points, trials, s));
+    // Of a large experiment the page holds a sample (the summary's `held`): each chart
+    // over trials says so.
+    const held = (option) => ({ ...option, note: charts.joinNotes(option.note, charts.heldNote(s)) });
+    charts.draw(this.panel('Optimisation history'), held(charts.historyOption(trials, s)));
+    charts.draw(this.panel('Intermediate values'), held(charts.curvesOption(points, trials, s)));
     const charted = charts.chartedParams(trials, s);
-    charts.draw(this.panel('Parallel coordinates', 'wide'), charts.parallelOption(trials, s, charted));
+    charts.draw(this.panel('Parallel coordinates', 'wide'), held(charts.parallelOption(trials, s, charted)));
     // Their places, drawn when importance arrives: one per objective with several.
     for (const title of importanceTitles(s)) this.panel(title);
     if (charted.names.length) {
       const slices = this.panel('Slices', 'wide');
-      charts.draw(slices, charts.slicesOption(trials, s, slices.body.clientWidth, charted));
+      charts.draw(slices, held(charts.slicesOption(trials, s, slices.body.clientWidth, charted)));
     }
     charts.allMade();
   }
@@ -161,7 +177,8 @@ class ExperimentCharts {
     const draw = (title, one, what) => {
       if (!one.params.length) return;
       const stale = one.current ? '' : ' (updating: trials finished since)';
-      charts.draw(this.panel(title), { ...charts.importanceOption(one), note: `over ${one.trials} completed trials${what}${stale}` },
+      const sampled = one.of > one.trials ? ` (an even sample of ${one.of})` : '';
+      charts.draw(this.panel(title), { ...charts.importanceOption(one), note: `over ${one.trials} completed trials${sampled}${what}${stale}` },
         { counted: false, onDrawn: () => performance.mark('gpusweep-importance-drawn') });
     };
     if (!result.objectives) { draw(IMPORTANCE, result, ''); return; }
@@ -237,7 +254,7 @@ export async function experimentPage(app, id) {
   const poll = async () => {
     if (!active) return;
     try {
-      const [summary, nt, np] = await Promise.all([data.summary(id), data.trials(id, state.revision), data.points(id, state.cursor)]);
+      const [summary, nt, np] = await Promise.all([data.summary(id), data.trials(id, state.revision, state.trialsGeneration), data.points(id, state.cursor, state.pointsGeneration)]);
       if (!active) return;
       if (state.mergeTrials(nt) + state.mergePoints(np) > 0 || summary.running !== s.running) {
         render(summary);

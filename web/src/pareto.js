@@ -54,7 +54,9 @@ export function frontOption(pareto, width) {
       const t = pareto.trials.find((x) => x.trial === p.value[2]);
       return t ? `trial ${escapeHtml(t.trial)}: ${escapeHtml(paretoText(t))}; ${objectives.map((o, i) => `${escapeHtml(o.name)} ${escapeHtml(fmtNumber(t.values[i]))}`).join(', ')}` : '';
     } },
-    note: `${counts.front} on the front, ${counts.dominated} dominated, ${counts.infeasible} infeasible of ${pareto.trials.length} completed trials${pairs.length > 1 ? `; every pair of the ${objectives.length} objectives` : ''}`,
+    note: `${counts.front} on the front, ${counts.dominated} dominated, ${counts.infeasible} infeasible of ${pareto.trials.length} completed trials` +
+      (pareto.trials.length < pareto.counts.completed ? ` the page holds (of ${pareto.counts.completed}; the front: ${pareto.counts.front})` : '') +
+      (pairs.length > 1 ? `; every pair of the ${objectives.length} objectives` : ''),
   };
 }
 

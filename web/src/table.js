@@ -1,6 +1,6 @@
 // The trial table: every parameter and metric column, sort by any column, filter by
 // state and by parameter ranges; 100 rows a page so 10,000 trials stay instant.
-import { paretoByTrial, paretoClass } from './charts.js';
+import { heldNote, paretoByTrial, paretoClass } from './charts.js';
 import { el, fmtDuration, fmtValue, shownState, stateBadge, trialDuration } from './dom.js';
 import { paretoText } from './pareto.js';
 
@@ -41,6 +41,13 @@ function paretoColumns(summary) {
 }
 
 const missing = (v) => v === null || v === undefined;
+
+// Of a large experiment the page holds a sample (the summary's `held`): the table says
+// which, and where every trial is listed.
+function heldText(summary) {
+  const note = heldNote(summary);
+  return note ? ` (${note}; \`gpusweep status\` and \`export\` list every trial)` : '';
+}
 
 // Two values that are both there (visible() puts missing ones last).
 function compare(a, b) {
@@ -155,7 +162,7 @@ export class TrialTable {
       el('button', { disabled: this.page >= pages - 1, onclick: () => { this.page += 1; this.render(); } }, '›'));
     this.root.replaceChildren(
       el('h3', {}, 'Trials'),
-      el('div', { class: 'toolbar' }, stateSelect, el('span', { id: 'trial-count' }, `${rows.length} of ${this.trials.length} trials`), pager),
+      el('div', { class: 'toolbar' }, stateSelect, el('span', { id: 'trial-count' }, `${rows.length} of ${this.trials.length} trials`, heldText(this.summary)), pager),
       el('div', { class: 'scroll' }, el('table', { class: 'trials' },
         el('thead', {}, this.header(), this.filterRow()), el('tbody', {}, shown.map((t) => this.row(t))))));
     this.restore(where);
