@@ -235,7 +235,23 @@ class Server:
         self.process.stdout.close()
 
 
-class DashboardTest(unittest.TestCase):
+class ServedPages(unittest.TestCase):
+    """What a test class of pages shares: its setUpClass makes cls.tmp, cls.server and
+    cls.driver; this ends them, and opens a page until its charts are drawn."""
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def open(self, fragment):
+        self.driver.get(self.server.url.split("?")[0] + fragment)
+        WebDriverWait(self.driver, WAIT_S).until(
+            lambda d: d.execute_script("return document.body.dataset.chartsDrawn") == "true")
+
+
+class DashboardTest(ServedPages):
     @classmethod
     def setUpClass(cls):
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -273,17 +289,6 @@ class DashboardTest(unittest.TestCase):
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=WAIT_S)
         cls.server = Server(cls.runs)
         cls.driver = make_driver()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.server.stop()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def open(self, fragment):
-        self.driver.get(self.server.url.split("?")[0] + fragment)
-        WebDriverWait(self.driver, WAIT_S).until(
-            lambda d: d.execute_script("return document.body.dataset.chartsDrawn") == "true")
 
     def rows(self):
         return self.driver.find_elements(By.CSS_SELECTOR, "table.trials tbody tr")

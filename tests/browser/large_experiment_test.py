@@ -6,22 +6,20 @@ ASHA sweep through the journal API), since running 10,000 trials would take minu
 Run by CTest (browser_large_experiment_test); needs GPUSWEEP_BINARY,
 GPUSWEEP_WEB_FIXTURE and GPUSWEEP_SCREENSHOT_DIR."""
 import os
-import shutil
 import subprocess
 import tempfile
 import unittest
 from pathlib import Path
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-from dashboard_test import SHOTS, WAIT_S, Server, make_driver
+from dashboard_test import SHOTS, WAIT_S, Server, ServedPages, make_driver
 
 FIXTURE = os.environ["GPUSWEEP_WEB_FIXTURE"]
 TRIALS = 10050  # past the cap: a stride of 2
 
 
-class LargeExperimentTest(unittest.TestCase):
+class LargeExperimentTest(ServedPages):
     @classmethod
     def setUpClass(cls):
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -30,12 +28,6 @@ class LargeExperimentTest(unittest.TestCase):
                        timeout=WAIT_S)
         cls.server = Server(cls.tmp / "runs")
         cls.driver = make_driver()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.driver.quit()
-        cls.server.stop()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def test_the_server_sends_a_sample_and_only_its_points(self):
         summary = self.server.json("api/e/big/summary")
@@ -57,9 +49,7 @@ class LargeExperimentTest(unittest.TestCase):
         self.assertEqual(len(stale["trials"]), len(numbers))
 
     def test_the_page_draws_the_sample_and_says_which_it_is(self):
-        self.driver.get(self.server.url.split("?")[0] + "#/e/big")
-        WebDriverWait(self.driver, WAIT_S).until(
-            lambda d: d.execute_script("return document.body.dataset.chartsDrawn") == "true")
+        self.open("#/e/big")
         self.driver.save_screenshot(str(SHOTS / "large-experiment.png"))
         count = self.driver.find_element(By.ID, "trial-count").text
         held = self.server.json("api/e/big/summary")["held"]["held"]
