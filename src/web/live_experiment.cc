@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cassert>
-#include <functional>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
