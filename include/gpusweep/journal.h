@@ -214,7 +214,8 @@ class Journal {
   virtual Expected<std::vector<int>> TrialNumbers(TrialState state);
   // The completed trials by number, each with only what a Pareto ranking reads: number,
   // repeat, attempt, state, objective, start and end time, and those of `metrics`
-  // (top-level names in last_metrics) that hold numbers; no params, no other metric
+  // (top-level names in last_metrics) that hold numbers; no params (the SQLite journal
+  // leaves them null, the default an empty object: read neither), no other metric
   // (issue 25: the front of 100,000 trials without parsing every trial's JSON).
   virtual Expected<std::vector<TrialRecord>> LoadRankingRecords(const std::vector<std::string>& metrics);
   virtual Status ForEachResult(const ResultVisitor& visit);

@@ -211,14 +211,20 @@ Expected<std::optional<std::vector<TrialRecord>>> SqlLoadRankingRecords(
   GS_ASSIGN_OR_RETURN(const bool counted, count.Step());
   std::vector<TrialRecord> records;
   if (counted) records.reserve(static_cast<std::size_t>(count.Int(0)));
+  // Each record a copy of this one, its params null rather than an empty object, and its
+  // metrics given their room at once: two allocations a record where a default
+  // TrialRecord and its growing metrics made four.
+  TrialRecord blank;
+  blank.params = Json();
+  blank.state = TrialState::kCompleted;
   while (true) {
     GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
     if (!has_row) break;
-    TrialRecord& r = records.emplace_back();  // last_metrics: an empty object
+    TrialRecord& r = records.emplace_back(blank);
+    r.last_metrics.get_ref<Json::object_t&>().reserve(metrics.size());
     r.number = rows.Int(0);
     r.repeat = rows.Int(1);
     r.attempt = rows.Int(2);
-    r.state = TrialState::kCompleted;
     r.objective = rows.OptionalDouble(3);
     r.start_time = rows.Double(4);
     r.end_time = rows.Double(5);
