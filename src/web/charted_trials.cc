@@ -14,6 +14,13 @@ bool Settled(TrialState state) {
 
 }  // namespace
 
+std::uint64_t ChartedTrials::SampleHash(int number) {
+  std::uint64_t z = static_cast<std::uint64_t>(number) + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 std::size_t ChartedTrials::StrideFor(std::size_t recorded) {
   if (recorded <= kMaxHeld) return 1;
   constexpr std::size_t kSampled = kMaxHeld - kBestHeld;
@@ -46,7 +53,7 @@ std::vector<int> ChartedTrials::Update(const std::vector<TrialRecord>& records,
   std::vector<int> joined;
   for (const TrialRecord& trial : records) {
     known_[static_cast<std::size_t>(trial.number)] = true;
-    if (trial.number % static_cast<int>(stride_) == 0 || !Settled(trial.state))
+    if (SampleHash(trial.number) % stride_ == 0 || !Settled(trial.state))
       Add(trial.number, joined);
   }
   best_ = stride_ > 1 ? std::min(kBestHeld, best_first.size()) : 0;

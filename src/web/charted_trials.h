@@ -8,8 +8,12 @@
 // - every trial while the experiment has no more than kMaxHeld;
 // - beyond that, the kBestHeld best completed trials (in the order `status` ranks them),
 //   every trial not yet settled (running, paused, interrupted: what a live page
-//   watches), and every `stride`-th trial by number, stride = ceil(recorded /
-//   (kMaxHeld - kBestHeld)), so the history and the slices keep the whole run's shape.
+//   watches), and one in `stride` of the trials, stride = ceil(recorded / (kMaxHeld -
+//   kBestHeld)), so the history and the slices keep the whole run's shape. Which ones: a
+//   trial whose SampleHash is a multiple of the stride, not whose number is: a grid or a
+//   sweep that cycles a parameter with the trial number would alias with "every k-th"
+//   (every held trial the same value of it; a new user's 30,000-trial check found
+//   importance over such a sample dropping two parameters).
 // While a run goes on the set only grows (a trial held stays held: a page never loses a
 // row it shows), until it passes 5/4 of kMaxHeld or the stride changes; then it is
 // chosen anew and `generation` counts up, which tells a page to drop what it holds and
@@ -61,6 +65,10 @@ class ChartedTrials {
 
   // The stride for `recorded` trials: 1 up to kMaxHeld.
   static std::size_t StrideFor(std::size_t recorded);
+  // A fixed mix of the trial number (splitmix64's finalizer): where a sample of trials
+  // is taken by number, taken by this instead, so it is spread like a random one but the
+  // same on every refresh and every server.
+  static std::uint64_t SampleHash(int number);
 
  private:
   void Add(int number, std::vector<int>& joined);

@@ -352,7 +352,8 @@ TrialsSnapshot LiveExperiment::ImportanceSnapshot(std::optional<std::size_t> ind
   std::lock_guard lock(mutex_);
   // Only what importance reads (completed trials: number, state, objective, params):
   // this copy lives while the forest trains, the server's peak memory. More than
-  // kImportanceTrials: every stride-th of them by number, an even sample.
+  // kImportanceTrials: those of them with the smallest SampleHash, a sample that no
+  // order of the sweep's params aliases with (every k-th by number did).
   TrialsSnapshot snapshot{revision_, {}, 0};
   auto value_of = [&](const TrialRecord& trial) -> std::optional<double> {
     if (trial.state != TrialState::kCompleted) return std::nullopt;
@@ -360,12 +361,18 @@ TrialsSnapshot LiveExperiment::ImportanceSnapshot(std::optional<std::size_t> ind
     const double reported = pareto_->Values(trial.last_metrics)[*index];
     return std::isfinite(reported) ? std::optional<double>(reported) : std::nullopt;
   };
-  for (const TrialRecord& trial : records_) snapshot.sampled_from += value_of(trial).has_value();
-  const std::size_t stride = (snapshot.sampled_from + kImportanceTrials - 1) / kImportanceTrials;
-  std::size_t seen = 0;
+  std::vector<std::uint64_t> hashes;
+  for (const TrialRecord& trial : records_)
+    if (value_of(trial)) hashes.push_back(ChartedTrials::SampleHash(trial.number));
+  snapshot.sampled_from = hashes.size();
+  std::uint64_t largest_kept = ~0ull;
+  if (hashes.size() > kImportanceTrials) {
+    std::nth_element(hashes.begin(), hashes.begin() + (kImportanceTrials - 1), hashes.end());
+    largest_kept = hashes[kImportanceTrials - 1];
+  }
   for (const TrialRecord& trial : records_) {
     const std::optional<double> value = value_of(trial);
-    if (!value || seen++ % std::max<std::size_t>(stride, 1) != 0) continue;
+    if (!value || ChartedTrials::SampleHash(trial.number) > largest_kept) continue;
     TrialRecord& slim = snapshot.trials.emplace_back();
     slim.number = trial.number;
     slim.state = trial.state;

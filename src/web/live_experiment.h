@@ -90,7 +90,8 @@ class LiveExperiment {
 
   // Parameter importance of the completed trials (LiveImportance::Get): {method,
   // trials, of, revision, current, params: [{name, importance}] most important first};
-  // over an even sample (by number) of kImportanceTrials when there are more: the
+  // over a sample of kImportanceTrials when there are more (the smallest
+  // ChartedTrials::SampleHash, which no sweep order aliases with): the
   // forest over 100,000 trials took 30 s and most of the server's 713 MiB (bench/web).
   // Recomputed, throttled, when trials changed since; a stale result says current: false.
   // With several objectives also objectives: [{objective, mode, and the same fields}],

@@ -165,9 +165,8 @@ TEST(LiveExperimentTest, ALargeExperimentSendsThePageASampleAndSaysWhich) {
   EXPECT_EQ(numbers.size(), held["held"].get<std::size_t>());
   EXPECT_LE(numbers.size(), ChartedTrials::kMaxHeld);
   EXPECT_TRUE(numbers.count(n - 1) && numbers.count(n - 2000));  // the best 2,000
-  EXPECT_FALSE(numbers.count(n - 2001));                      // odd, not among them
-  EXPECT_TRUE(numbers.count(0) && numbers.count(2));           // every second
-  EXPECT_FALSE(numbers.count(1));
+  for (int k = 0; k < n - 2000; ++k)  // the rest: 1 in 2 by the number's hash
+    EXPECT_EQ(numbers.count(k), ChartedTrials::SampleHash(k) % 2 == 0 ? 1u : 0u) << k;
   const std::int64_t generation = first["generation"].get<std::int64_t>();
   Json points = Parsed(live->PointsAfter(0, generation));
   EXPECT_EQ(points["reset"], false);
@@ -177,7 +176,7 @@ TEST(LiveExperimentTest, ALargeExperimentSendsThePageASampleAndSaysWhich) {
   // A client that follows the generation gets only what changed; one that holds another
   // generation's sample gets the whole sample again, marked reset.
   const auto revision = first["revision"].get<std::int64_t>();
-  fake.AddTrial(n, 1);  // odd, and the best now
+  fake.AddTrial(n, 1);  // the best now
   Json next = Parsed(live->TrialsSince(revision, generation));
   EXPECT_EQ(next["reset"], false);
   ASSERT_EQ(next["trials"].size(), 1u);
@@ -187,6 +186,16 @@ TEST(LiveExperimentTest, ALargeExperimentSendsThePageASampleAndSaysWhich) {
   EXPECT_EQ(other["trials"].size(), numbers.size() + 1);
   EXPECT_EQ(Parsed(live->PointsAfter(points["cursor"].get<std::int64_t>(), generation + 7))["trial"].size(),
             numbers.size() + 1);
+
+  // Importance over 10,000 of the completed trials, picked by hash: every 2nd by number
+  // would have given opt (sgd for even numbers, adam for odd) one value, and dropped it.
+  auto importance = live->Importance();
+  ASSERT_TRUE(importance) << importance.error().message;
+  EXPECT_EQ((*importance)["trials"], LiveExperiment::kImportanceTrials);
+  EXPECT_EQ((*importance)["of"], n + 1);
+  std::set<std::string> names;
+  for (const Json& p : (*importance)["params"]) names.insert(p["name"].get<std::string>());
+  EXPECT_EQ(names, (std::set<std::string>{"lr", "opt"}));
 }
 
 TEST(LiveExperimentTest, RungsComeFromTheSchedulersDecisionsAsTheyAreJournaled) {

@@ -25,7 +25,7 @@
 namespace gpusweep::web {
 
 // The trials as of one revision of LiveExperiment: the completed ones importance reads,
-// or an even sample of them (`sampled_from` > trials.size(): how many there were).
+// or a sample of them (`sampled_from` > trials.size(): how many there were).
 struct TrialsSnapshot {
   std::int64_t revision = 0;
   std::vector<TrialRecord> trials;

@@ -55,7 +55,7 @@ class LargeExperimentTest(ServedPages):
         held = self.server.json("api/e/big/summary")["held"]["held"]
         self.assertIn(f"of {held} trials", count)
         self.assertIn(f"the page holds {held:,} of {TRIALS:,} trials", count)
-        self.assertIn("multiple of 2", count)
+        self.assertIn("1 in 2 of the rest", count)
         self.assertIn("`gpusweep status`", count)
         notes = {panel.get_attribute("data-chart"): panel.find_element(By.CSS_SELECTOR, "p.note").text
                  for panel in self.driver.find_elements(By.CSS_SELECTOR, "section[data-chart]")}

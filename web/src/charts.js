@@ -143,7 +143,7 @@ export function heldNote(summary) {
   const h = summary.held;
   if (!h || h.held >= h.recorded) return '';
   return `the page holds ${h.held.toLocaleString('en-US')} of ${h.recorded.toLocaleString('en-US')} trials: ` +
-    `the best ${h.best.toLocaleString('en-US')}, every unfinished one and those numbered a multiple of ${h.stride}`;
+    `the best ${h.best.toLocaleString('en-US')}, every unfinished one and 1 in ${h.stride} of the rest, a sample spread over the run`;
 }
 
 // Objective of each finished trial against its number, and the best so far.

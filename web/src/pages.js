@@ -177,7 +177,7 @@ class ExperimentCharts {
     const draw = (title, one, what) => {
       if (!one.params.length) return;
       const stale = one.current ? '' : ' (updating: trials finished since)';
-      const sampled = one.of > one.trials ? ` (an even sample of ${one.of})` : '';
+      const sampled = one.of > one.trials ? ` (a sample spread over all ${one.of})` : '';
       charts.draw(this.panel(title), { ...charts.importanceOption(one), note: `over ${one.trials} completed trials${sampled}${what}${stale}` },
         { counted: false, onDrawn: () => performance.mark('gpusweep-importance-drawn') });
     };
