@@ -381,6 +381,57 @@ search_space:
   EXPECT_TRUE(WIFSIGNALED(status));
 }
 
+// Moves the experiment directory while the first trial starts: after the loop's last
+// check and before the fsync that opens the WAL by its path (the race CI once lost).
+class MovesTheExperimentAtFirstSpawn final : public ProcessRunner {
+ public:
+  MovesTheExperimentAtFirstSpawn(ProcessRunner& real, std::filesystem::path from,
+                                 std::filesystem::path to)
+      : real_(real), from_(std::move(from)), to_(std::move(to)) {}
+  Expected<ProcessId> Spawn(const SpawnRequest& request) override {
+    Expected<ProcessId> pid = real_.Spawn(request);
+    if (!moved_) std::filesystem::rename(from_, to_);
+    moved_ = true;
+    return pid;
+  }
+  WaitOutcome Wait(double timeout_seconds) override { return real_.Wait(timeout_seconds); }
+  void SignalGroup(ProcessId pid, int sig) override { real_.SignalGroup(pid, sig); }
+  std::size_t running() const override { return real_.running(); }
+  int StopLeftovers(double grace_seconds) override { return real_.StopLeftovers(grace_seconds); }
+  ContainmentKind containment() const override { return real_.containment(); }
+  std::vector<int> TrialProcesses(ProcessId pid) const override {
+    return real_.TrialProcesses(pid);
+  }
+
+ private:
+  ProcessRunner& real_;
+  std::filesystem::path from_, to_;
+  bool moved_ = false;
+};
+
+TEST_F(RunnerTest, ExperimentMovedAsATrialStartsIsSaidSoNotAsAMissingWal) {
+  auto config = Config(std::string(kHeader) + R"(
+command: [/bin/sleep, "5"]
+sampler: {type: grid}
+search_space:
+  x: {type: choice, values: [1]}
+)");
+  FakeGpuProbe probe(0);
+  RealRunServices real(ProcessOptionsFor(config, experiment_dir(), {}));
+  const std::filesystem::path moved = dir_.path() / "moved";
+  MovesTheExperimentAtFirstSpawn moving(*real.services.processes, experiment_dir(), moved);
+  real.services.processes = &moving;
+  real.services.gpu_probe = &probe;
+  RunOptions options{experiment_dir(), std::nullopt, dir_.path() / "python"};
+  auto outcome = RunExperimentWith(config, options, real.services, observer_);
+  ASSERT_FALSE(outcome);
+  EXPECT_NE(outcome.error().message.find("the experiment directory was moved or deleted"),
+            std::string::npos)
+      << outcome.error().message;
+  EXPECT_FALSE(std::filesystem::exists(experiment_dir()));
+  EXPECT_EQ(real.services.processes->running(), 0u);  // stopped, not left to sleep
+}
+
 // Issue 25: of a plain random sweep, the run keeps each finished trial's number, state,
 // objective and the objective's metrics, not its params or other metrics (at 100,000
 // trials those were most of the run's memory); the journal keeps them whole. TPE reads

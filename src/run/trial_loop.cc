@@ -161,8 +161,18 @@ Status TrialLoop::CheckExperiment() {
   return intact;
 }
 
+// A journal write that fails because the directory was moved or the journal deleted
+// under it (SQLite's files or the WAL are gone) says so as CheckExperiment does, not as
+// a bare ENOENT: the check between two writes cannot close that race.
+Status TrialLoop::ExplainJournalFailure(Status failed) {
+  assert(!failed);
+  GS_TRY(CheckExperiment());
+  return failed;
+}
+
 Status TrialLoop::Commit(Durability durability) {
-  GS_TRY(journal_.Apply(pending_, durability));
+  if (Status applied = journal_.Apply(pending_, durability); !applied)
+    return ExplainJournalFailure(std::move(applied));
   pending_.clear();
   if (durability == Durability::kNow) {
     GS_TRY(FinishSyncs(SyncWait::kAll));  // earlier notifications first
@@ -175,8 +185,9 @@ Status TrialLoop::Commit(Durability durability) {
 // The fsync runs on another thread while the loop goes on (trials start, the loop
 // sleeps); the observer hears of the changes it covers once it is done.
 Status TrialLoop::StartSync() {
-  GS_ASSIGN_OR_RETURN(std::function<Status()> sync, journal_.SyncLater());
-  syncs_.push_back(InFlightSync{sync_worker_.Submit(std::move(sync)), std::move(after_commit_)});
+  Expected<std::function<Status()>> sync = journal_.SyncLater();
+  if (!sync) return ExplainJournalFailure(tl::unexpected(std::move(sync.error())));
+  syncs_.push_back(InFlightSync{sync_worker_.Submit(std::move(*sync)), std::move(after_commit_)});
   after_commit_.clear();
   return {};
 }
@@ -187,12 +198,7 @@ Status TrialLoop::FinishSyncs(SyncWait wait) {
     if (wait == SyncWait::kDone &&
         front.done.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
       return {};
-    if (Status synced = front.done.get(); !synced) {
-      // A sync that fails because the directory was moved or the journal deleted under
-      // it (the WAL is gone) says so as CheckExperiment does, not as a bare ENOENT.
-      GS_TRY(CheckExperiment());
-      return synced;
-    }
+    if (Status synced = front.done.get(); !synced) return ExplainJournalFailure(std::move(synced));
     Notify(std::move(front.notify));
     syncs_.pop_front();
   }

@@ -110,6 +110,8 @@ class TrialLoop {
   // The experiment directory and journal are still the ones the run started with;
   // otherwise stops every trial (SIGTERM, grace, SIGKILL) and returns the error.
   Status CheckExperiment();
+  // `failed`, a journal error, unless CheckExperiment explains it (then that error).
+  Status ExplainJournalFailure(Status failed);
   // One transaction for everything in pending_; with kNow also the observer calls that
   // waited for it (after_commit_), else those wait for the StartSync that follows.
   Status Commit(Durability durability = Durability::kNow);
