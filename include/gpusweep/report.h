@@ -132,6 +132,9 @@ struct StatusOptions {
   StatusSort sort = StatusSort::kNumber;
   std::string sort_param;           // kParam: a flattened param name ("net.depth")
   int top = 0;                      // > 0: only the first `top` rows after sorting
+  // Without `top`, > 0: at most this many rows, the latest when sorted by number, else
+  // the first in the order; "Showing" says so (`status` lists 1,000 unless --all).
+  int cap = 0;
   std::optional<TrialState> state;  // only trials in this state
   // Running trials: the step of the report their `objective` (the metric's last value
   // so far) came from. A running trial without an entry shows no objective: a value

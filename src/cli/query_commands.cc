@@ -351,6 +351,7 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   if (sliced) return SlicedStatus(opened, args);
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view.Trials());
   GS_ASSIGN_OR_RETURN(StatusOptions options, ParseStatusOptions(args, trials, view.meta().metric));
+  if (!args.all) options.cap = kStatusDefaultRows;  // as SlicedStatus lists them
   GS_TRY(CheckIgnoredNames(args.ignore, trials));
   // A running trial shows the value it last reported, so `status` during a sweep tells
   // how each trial is doing.

@@ -151,9 +151,10 @@ bool ParamBefore(const TrialRecord& a, const TrialRecord& b, const std::string& 
 // without several objectives or constraints.
 using ParetoPlaces = std::map<int, std::size_t>;
 
+// `capped`: set when options.cap cut rows.
 std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trials,
                                            const MetricSpec& metric, double now,
-                                           const StatusOptions& options,
+                                           const StatusOptions& options, bool& capped,
                                            const ParetoPlaces& pareto = {}) {
   std::vector<const TrialRecord*> rows;
   for (const TrialRecord& t : trials)
@@ -190,7 +191,24 @@ std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trial
   }
   if (options.top > 0 && rows.size() > static_cast<size_t>(options.top))
     rows.resize(static_cast<size_t>(options.top));
+  capped = options.top <= 0 && options.cap > 0 && rows.size() > static_cast<size_t>(options.cap);
+  if (capped) {
+    const auto cut = static_cast<std::ptrdiff_t>(rows.size()) - options.cap;
+    if (options.sort == StatusSort::kNumber)
+      rows.erase(rows.begin(), rows.begin() + cut);  // the latest stay
+    else
+      rows.resize(static_cast<size_t>(options.cap));
+  }
   return rows;
+}
+
+// What "Showing" adds when options.cap cut the rows, as the sliced `status` says it.
+std::string CapNote(const StatusOptions& options) {
+  const std::string_view which = options.sort == StatusSort::kNumber      ? "latest"
+                                 : options.sort == StatusSort::kObjective ? "best"
+                                                                          : "first";
+  return fmt::format("; the {} {}; `--all` lists every one, `--top N` the best N", which,
+                     options.cap);
 }
 
 // The table of `status` rows (repeats, jobs: some trial, listed or not, has a repeat
@@ -348,9 +366,13 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
       places[ranked[i].trial->number] = i;
     }
   }
-  const std::vector<const TrialRecord*> rows = SelectRows(trials, ctx.metric, ctx.now, options, places);
-  if (rows.size() != trials.size())
-    header("Showing", fmt::format("{} of {} recorded trials", rows.size(), trials.size()));
+  bool capped = false;
+  const std::vector<const TrialRecord*> rows =
+      SelectRows(trials, ctx.metric, ctx.now, options, capped, places);
+  if (rows.size() != trials.size()) {
+    header("Showing", fmt::format("{} of {} recorded trials{}", rows.size(), trials.size(),
+                                  capped ? CapNote(options) : ""));
+  }
   out += '\n';
   const bool repeats = std::any_of(trials.begin(), trials.end(),
                                    [](const TrialRecord& t) { return t.repeat > 0; });

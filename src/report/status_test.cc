@@ -157,6 +157,31 @@ TEST(ReportStatusTest, SortTopAndStateChooseTheRows) {
   EXPECT_EQ(RowTrials(FormatStatus(VaryingTrials(), ctx, pruned_only)), (std::vector<int>{3}));
 }
 
+// The cap `status` puts on an experiment read whole (schedulers, NAS): the latest rows
+// by number, the best by objective, said in "Showing"; --top and a filter that leaves
+// fewer rows than the cap are not "capped".
+TEST(ReportStatusTest, TheCapListsTheLatestOrTheBestAndSaysSo) {
+  const ReportContext ctx = MakeContext(200);
+  StatusOptions capped;
+  capped.cap = 3;
+  const std::string latest = FormatStatus(VaryingTrials(), ctx, capped);
+  EXPECT_EQ(RowTrials(latest), (std::vector<int>{2, 3, 4}));
+  EXPECT_THAT(latest, HasSubstr("Showing    3 of 5 recorded trials; the latest 3; `--all` "
+                                "lists every one, `--top N` the best N"));
+  capped.sort = StatusSort::kObjective;
+  const std::string best = FormatStatus(VaryingTrials(), ctx, capped);
+  EXPECT_EQ(RowTrials(best), (std::vector<int>{1, 2, 0}));
+  EXPECT_THAT(best, HasSubstr("; the best 3;"));
+  capped.top = 2;
+  EXPECT_THAT(FormatStatus(VaryingTrials(), ctx, capped), Not(HasSubstr("the best 3")));
+  StatusOptions few;
+  few.cap = 3;
+  few.state = TrialState::kPruned;
+  const std::string pruned = FormatStatus(VaryingTrials(), ctx, few);
+  EXPECT_EQ(RowTrials(pruned), (std::vector<int>{3}));
+  EXPECT_THAT(pruned, Not(HasSubstr("latest")));
+}
+
 TEST(ReportStatusTest, ParamsWrapInsteadOfHidingWhereRowsDiffer) {
   const Json a = Json::parse(R"({"optimizer":"adamw","schedule":"cosine","lr":0.1,"tail":1})");
   Json b = a;
