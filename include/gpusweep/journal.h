@@ -59,6 +59,17 @@ struct MetricPoint {
   std::optional<double> value;  // nullopt when the result lacks the key or it is no number
 };
 
+// The trials written since a reader last read them: Journal::LoadTrialsChangedAfter.
+struct ChangedTrials {
+  std::vector<TrialRecord> trials;  // by number
+  // Pass it as `after` next time. -1 when the journal keeps no marks (then every read is
+  // whole).
+  std::int64_t mark = -1;
+  // `trials` is every trial (the first read, or a journal without marks): the reader
+  // replaces what it holds rather than merging.
+  bool whole = true;
+};
+
 // Which trials QueryTrials reads, in which order, how many.
 struct TrialQuery {
   enum class Order {
@@ -174,6 +185,13 @@ class Journal {
   // Every trial, ordered by number.
   virtual Expected<std::vector<TrialRecord>> LoadTrials() = 0;
   virtual Expected<std::optional<TrialRecord>> LoadTrial(int number) = 0;
+  // The trials upserted or finished after mark `after` (< 0: every trial, `whole`), each
+  // whole, by number, and the mark to pass next time: a reader following a run (the
+  // dashboard) reads what a commit wrote, not 100,000 rows per commit (issue 25). Rows
+  // are never deleted, so a merge by number is the journal's state. The SQLite journal
+  // keeps a mark per row from schema version 4 on (journal/schema.h); this default, and
+  // an older file, answer every trial, whole.
+  virtual Expected<ChangedTrials> LoadTrialsChangedAfter(std::int64_t after);
   // Intermediate results of one trial (all attempts), ordered by attempt, step, then
   // the order they were appended.
   virtual Expected<std::vector<IntermediateResult>> LoadResults(int trial) = 0;

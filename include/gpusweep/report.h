@@ -101,6 +101,10 @@ std::string FormatEarlyStopping(const std::vector<TrialRecord>& trials, const Re
 // running and interrupted trials are never ranked. Pointers point into `trials`.
 std::vector<const TrialRecord*> RankTrials(const std::vector<TrialRecord>& trials,
                                            const MetricSpec& metric);
+// The first `limit` of RankTrials, found without sorting the rest (a partial sort: the
+// dashboard's best trial and best 2,000 of 100,000 at every refresh of a live run).
+std::vector<const TrialRecord*> RankTrials(const std::vector<TrialRecord>& trials,
+                                           const MetricSpec& metric, std::size_t limit);
 
 // What a NAS experiment found (ReportContext::nas; docs/nas.md, "Reading the results"):
 // the retrain when it completed; before that, the confirm of the highest block whose

@@ -26,6 +26,9 @@ class ForwardingJournal : public Journal {
   }
   Expected<std::vector<TrialRecord>> LoadTrials() override { return inner_->LoadTrials(); }
   Expected<std::optional<TrialRecord>> LoadTrial(int n) override { return inner_->LoadTrial(n); }
+  Expected<ChangedTrials> LoadTrialsChangedAfter(std::int64_t after) override {
+    return inner_->LoadTrialsChangedAfter(after);
+  }
   Expected<std::vector<IntermediateResult>> LoadResults(int t) override {
     return inner_->LoadResults(t);
   }

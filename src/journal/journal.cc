@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -91,6 +92,7 @@ class SqliteJournal final : public Journal {
       std::int64_t after_seq, std::int64_t limit) override;
   Expected<std::vector<TrialRecord>> LoadTrials() override;
   Expected<std::optional<TrialRecord>> LoadTrial(int number) override;
+  Expected<ChangedTrials> LoadTrialsChangedAfter(std::int64_t after) override;
   Expected<std::vector<IntermediateResult>> LoadResults(int trial) override;
   Expected<std::vector<MetricPoint>> LoadMetricPoints(std::string_view key,
                                                       std::int64_t after_cursor,
@@ -217,11 +219,12 @@ Status SqliteJournal::WriteUpsert(const TrialRecord& record,
     // REPLACE deletes the old row and inserts the new one in one statement; no other
     // table refers to trials by rowid, so nothing is lost.
     GS_ASSIGN_OR_RETURN(
-        auto stmt, db_.PrepareCached(fmt::format("INSERT OR REPLACE INTO trials ({}) VALUES (?1, ?2, "
-                                           "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-                                           "?14, ?15, ?16, ?17, ?18, ?19)",
-                                           journal::kTrialColumns),
-                               what));
+        auto stmt, db_.PrepareCached(fmt::format("INSERT OR REPLACE INTO trials ({}, changed) "
+                                                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                                                 "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+                                                 "?19, {})",
+                                                 journal::kTrialColumns, journal::kNextChange),
+                                     what));
     journal::BindTrial(stmt, record);
     GS_TRY(stmt.Run());
   }
@@ -235,10 +238,12 @@ Status SqliteJournal::WriteFinish(const TrialRecord& record,
   {
     GS_ASSIGN_OR_RETURN(
         auto update,
-        db_.PrepareCached("UPDATE trials SET state = ?2, end_time = ?3, exit_code = ?4, "
-                    "term_signal = ?5, failure_reason = ?6, objective = ?7, last_metrics = ?8 "
-                    "WHERE number = ?1",
-                    what));
+        db_.PrepareCached(fmt::format("UPDATE trials SET state = ?2, end_time = ?3, "
+                                      "exit_code = ?4, term_signal = ?5, failure_reason = ?6, "
+                                      "objective = ?7, last_metrics = ?8, changed = {} "
+                                      "WHERE number = ?1",
+                                      journal::kNextChange),
+                          what));
     update.Bind(1, record.number)
         .Bind(2, ToString(record.state))
         .Bind(3, record.end_time)
@@ -351,6 +356,42 @@ Expected<std::vector<TrialRecord>> SqliteJournal::LoadTrials() {
     if (!has_row) return trials;
     GS_ASSIGN_OR_RETURN(TrialRecord trial, journal::ReadTrial(db_, rows));
     trials.push_back(std::move(trial));
+  }
+}
+
+Expected<ChangedTrials> SqliteJournal::LoadTrialsChangedAfter(std::int64_t after) {
+  if (version_ < 4) return Journal::LoadTrialsChangedAfter(after);  // no marks
+  if (after < 0) {
+    // Whole, in one statement (one snapshot): the rows and the largest mark among them.
+    GS_ASSIGN_OR_RETURN(auto rows, db_.Prepare(fmt::format("SELECT {}, changed FROM trials "
+                                                           "ORDER BY number",
+                                                           journal::kTrialColumns),
+                                               "load trials"));
+    ChangedTrials read{{}, 0, true};
+    GS_ASSIGN_OR_RETURN(auto count, db_.Prepare("SELECT count(*) FROM trials", "count the trials"));
+    GS_ASSIGN_OR_RETURN(const bool counted, count.Step());
+    if (counted) read.trials.reserve(static_cast<std::size_t>(count.Int(0)));
+    while (true) {
+      GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+      if (!has_row) return read;
+      GS_ASSIGN_OR_RETURN(TrialRecord trial, journal::ReadTrial(db_, rows));
+      read.trials.push_back(std::move(trial));
+      read.mark = std::max(read.mark, rows.Int64(19));
+    }
+  }
+  GS_ASSIGN_OR_RETURN(
+      auto rows, db_.PrepareCached(fmt::format("SELECT {}, changed FROM trials WHERE changed > ?1 "
+                                               "ORDER BY number",
+                                               journal::kTrialColumns),
+                                   "load the trials changed since the last read"));
+  rows.Bind(1, after);
+  ChangedTrials read{{}, after, false};
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) return read;
+    GS_ASSIGN_OR_RETURN(TrialRecord trial, journal::ReadTrial(db_, rows));
+    read.trials.push_back(std::move(trial));
+    read.mark = std::max(read.mark, rows.Int64(19));
   }
 }
 

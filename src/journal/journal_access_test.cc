@@ -113,15 +113,19 @@ TEST_F(JournalAccessTest, ReaderOpensAfterWriterClosed) {
 
 TEST_F(JournalAccessTest, NewerSchemaVersionIsRefused) {
   { ASSERT_NE(MustOpen(JournalAccess::kReadWrite), nullptr); }
-  SetUserVersion(4);
+  SetUserVersion(5);
   for (JournalAccess access : {JournalAccess::kReadWrite, JournalAccess::kReadOnly}) {
     auto journal = OpenJournal(db_path_, access);
     ASSERT_FALSE(journal);
     EXPECT_EQ(journal.error().code, ErrorCode::kJournal);
-    EXPECT_NE(journal.error().message.find("schema version 4 is newer"), std::string::npos)
+    EXPECT_NE(journal.error().message.find("schema version 5 is newer"), std::string::npos)
         << journal.error().message;
   }
 }
+
+// What version 4 added; older versions are made by removing it too.
+constexpr const char* kDropChangeMarks =
+    "DROP INDEX trials_by_change; ALTER TABLE trials DROP COLUMN changed; ";
 
 // A version 1 journal (before schedulers): made here by removing what version 2 added.
 TEST_F(JournalAccessTest, VersionOneJournalIsReadAndMigratedWithItsTrials) {
@@ -133,7 +137,8 @@ TEST_F(JournalAccessTest, VersionOneJournalIsReadAndMigratedWithItsTrials) {
   {
     auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
     ASSERT_TRUE(raw);
-    ASSERT_TRUE(raw->Exec("DROP TABLE scheduler_events; DROP INDEX trials_with_job; "
+    ASSERT_TRUE(raw->Exec(std::string(kDropChangeMarks) +
+                          "DROP TABLE scheduler_events; DROP INDEX trials_with_job; "
                           "ALTER TABLE trials DROP COLUMN job_id; "
                           "ALTER TABLE trials DROP COLUMN budget; "
                           "ALTER TABLE trials DROP COLUMN rung; ALTER TABLE trials DROP COLUMN "
@@ -181,7 +186,8 @@ TEST_F(JournalAccessTest, VersionTwoJournalIsReadAndMigratedToKeepJobIds) {
   {
     auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
     ASSERT_TRUE(raw);
-    ASSERT_TRUE(raw->Exec("DROP INDEX trials_with_job; ALTER TABLE trials DROP COLUMN job_id; "
+    ASSERT_TRUE(raw->Exec(std::string(kDropChangeMarks) +
+                          "DROP INDEX trials_with_job; ALTER TABLE trials DROP COLUMN job_id; "
                           "PRAGMA user_version = 2",
                           "make version 2"));
   }
@@ -204,6 +210,44 @@ TEST_F(JournalAccessTest, VersionTwoJournalIsReadAndMigratedToKeepJobIds) {
   EXPECT_EQ((*trials)[0].state, TrialState::kCompleted);
   EXPECT_EQ((*trials)[0].job_id, "");
   EXPECT_EQ((*trials)[1].job_id, "4711");
+}
+
+// A version 3 journal (before change marks): read whole at every read by a follower,
+// and a read-write open adds the marks; rows from before it count as changed at mark 0.
+TEST_F(JournalAccessTest, VersionThreeJournalIsReadWholeAndMigratedToChangeMarks) {
+  {
+    auto writer = MustOpen(JournalAccess::kReadWrite);
+    ASSERT_NE(writer, nullptr);
+    ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kCompleted)));
+  }
+  {
+    auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
+    ASSERT_TRUE(raw);
+    ASSERT_TRUE(raw->Exec(std::string(kDropChangeMarks) + "PRAGMA user_version = 3",
+                          "make version 3"));
+  }
+  {
+    auto reader = MustOpen(JournalAccess::kReadOnly);
+    ASSERT_NE(reader, nullptr);
+    auto read = reader->LoadTrialsChangedAfter(7);
+    ASSERT_TRUE(read) << read.error().message;
+    EXPECT_TRUE(read->whole);
+    EXPECT_EQ(read->mark, -1);
+    ASSERT_EQ(read->trials.size(), 1u);
+  }
+  auto writer = MustOpen(JournalAccess::kReadWrite);  // migrates
+  ASSERT_NE(writer, nullptr);
+  auto first = writer->LoadTrialsChangedAfter(-1);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(first->whole);
+  EXPECT_EQ(first->mark, 0);
+  ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(1, TrialState::kRunning)));
+  auto next = writer->LoadTrialsChangedAfter(first->mark);
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_FALSE(next->whole);
+  ASSERT_EQ(next->trials.size(), 1u);
+  EXPECT_EQ(next->trials[0].number, 1);
+  EXPECT_EQ(next->mark, 1);
 }
 
 TEST_F(JournalAccessTest, SchedulerEventsKeepTheirOrderAndCommitWithResults) {

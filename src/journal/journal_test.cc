@@ -327,6 +327,62 @@ TEST_F(JournalTest, DataVersionChangesWhenAnotherConnectionCommits) {
   EXPECT_NE(*(*reader)->DataVersion(), *before);
 }
 
+// A follower reads what each commit wrote and nothing else: upserts and finishes, in
+// one Apply or several, from its own connection; results and events alone change no row.
+TEST_F(JournalTest, TrialsChangedAfterAMarkAreWhatWasWrittenSince) {
+  auto reader = OpenJournal(db_path_, JournalAccess::kReadOnly);
+  ASSERT_TRUE(reader) << reader.error().message;
+  for (int n = 0; n < 4; ++n) ASSERT_TRUE(journal_->UpsertTrial(RunningTrial(n)));
+  auto numbers = [](const ChangedTrials& read) {
+    std::vector<int> out;
+    for (const TrialRecord& t : read.trials) out.push_back(t.number);
+    return out;
+  };
+  auto first = (*reader)->LoadTrialsChangedAfter(-1);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(first->whole);
+  EXPECT_EQ(numbers(*first), (std::vector<int>{0, 1, 2, 3}));
+
+  TrialRecord done = RunningTrial(2);
+  done.state = TrialState::kCompleted;
+  done.objective = 0.5;
+  TrialRecord promoted = RunningTrial(0);
+  promoted.attempt = 2;
+  ASSERT_TRUE(journal_->Apply({JournalWrite::Finish(done, {Result(2, 1, 1, Json{{"acc", 1}})}),
+                               JournalWrite::Upsert(promoted), JournalWrite::Upsert(RunningTrial(7))}));
+  ASSERT_TRUE(journal_->AppendResults({Result(1, 1, 1, Json{{"acc", 2}})}));
+  auto next = (*reader)->LoadTrialsChangedAfter(first->mark);
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_FALSE(next->whole);
+  EXPECT_EQ(numbers(*next), (std::vector<int>{0, 2, 7}));  // by number, each whole
+  ExpectSameTrial(next->trials[0], promoted);
+  EXPECT_EQ(next->trials[1].objective, 0.5);
+  EXPECT_GT(next->mark, first->mark);
+
+  auto none = (*reader)->LoadTrialsChangedAfter(next->mark);
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_TRUE(none->trials.empty());
+  EXPECT_EQ(none->mark, next->mark);
+  // Written again: a later mark than every earlier one, even for the row that held the
+  // largest (REPLACE deletes it before inserting).
+  ASSERT_TRUE(journal_->UpsertTrial(RunningTrial(7)));
+  auto again = (*reader)->LoadTrialsChangedAfter(none->mark);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(numbers(*again), (std::vector<int>{7}));
+  EXPECT_GT(again->mark, none->mark);
+}
+
+// A journal that keeps no marks (the interface's default) answers every trial, whole.
+TEST_F(JournalTest, TheDefaultAnswersEveryTrialWhole) {
+  ASSERT_TRUE(journal_->UpsertTrial(RunningTrial(0)));
+  ASSERT_TRUE(journal_->UpsertTrial(RunningTrial(1)));
+  auto read = journal_->Journal::LoadTrialsChangedAfter(1);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_TRUE(read->whole);
+  EXPECT_EQ(read->mark, -1);
+  EXPECT_EQ(read->trials.size(), 2u);
+}
+
 TEST_F(JournalTest, MetricPointsFollowTheAppendOrderFromACursor) {
   ASSERT_TRUE(journal_->UpsertTrial(RunningTrial(1)));
   ASSERT_TRUE(journal_->UpsertTrial(RunningTrial(0)));

@@ -37,6 +37,13 @@ inline constexpr std::string_view kTrialColumnsV1 =
     "pid_start_ticks, exit_code, term_signal, failure_reason, objective, last_metrics, "
     "0, 0, NULL, ''";
 void BindTrial(sqlite::Statement& stmt, const TrialRecord& record);
+// The value every write of a trial row sets its `changed` column to (version 4): one more
+// than any row's, so a reader that has read every row up to mark M (the largest it saw)
+// finds every later write as `changed > M`. SQLite has one writer at a time, and this is
+// evaluated inside the write's transaction, before a REPLACE deletes the old row; the
+// index on `changed` answers it without a scan.
+inline constexpr std::string_view kNextChange =
+    "(SELECT IFNULL(MAX(changed), 0) + 1 FROM trials)";
 Expected<TrialRecord> ReadTrial(const sqlite::Database& db, const sqlite::Statement& row);
 
 // Same for the results table: trial, attempt, step, time, "values" (?1..?5 / 0..4).

@@ -36,16 +36,38 @@ std::optional<double> MeanFinishedDuration(const std::vector<TrialRecord>& trial
 
 }  // namespace
 
-std::vector<const TrialRecord*> RankTrials(const std::vector<TrialRecord>& trials,
-                                           const MetricSpec& metric) {
+namespace {
+
+// The trials RankTrials ranks, in number order.
+std::vector<const TrialRecord*> Rankable(const std::vector<TrialRecord>& trials) {
   std::vector<const TrialRecord*> ranked;
   for (const TrialRecord& t : trials) {
     if (t.state == TrialState::kCompleted && t.objective && !std::isnan(*t.objective))
       ranked.push_back(&t);
   }
+  return ranked;
+}
+
+}  // namespace
+
+std::vector<const TrialRecord*> RankTrials(const std::vector<TrialRecord>& trials,
+                                           const MetricSpec& metric) {
+  std::vector<const TrialRecord*> ranked = Rankable(trials);
   std::sort(ranked.begin(), ranked.end(), [&](const TrialRecord* a, const TrialRecord* b) {
     return Better(a, b, metric.mode);
   });
+  return ranked;
+}
+
+std::vector<const TrialRecord*> RankTrials(const std::vector<TrialRecord>& trials,
+                                           const MetricSpec& metric, std::size_t limit) {
+  std::vector<const TrialRecord*> ranked = Rankable(trials);
+  const std::size_t kept = std::min(limit, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(kept),
+                    ranked.end(), [&](const TrialRecord* a, const TrialRecord* b) {
+                      return Better(a, b, metric.mode);
+                    });
+  ranked.resize(kept);
   return ranked;
 }
 

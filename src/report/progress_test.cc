@@ -44,6 +44,22 @@ TEST(ReportRankTest, MinModeLowestFirstTiesByTrialNumber) {
   EXPECT_EQ(Numbers(RankTrials(trials, {"loss", Mode::kMin})), (std::vector<int>{7, 0, 3, 1}));
 }
 
+// The limited ranking is the full one's prefix, ties included, whatever the limit.
+TEST(ReportRankTest, ALimitedRankingIsTheFullRankingsPrefix) {
+  std::vector<TrialRecord> trials;
+  for (int k = 0; k < 200; ++k)  // values repeat: ties to the lower number
+    trials.push_back(MakeTrial(199 - k, k % 7 == 3 ? TrialState::kFailed : TrialState::kCompleted,
+                               0.1 * ((k * 37) % 11)));
+  for (const Mode mode : {Mode::kMax, Mode::kMin}) {
+    const std::vector<int> full = Numbers(RankTrials(trials, {"acc", mode}));
+    for (const std::size_t limit : {0ul, 1ul, 5ul, 100ul, full.size(), full.size() + 9}) {
+      const std::vector<int> prefix(full.begin(),
+                                    full.begin() + static_cast<std::ptrdiff_t>(std::min(limit, full.size())));
+      EXPECT_EQ(Numbers(RankTrials(trials, {"acc", mode}, limit)), prefix) << limit;
+    }
+  }
+}
+
 TEST(ReportRankTest, EmptyWhenOnlyFailedOrRunning) {
   const std::vector<TrialRecord> trials = {MakeTrial(0, TrialState::kFailed, 0.9),
                                            MakeTrial(1, TrialState::kRunning, std::nullopt)};

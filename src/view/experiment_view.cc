@@ -102,6 +102,9 @@ ReportContext ExperimentView::report_context() const {
 bool ExperimentView::run_alive() const { return ExperimentLock::IsHeld(files_.dir); }
 
 Expected<std::vector<TrialRecord>> ExperimentView::Trials() { return journal_->LoadTrials(); }
+Expected<ChangedTrials> ExperimentView::TrialsChangedAfter(std::int64_t after) {
+  return journal_->LoadTrialsChangedAfter(after);
+}
 
 Expected<std::optional<TrialRecord>> ExperimentView::Trial(int number) {
   return journal_->LoadTrial(number);

@@ -88,6 +88,8 @@ class ExperimentView {
 
   // The journal's rows, read now.
   Expected<std::vector<TrialRecord>> Trials();  // ordered by number
+  // The trials written after mark `after` (< 0: all), Journal::LoadTrialsChangedAfter's.
+  Expected<ChangedTrials> TrialsChangedAfter(std::int64_t after);
   Expected<std::optional<TrialRecord>> Trial(int number);
   Expected<std::vector<TrialRecord>> QueryTrials(const TrialQuery& query);  // Journal's
   Expected<std::vector<IntermediateResult>> Results(int trial);

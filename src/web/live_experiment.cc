@@ -153,31 +153,35 @@ Status LiveExperiment::RefreshLocked() {
   // Read before the data: a commit landing meanwhile changes it again for next time.
   GS_ASSIGN_OR_RETURN(const std::int64_t version, view_.DataVersion());
   if (data_version_ && *data_version_ == version) return {};
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view_.Trials());
+  // Only the rows written since the last read (every row the first time, or from a
+  // journal without change marks): re-reading all of a 100,000-trial run's rows at each
+  // of its commits took 0.7 s a refresh (bench/README, the eleventh session).
+  GS_ASSIGN_OR_RETURN(ChangedTrials read, view_.TrialsChangedAfter(trials_mark_));
+  trials_mark_ = read.mark;
   const std::int64_t revision = revision_ + 1;
   const std::int64_t generation = charted_.generation();
-  UpdateChartedLocked(trials);
+  std::vector<std::size_t> retext = MergeTrialsLocked(std::move(read));
+  for (int number : UpdateChartedLocked()) retext.push_back(IndexOfLocked(number));
+  if (charted_.generation() != generation)
+    for (std::size_t i = 0; i < texts_.size(); ++i)
+      if (!charted_.Holds(records_[i].number)) std::string().swap(texts_[i].json);
+  std::sort(retext.begin(), retext.end());
+  retext.erase(std::unique(retext.begin(), retext.end()), retext.end());
   // A held trial's text is kept and compared; one the page is not sent is compared by
-  // its stamp alone (its text would be 100,000 dumps a refresh at 100,000 trials), and
-  // gets its text when it joins the sample, which counts as a change: it is sent then.
-  bool changed = trials.size() != records_.size();
-  std::vector<TrialText> texts;
-  texts.reserve(trials.size());
-  std::size_t old = 0;
-  for (const TrialRecord& trial : trials) {
-    while (old < records_.size() && records_[old].number < trial.number) ++old;
-    const TrialText* before =
-        old < records_.size() && records_[old].number == trial.number ? &texts_[old] : nullptr;
+  // its stamp alone (its text would be 100,000 dumps at 100,000 trials), and gets its
+  // text when it joins the sample, which counts as a change: it is sent then.
+  bool changed = false;
+  for (std::size_t i : retext) {
+    const TrialRecord& trial = records_[i];
     TrialText text{"", 0, ChangeStamp(trial)};
     if (charted_.Holds(trial.number))
       text.json = TrialJson(trial).dump(-1, ' ', false, Json::error_handler_t::replace);
-    const bool same = before && before->stamp == text.stamp && before->json == text.json;
-    text.revision = same ? before->revision : revision;
+    const bool same = texts_[i].revision > 0 && texts_[i].stamp == text.stamp &&
+                      texts_[i].json == text.json;
+    text.revision = same ? texts_[i].revision : revision;
     changed |= !same;
-    texts.push_back(std::move(text));
+    texts_[i] = std::move(text);
   }
-  records_ = std::move(trials);
-  texts_ = std::move(texts);
   // Only the held trials' points are kept; a sample chosen anew reads its points again.
   // Read after the trials: a point's trial row commits with or before it.
   if (charted_.generation() != generation) {
@@ -220,18 +224,68 @@ Status LiveExperiment::RefreshLocked() {
   return {};
 }
 
-void LiveExperiment::UpdateChartedLocked(const std::vector<TrialRecord>& trials) {
+std::vector<std::size_t> LiveExperiment::MergeTrialsLocked(ChangedTrials read) {
+  std::vector<std::size_t> merged;
+  auto add_names = [this](const TrialRecord& trial) {
+    for (auto& [name, value] : FlattenParams(trial.params))
+      if (named_params_.insert(name).second) param_names_.push_back(name);
+  };
+  if (read.whole) {
+    // Each trial's text as it was (by number; none for a trial new here), to compare.
+    std::vector<TrialText> before(read.trials.size());
+    std::size_t old = 0;
+    for (std::size_t i = 0; i < read.trials.size(); ++i) {
+      while (old < records_.size() && records_[old].number < read.trials[i].number) ++old;
+      if (old < records_.size() && records_[old].number == read.trials[i].number)
+        before[i] = std::move(texts_[old]);
+      add_names(read.trials[i]);
+      merged.push_back(i);
+    }
+    records_ = std::move(read.trials);
+    texts_ = std::move(before);
+    return merged;
+  }
+  // By number, ascending: an insertion moves only the entries after it, none merged yet.
+  for (TrialRecord& trial : read.trials) {
+    add_names(trial);
+    auto at = std::lower_bound(records_.begin(), records_.end(), trial.number,
+                               [](const TrialRecord& r, int n) { return r.number < n; });
+    const auto i = static_cast<std::size_t>(at - records_.begin());
+    if (at != records_.end() && at->number == trial.number) {
+      *at = std::move(trial);
+    } else {
+      records_.insert(at, std::move(trial));
+      texts_.insert(texts_.begin() + static_cast<std::ptrdiff_t>(i), TrialText{});
+    }
+    merged.push_back(i);
+  }
+  return merged;
+}
+
+std::size_t LiveExperiment::IndexOfLocked(int number) const {
+  // Trials are numbered from 0 without gaps in every sweep but a resumed, grown one.
+  if (number >= 0 && static_cast<std::size_t>(number) < records_.size() &&
+      records_[static_cast<std::size_t>(number)].number == number)
+    return static_cast<std::size_t>(number);
+  auto at = std::lower_bound(records_.begin(), records_.end(), number,
+                             [](const TrialRecord& r, int n) { return r.number < n; });
+  assert(at != records_.end() && at->number == number);
+  return static_cast<std::size_t>(at - records_.begin());
+}
+
+std::vector<int> LiveExperiment::UpdateChartedLocked() {
   // The ranking matters only once the page holds a sample: up to the cap it holds all.
   std::vector<int> best_first;
-  if (ChartedTrials::StrideFor(trials.size()) > 1) {
+  if (ChartedTrials::StrideFor(records_.size()) > 1) {
     if (pareto_ || constrained_) {
-      for (const ParetoTrial& t : RankParetoTrials(trials, pareto_ ? *pareto_ : *constrained_))
+      for (const ParetoTrial& t : RankParetoTrials(records_, pareto_ ? *pareto_ : *constrained_))
         best_first.push_back(t.trial->number);
     } else {
-      for (const TrialRecord* t : RankTrials(trials, meta().metric)) best_first.push_back(t->number);
+      for (const TrialRecord* t : RankTrials(records_, meta().metric, ChartedTrials::kBestHeld))
+        best_first.push_back(t->number);
     }
   }
-  charted_.Update(trials, best_first);
+  return charted_.Update(records_, best_first);
 }
 
 // The summary's `best`: the best completed trial by the metric; with constraints the
@@ -245,23 +299,19 @@ Json LiveExperiment::BestJson() const {
       return Json();
     return Json{{"trial", ranked.front().trial->number}, {"value", ranked.front().values.at(0)}};
   }
-  std::vector<const TrialRecord*> ranked = RankTrials(records_, meta().metric);
+  std::vector<const TrialRecord*> ranked = RankTrials(records_, meta().metric, 1);
   if (ranked.empty()) return Json();
   return Json{{"trial", ranked.front()->number}, {"value", *ranked.front()->objective}};
 }
 
 void LiveExperiment::SummarizeLocked() {
   Json counts = Json::object();
-  std::vector<std::string> params;
-  std::set<std::string> named;
   // Planned trials not yet recorded and recorded ones not settled: what a run still owes.
   long unfinished = std::max(0L, static_cast<long>(meta().total_trials) - static_cast<long>(records_.size()));
   for (const TrialRecord& trial : records_) {
     const std::string state(ToString(trial.state));
     counts[state] = counts.value(state, 0) + 1;
     unfinished += !IsSettled(trial.state);
-    for (auto& [name, value] : FlattenParams(trial.params))
-      if (named.insert(name).second) params.push_back(name);
   }
   Json best = BestJson();
   if (nas_) {  // the search's result (retrain, else latest confirm), not its top evaluation
@@ -289,7 +339,7 @@ void LiveExperiment::SummarizeLocked() {
                   {"counts", std::move(counts)},
                   {"best", std::move(best)},
                   {"scheduler", std::move(scheduler)},
-                  {"params", params},
+                  {"params", param_names_},
                   {"choice_params", choice_params_},
                   {"rungs", std::vector<double>(rungs_.begin(), rungs_.end())},
                   {"held", charted_.Describe()}};

@@ -110,8 +110,16 @@ class LiveExperiment {
   // Re-reads the journal when a writer committed since the last read. Caller holds mutex_.
   Status RefreshLocked();
 
-  // Updates charted_ for `trials` (the records just read). Caller holds mutex_.
-  void UpdateChartedLocked(const std::vector<TrialRecord>& trials);
+  // Merges what was read into records_ (replaces them when `read.whole`), keeping each
+  // trial's text from before for comparison (a new trial's is empty, revision 0), and
+  // adds new param names; returns the indices in records_ of the trials read. Caller
+  // holds mutex_.
+  std::vector<std::size_t> MergeTrialsLocked(ChangedTrials read);
+  // Trial `number`'s index in records_, which holds it. Caller holds mutex_.
+  std::size_t IndexOfLocked(int number) const;
+  // Updates charted_ for records_; returns the numbers that joined the held set (all
+  // held ones when it was chosen anew). Caller holds mutex_.
+  std::vector<int> UpdateChartedLocked();
   // Rebuilds summary_ (less `running`) from records_ and rungs_. Caller holds mutex_.
   void SummarizeLocked();
   Json BestJson() const;
@@ -129,8 +137,11 @@ class LiveExperiment {
   DecisionFormatter decisions_;
   std::optional<std::int64_t> data_version_;  // the journal's when last read
   std::int64_t revision_ = 0;
+  std::int64_t trials_mark_ = -1;     // the journal's change mark read up to (-1: none)
   std::vector<TrialRecord> records_;  // by number
   std::vector<TrialText> texts_;      // records_'s, same index
+  std::vector<std::string> param_names_;  // flattened, in the order first seen
+  std::set<std::string> named_params_;    // param_names_, to look up
   ChartedTrials charted_;             // which of records_ a page is sent
   PointColumns points_;  // with a finite value only, append order
   std::int64_t points_cursor_ = 0;  // the journal's metric cursor read up to

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 
 #include "common/temp_dir_for_tests.h"
@@ -144,6 +145,69 @@ TEST(LiveExperimentTest, OnlyChangedTrialsAndNewPointsTravel) {
   EXPECT_EQ(new_points["trial"], (Json{3, 3}));
   EXPECT_EQ(new_points["step"], (Json{0, 1}));
   EXPECT_GT(new_points["cursor"], cursor);
+}
+
+// A page's view of the trials, by number, and what the summary says of them: what a
+// server that followed a run must agree on with one that just opened it.
+Json PageView(LiveExperiment& live) {
+  Json trials = Json::object();
+  for (Json& t : Parsed(live.TrialsSince(0))["trials"]) trials[t["number"].dump()] = t;
+  auto summary = live.Summary();
+  EXPECT_TRUE(summary) << summary.error().message;
+  return Json{{"trials", trials},
+              {"counts", (*summary)["counts"]},
+              {"best", (*summary)["best"]},
+              {"params", (*summary)["params"]},
+              {"unfinished", (*summary)["unfinished"]},
+              {"recorded", (*summary)["recorded"]}};
+}
+
+// A server that follows a run reads only the rows each commit wrote (the journal's
+// change marks) and merges them: rows new at the end or between others, rows written
+// again (a promotion), finished ones. It must hold what a fresh reader holds.
+TEST(LiveExperimentTest, AFollowerMergesWhatEachCommitWroteAsAFreshReaderReadsIt) {
+  TempDir tmp;
+  FakeExperiment fake(tmp.path(), "exp", 4, 2);
+  auto follower = MustOpen(fake.dir());
+  std::int64_t revision = Parsed(follower->TrialsSince(0))["revision"].get<std::int64_t>();
+  auto started = [](int number, int attempt, Json params) {
+    TrialRecord trial;
+    trial.number = number;
+    trial.attempt = attempt;
+    trial.params = std::move(params);
+    trial.start_time = 1.8e9 + number;
+    trial.state = TrialState::kRunning;
+    return trial;
+  };
+  const std::vector<std::function<void()>> commits = {
+      [&] { fake.AddTrial(4, 2); },
+      [&] { ASSERT_TRUE(fake.journal().UpsertTrial(started(9, 1, {{"lr", 0.5}, {"depth", 3}}))); },
+      [&] { fake.AddTrial(6, 1); },  // between 4 and 9
+      [&] { ASSERT_TRUE(fake.journal().UpsertTrial(started(2, 2, {{"lr", 0.03}, {"opt", "sgd"}}))); },
+      [&] {
+        TrialRecord done = started(9, 1, {{"lr", 0.5}, {"depth", 3}});
+        done.state = TrialState::kCompleted;
+        done.objective = 99;
+        done.end_time = 1.8e9 + 20;
+        ASSERT_TRUE(fake.journal().FinishTrial(done, {}));
+      },
+      [&] { ASSERT_TRUE(fake.journal().AppendResults({{6, 1, 5, 1.8e9, Json{{"acc", 1}}}})); },
+  };
+  const std::vector<std::set<int>> sent = {{4}, {9}, {6}, {2}, {9}, {}};
+  for (std::size_t c = 0; c < commits.size(); ++c) {
+    commits[c]();
+    Json changed = Parsed(follower->TrialsSince(revision));
+    std::set<int> numbers;
+    for (const Json& t : changed["trials"]) numbers.insert(t["number"].get<int>());
+    EXPECT_EQ(numbers, sent[c]) << "commit " << c;
+    revision = changed["revision"].get<std::int64_t>();
+    auto fresh = MustOpen(fake.dir());
+    EXPECT_EQ(PageView(*follower), PageView(*fresh)) << "commit " << c;
+  }
+  Json view = PageView(*follower);
+  EXPECT_EQ(view["best"]["trial"], 9);
+  EXPECT_EQ(view["params"], (Json{"lr", "opt", "depth"}));
+  EXPECT_EQ(view["counts"]["running"], 1);  // trial 2, promoted
 }
 
 // Past ChartedTrials::kMaxHeld trials a page is sent a sample (the best, every
