@@ -7,7 +7,7 @@ import {
   VisualMapContinuousComponent,
 } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
-import { el, escapeHtml, fmtNumber, fmtValue } from './dom.js';
+import { el, escapeHtml, fmtNumber, fmtValue, grouped } from './dom.js';
 import { better, order } from './objective.js';
 
 echarts.use([BarChart, LineChart, LinesChart, ParallelChart, ScatterChart, GridComponent,
@@ -142,8 +142,8 @@ export const joinNotes = (...notes) => notes.filter(Boolean).join('; ');
 export function heldNote(summary) {
   const h = summary.held;
   if (!h || h.held >= h.recorded) return '';
-  return `the page holds ${h.held.toLocaleString('en-US')} of ${h.recorded.toLocaleString('en-US')} trials: ` +
-    `the best ${h.best.toLocaleString('en-US')}, every unfinished one and 1 in ${h.stride} of the rest, a sample spread over the run`;
+  return `the page holds ${grouped(h.held)} of ${grouped(h.recorded)} trials: ` +
+    `the best ${grouped(h.best)}, every unfinished one and 1 in ${h.stride} of the rest, a sample spread over the run`;
 }
 
 // Objective of each finished trial against its number, and the best so far.

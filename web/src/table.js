@@ -130,7 +130,9 @@ export class TrialTable {
 
   restore(where) {
     const scroll = this.root.querySelector('.scroll');
-    if (scroll) scroll.scrollLeft = where.scrollLeft;
+    // A new table starts scrolled to 0: setting it anyway forced a layout in the middle
+    // of the page's first render (bench/web, profiled).
+    if (scroll && where.scrollLeft) scroll.scrollLeft = where.scrollLeft;
     const control = where.selector && this.root.querySelector(where.selector);
     if (!control) return;
     control.focus({ preventScroll: true });
