@@ -53,7 +53,7 @@ class LargeExperimentTest(ServedPages):
         self.driver.save_screenshot(str(SHOTS / "large-experiment.png"))
         count = self.driver.find_element(By.ID, "trial-count").text
         held = self.server.json("api/e/big/summary")["held"]["held"]
-        self.assertIn(f"of {held} trials", count)
+        self.assertIn(f"{held:,} of {held:,} trials", count)  # grouped as the note is
         self.assertIn(f"the page holds {held:,} of {TRIALS:,} trials", count)
         self.assertIn("1 in 2 of the rest", count)
         self.assertIn("`gpusweep status`", count)

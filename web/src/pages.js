@@ -1,7 +1,7 @@
 // The three pages: experiments, one experiment, one trial.
 import * as charts from './charts.js';
 import * as data from './data.js';
-import { el, experimentBadge, experimentState, fmtDuration, fmtNumber, fmtTime, fmtValue, shownState, stateBadge, trialDuration } from './dom.js';
+import { el, experimentBadge, experimentState, fmtDuration, fmtNumber, fmtTime, fmtValue, grouped, shownState, stateBadge, trialDuration } from './dom.js';
 import { nasView } from './nas.js';
 import { frontOption, hypervolumeOption } from './pareto.js';
 import { lineageOption, paramsOption } from './pbt.js';
@@ -84,10 +84,10 @@ function objectiveText(s) {
 }
 
 function summaryLine(s) {
-  const counts = Object.entries(s.counts).map(([state, n]) => `${n} ${state}`).join(', ');
+  const counts = Object.entries(s.counts).map(([state, n]) => `${grouped(n)} ${state}`).join(', ');
   return el('div', { class: 'summary' },
     el('h2', {}, s.name), experimentBadge(s),
-    el('p', {}, `${s.recorded} of ${s.total} trials recorded (${counts || 'none yet'}); ${objectiveText(s)}`,
+    el('p', {}, `${grouped(s.recorded)} of ${grouped(s.total)} trials recorded (${counts || 'none yet'}); ${objectiveText(s)}`,
       s.best ? `; ${s.best.label ? 'result' : 'best'} ${fmtNumber(s.best.value)} by ` : '', s.best ? el('a', { href: `#/e/${encodeURIComponent(s.id)}/t/${s.best.trial}` }, `trial ${s.best.trial}`) : '',
       s.best && s.best.label ? ` (${s.best.label})` : '',
       s.scheduler ? `; scheduler ${s.scheduler.type} on ${s.scheduler.resource}` : ''),

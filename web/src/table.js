@@ -1,7 +1,7 @@
 // The trial table: every parameter and metric column, sort by any column, filter by
 // state and by parameter ranges; 100 rows a page so 10,000 trials stay instant.
 import { heldNote, paretoByTrial, paretoClass } from './charts.js';
-import { el, fmtDuration, fmtValue, shownState, stateBadge, trialDuration } from './dom.js';
+import { el, fmtDuration, fmtValue, grouped, shownState, stateBadge, trialDuration } from './dom.js';
 import { paretoText } from './pareto.js';
 
 const PAGE = 100;
@@ -164,7 +164,7 @@ export class TrialTable {
       el('button', { disabled: this.page >= pages - 1, onclick: () => { this.page += 1; this.render(); } }, '›'));
     this.root.replaceChildren(
       el('h3', {}, 'Trials'),
-      el('div', { class: 'toolbar' }, stateSelect, el('span', { id: 'trial-count' }, `${rows.length} of ${this.trials.length} trials`, heldText(this.summary)), pager),
+      el('div', { class: 'toolbar' }, stateSelect, el('span', { id: 'trial-count' }, `${grouped(rows.length)} of ${grouped(this.trials.length)} trials`, heldText(this.summary)), pager),
       el('div', { class: 'scroll' }, el('table', { class: 'trials' },
         el('thead', {}, this.header(), this.filterRow()), el('tbody', {}, shown.map((t) => this.row(t))))));
     this.restore(where);
