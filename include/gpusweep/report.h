@@ -95,6 +95,10 @@ EarlyStoppingSavings EstimateEarlyStoppingSavings(const std::vector<TrialRecord>
 // "12 of 16 trials pruned early by asha; epoch not trained: 32 of 64 (50%)"; "" when
 // nothing was pruned (or without a scheduler).
 std::string FormatEarlyStopping(const std::vector<TrialRecord>& trials, const ReportContext& ctx);
+// The same from savings over `recorded` trials (a TrialSlice's, read by
+// Journal::SumPrunedProgress).
+std::string FormatEarlyStopping(const EarlyStoppingSavings& savings, int recorded,
+                                const ReportContext& ctx);
 
 // Completed trials with a (non-NaN) objective, best first: highest first for
 // Mode::kMax, lowest first for kMin; ties keep the lower trial number first. Failed,
@@ -202,6 +206,8 @@ struct TrialSlice {
   // in order of first appearance: the header's Constants, left out of the rows.
   std::vector<std::pair<std::string, Json>> constants;
   std::optional<TrialRecord> best;  // RankTrials' first over every trial
+  // With a scheduler: what early stopping saved over every trial (the Stopped line).
+  std::optional<EarlyStoppingSavings> early_stopping;
   // Grouping (GroupingOptions): how many groups, whether some holds more than one trial,
   // and the trials of the best group (by number; empty when no group has a mean).
   int groups = 0;

@@ -344,7 +344,8 @@ Expected<std::string> PbtLines(ExperimentView& view, const std::vector<TrialReco
 Expected<int> StatusCommand(const StatusCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
   ExperimentView& view = opened.view;
-  // cv, NAS and schedulers, --group, --sort by duration or a param: every trial is read.
+  // cv, NAS and PBT (ExperimentView::ReadWhole), --group, --sort by duration or a param:
+  // every trial is read.
   const bool sliced = (view.Sliceable() || view.SliceableByPareto()) && !args.group &&
                       !SortsByParam(args, view.meta().metric) &&
                       !(args.sort && *args.sort == "duration");

@@ -98,6 +98,12 @@ class SqliteJournal final : public Journal {
                                                       std::int64_t after_cursor,
                                                       std::int64_t limit) override;
   Expected<TrialCounts> CountTrials() override { return journal::SqlCountTrials(db_, version_); }
+  Expected<PrunedProgress> SumPrunedProgress(const std::string& resource, double max) override {
+    GS_ASSIGN_OR_RETURN(std::optional<PrunedProgress> progress,
+                        journal::SqlSumPrunedProgress(db_, resource, max));
+    if (progress) return *progress;
+    return Journal::SumPrunedProgress(resource, max);  // a name SQLite cannot path
+  }
   Expected<std::vector<TrialRecord>> QueryTrials(const TrialQuery& query) override {
     std::vector<TrialRecord> trials;
     GS_TRY(ForEachTrial(query, [&](const TrialRecord& t) -> Status {

@@ -72,6 +72,35 @@ Expected<TrialCounts> SqlCountTrials(sqlite::Database& db, int version) {
   return c;
 }
 
+Expected<std::optional<PrunedProgress>> SqlSumPrunedProgress(sqlite::Database& db,
+                                                             const std::string& resource,
+                                                             double max_resource) {
+  if (resource.find('"') != std::string::npos) return std::optional<PrunedProgress>();
+  // reached: the metric when it is a number > 0 (json_type tells numbers from true and
+  // false), else the budget when > 0, else NULL (counted, never summed). Over the index
+  // on state: only the pruned rows are read.
+  GS_ASSIGN_OR_RETURN(
+      auto row,
+      db.Prepare("SELECT count(*), total(saved), total(CASE WHEN gpus = 0 THEN saved END), "
+                 "total(saved * gpus) FROM (SELECT json_array_length(gpus) AS gpus, "
+                 "CASE WHEN reached < ?2 THEN ?2 - reached END AS saved FROM (SELECT gpus, "
+                 "CASE WHEN json_type(last_metrics, ?1) IN ('integer', 'real') AND "
+                 "json_extract(last_metrics, ?1) > 0 THEN json_extract(last_metrics, ?1) "
+                 "WHEN budget > 0 THEN budget END AS reached "
+                 "FROM trials WHERE state = 'pruned'))",
+                 "sum what early stopping saved"));
+  row.Bind(1, fmt::format("$.\"{}\"", resource)).Bind(2, max_resource);
+  GS_ASSIGN_OR_RETURN(const bool has_row, row.Step());
+  PrunedProgress progress;
+  if (has_row) {
+    progress.pruned = row.Int(0);
+    progress.saved = row.Double(1);
+    progress.cpu_saved = row.Double(2);
+    progress.gpu_saved = row.Double(3);
+  }
+  return std::optional<PrunedProgress>(progress);
+}
+
 Status SqlForEachTrial(sqlite::Database& db, std::string_view trial_columns,
                        const TrialQuery& query, const Journal::TrialVisitor& visit) {
   std::vector<std::string> where;

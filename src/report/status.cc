@@ -544,8 +544,16 @@ std::optional<report::ParamGroup> SliceBestGroup(const TrialSlice& slice, const 
 }
 
 void AssertSliceable(const ReportContext& ctx) {
-  assert(!ctx.cv.enabled() && !ctx.nas && !ctx.scheduler && "TrialSlice: status reads every trial");
+  assert(!ctx.cv.enabled() && !ctx.nas && !(ctx.scheduler && ctx.scheduler->type == "pbt") &&
+         "TrialSlice: status reads every trial");
   (void)ctx;
+}
+
+// The Stopped line of a slice (with a scheduler), "" without one or nothing pruned.
+std::string SliceEarlyStopping(const TrialSlice& slice, const ReportContext& ctx) {
+  assert(slice.early_stopping.has_value() == ctx.scheduler.has_value());
+  if (!slice.early_stopping) return "";
+  return FormatEarlyStopping(*slice.early_stopping, slice.counts.recorded, ctx);
 }
 
 }  // namespace
@@ -570,6 +578,8 @@ std::string FormatSliceStatus(const TrialSlice& slice, const std::vector<ParetoT
                            : group ? report::BestGroupText({*group}, ctx.metric)
                                    : BestTrialText(slice.best ? &*slice.best : nullptr, ctx.metric),
                            ctx);
+  if (const std::string stopped = SliceEarlyStopping(slice, ctx); !stopped.empty())
+    report::AppendHeaderLine(out, "Stopped", stopped, ctx);
   if (const std::string constants = params.Constants(); !constants.empty())
     report::AppendHeaderLine(out, "Constants", constants, ctx);
   if (slice.rows.size() != static_cast<size_t>(slice.counts.recorded))
@@ -631,6 +641,8 @@ std::string FormatSummary(const TrialSlice& slice, const ReportContext& ctx, int
                                       CountsText(FromTotals(slice.counts, ctx.total_trials),
                                                  ctx.total_trials)),
                      ctx.width, ctx.color);
+  if (const std::string stopped = SliceEarlyStopping(slice, ctx); !stopped.empty())
+    report::AppendLine(out, "Early stopping: " + stopped, ctx.width, ctx.color);
   if (shown == 0) {
     report::AppendLine(out, fmt::format("No trial completed with {}.", ctx.metric.name),
                        ctx.width, ctx.color);

@@ -228,8 +228,16 @@ std::vector<ViewParamLeaf> ViewSharedParams(const std::vector<TrialRecord>& tria
 
 }  // namespace
 
+// A population-based training experiment's status and best follow each member's
+// lineage over every segment (PbtPopulationLines): read whole. Other schedulers' reports
+// differ from a plain sweep's by the Stopped line (Journal::SumPrunedProgress) and the
+// rows' resource column (in the rows read).
+bool ExperimentView::ReadWhole() const {
+  return meta_.cv.enabled() || is_nas() || (meta_.scheduler && meta_.scheduler->type == "pbt");
+}
+
 bool ExperimentView::Sliceable() const {
-  if (meta_.cv.enabled() || is_nas() || meta_.scheduler) return false;
+  if (ReadWhole()) return false;
   // The queries rank by one metric; a Pareto front (several objectives, or constraints
   // that make trials infeasible) is computed over every completed trial.
   const Objective ranked = objective();
@@ -237,7 +245,7 @@ bool ExperimentView::Sliceable() const {
 }
 
 bool ExperimentView::SliceableByPareto() const {
-  if (meta_.cv.enabled() || is_nas() || meta_.scheduler) return false;
+  if (ReadWhole()) return false;
   const Objective ranked = objective();
   return ranked.multi() || ranked.constrained();
 }
@@ -283,6 +291,13 @@ Expected<ExperimentView::SliceRead> ExperimentView::Slice(const std::optional<Tr
   }
   GS_TRY(SliceBest(slice, ignored, groups_listed));
   GS_TRY(SliceConstants(slice));
+  if (meta_.scheduler) {
+    GS_ASSIGN_OR_RETURN(const PrunedProgress pruned,
+                        journal_->SumPrunedProgress(meta_.scheduler->resource,
+                                                    meta_.scheduler->max_resource));
+    slice.early_stopping =
+        EarlyStoppingSavings{pruned.pruned, pruned.saved, pruned.gpu_saved, pruned.cpu_saved};
+  }
   return read;
 }
 

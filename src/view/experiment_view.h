@@ -133,10 +133,12 @@ class ExperimentView {
   // ranked trials as rows and, with repeats, the trials of the best `limit` groups
   // (grouped ignoring GroupingOptions' default). Only when Sliceable().
   Expected<SliceRead> SummarySlice(int limit);
-  // Whether the reports of this experiment can be formatted from a TrialSlice: no cv,
-  // NAS or scheduler (their headers need every trial), and one objective without
-  // constraints (the queries rank by it).
+  // Whether the reports of this experiment can be formatted from a TrialSlice: not
+  // ReadWhole(), and one objective without constraints (the queries rank by it). With a
+  // scheduler the slice also holds what early stopping saved.
   bool Sliceable() const;
+  // cv, NAS, population-based training: their reports need every trial.
+  bool ReadWhole() const;
   // The same but for an objective ranked as a Pareto front (several objectives or
   // constraints): `status` formats a ParetoSlice.
   bool SliceableByPareto() const;

@@ -22,13 +22,18 @@ using test_support::TempDir;
 
 // <tmp>/exp: trials over lr (some repeated under two seeds), a constant epochs param,
 // a tie, a NaN objective, a failed and a running trial (which reported acc so far).
-std::filesystem::path WriteExperiment(const std::filesystem::path& parent, Mode mode) {
+// With `scheduled`, an ASHA experiment (resource epoch, max 9) whose extra trials were
+// pruned at a reported epoch (on two GPUs), at a budget without one, at a budget with a
+// non-number epoch, past the maximum, or paused.
+std::filesystem::path WriteExperiment(const std::filesystem::path& parent, Mode mode,
+                                      bool scheduled = false) {
   const ExperimentFiles files{parent / "exp"};
   std::filesystem::create_directories(files.dir);
   ExperimentMeta meta;
   meta.name = "exp";
   meta.metric = {"acc", mode};
-  meta.total_trials = 14;
+  meta.total_trials = scheduled ? 20 : 14;
+  if (scheduled) meta.scheduler = SchedulerSummary{"asha", "epoch", 9};
   EXPECT_TRUE(WriteExperimentMeta(files.dir, meta));
   auto journal = OpenJournal(files.journal(), JournalAccess::kReadWrite);
   EXPECT_TRUE(journal);
@@ -59,6 +64,35 @@ std::filesystem::path WriteExperiment(const std::filesystem::path& parent, Mode 
       t.exit_code = 0;
       t.objective = runs[k].second;
     }
+    EXPECT_TRUE((*journal)->FinishTrial(t, {}));
+  }
+  if (!scheduled) return files.dir;
+  struct Stopped {
+    TrialState state;
+    Json metrics;
+    std::optional<double> budget;
+    std::vector<int> gpus;
+  };
+  const std::vector<Stopped> stopped{
+      {TrialState::kPruned, Json{{"acc", 0.4}, {"epoch", 3}}, 3.0, {0, 1}},
+      {TrialState::kPruned, Json{{"acc", 0.3}}, 1.0, {}},
+      {TrialState::kPruned, Json{{"acc", 0.35}, {"epoch", true}}, 3.0, {}},
+      {TrialState::kPruned, Json{{"acc", 0.45}, {"epoch", 12}}, std::nullopt, {}},
+      {TrialState::kPaused, Json{{"acc", 0.5}, {"epoch", 1}}, 1.0, {}}};
+  for (std::size_t i = 0; i < stopped.size(); ++i) {
+    TrialRecord t;
+    t.number = 12 + static_cast<int>(i);
+    t.params = Json{{"lr", 0.9 + 0.01 * static_cast<double>(i)}, {"seed", 0}, {"epochs", 3}};
+    t.start_time = 1.7e9 + t.number;
+    t.state = TrialState::kRunning;
+    t.budget = stopped[i].budget;
+    t.gpus = stopped[i].gpus;
+    EXPECT_TRUE((*journal)->UpsertTrial(t));
+    t.state = stopped[i].state;
+    t.end_time = t.start_time + 1;
+    t.exit_code = 0;
+    t.objective = stopped[i].metrics["acc"].get<double>();
+    t.last_metrics = stopped[i].metrics;
     EXPECT_TRUE((*journal)->FinishTrial(t, {}));
   }
   return files.dir;
@@ -144,6 +178,43 @@ TEST(SliceTest, StatusAndBestFromQueriesPrintWhatEveryTrialPrints) {
   }
 }
 
+// A scheduler's reports differ by the Stopped line (an aggregate over the pruned trials)
+// and the rows' resource column: sliced too (issue 25: an ASHA status of 100,000 trials
+// read every one, 2 s and 167 MB).
+TEST(SliceTest, AnAshaExperimentsReportsFromQueriesPrintWhatEveryTrialPrints) {
+  for (Mode mode : {Mode::kMax, Mode::kMin}) {
+    TempDir tmp;
+    auto view = ExperimentView::Open(WriteExperiment(tmp.path(), mode, /*scheduled=*/true));
+    ASSERT_TRUE(view) << view.error().message;
+    ASSERT_TRUE(view->Sliceable());
+    ExpectSameReports(*view);
+    auto read = view->Slice(std::nullopt, {"seed"});
+    ASSERT_TRUE(read);
+    ASSERT_TRUE(read->slice.early_stopping);
+    EXPECT_EQ(read->slice.early_stopping->pruned, 4);
+    // 9-3 on two GPUs, 9-1 and 9-3 on CPU slots; the one past the maximum saved nothing.
+    EXPECT_DOUBLE_EQ(read->slice.early_stopping->resource_saved, 6 + 8 + 6);
+    EXPECT_DOUBLE_EQ(read->slice.early_stopping->gpu_resource_saved, 12);
+    EXPECT_DOUBLE_EQ(read->slice.early_stopping->cpu_resource_saved, 14);
+    const std::string status = FormatStatus(read->slice, Context(*view), {});
+    EXPECT_NE(status.find("4 of 17 trials pruned early by asha; epoch not trained: 20 of 153"),
+              std::string::npos)
+        << status;
+  }
+}
+
+TEST(SliceTest, ThePreviousReleasesAshaSweepReadsTheSame) {
+  const char* data = std::getenv("GPUSWEEP_TEST_DATA");
+  const std::filesystem::path fixture =
+      std::filesystem::path(data != nullptr ? data : "tests/data") / "journal_fixtures" / "asha";
+  TempDir tmp;
+  std::filesystem::copy(fixture, tmp.path() / "asha", std::filesystem::copy_options::recursive);
+  auto view = ExperimentView::Open(tmp.path() / "asha" / "runs" / "asha");
+  ASSERT_TRUE(view) << view.error().message;
+  ASSERT_TRUE(view->Sliceable());
+  ExpectSameReports(*view);
+}
+
 TEST(SliceTest, ThePreviousReleasesSweepReadsTheSame) {
   const char* data = std::getenv("GPUSWEEP_TEST_DATA");
   const std::filesystem::path fixture =
@@ -159,13 +230,17 @@ TEST(SliceTest, ThePreviousReleasesSweepReadsTheSame) {
 // <tmp>/exp with several objectives (acc max, size min) and/or a constraint (lat <= 5):
 // a front with a tie, dominated and infeasible trials, a trial missing size, a failed,
 // a pruned and a running trial (which reported so far), and a constant param.
-std::filesystem::path WriteParetoExperiment(const std::filesystem::path& parent, const Json& identity) {
+// With `scheduled`, multi-objective ASHA (resource step, max 4): the pruned trial
+// reported step 1.
+std::filesystem::path WriteParetoExperiment(const std::filesystem::path& parent, const Json& identity,
+                                            bool scheduled = false) {
   const ExperimentFiles files{parent / "exp"};
   std::filesystem::create_directories(files.dir);
   ExperimentMeta meta;
   meta.name = "exp";
   meta.metric = {"acc", Mode::kMax};
   meta.total_trials = 12;
+  if (scheduled) meta.scheduler = SchedulerSummary{"asha", "step", 4};
   EXPECT_TRUE(WriteExperimentMeta(files.dir, meta));
   auto journal = OpenJournal(files.journal(), JournalAccess::kReadWrite);
   EXPECT_TRUE(journal);
@@ -200,6 +275,7 @@ std::filesystem::path WriteParetoExperiment(const std::filesystem::path& parent,
     } else {
       t.state = TrialState::kPruned;
       t.failure_reason = "stopped";
+      t.last_metrics = Json{{"acc", 0.3}, {"size", 3}, {"lat", 1}, {"step", 1}};
     }
     EXPECT_TRUE((*journal)->FinishTrial(t, {}));
   }
@@ -230,9 +306,10 @@ TEST(SliceTest, ParetoStatusFromTheRankingRecordsPrintsWhatEveryTrialPrints) {
   const Json metrics = Json::array({Json{{"name", "acc"}, {"mode", "max"}}, Json{{"name", "size"}, {"mode", "min"}}});
   const Json constraints = Json::array({Json{{"metric", "lat"}, {"max", 5}}});
   for (const Json& identity : {Json{{"metrics", metrics}}, Json{{"metrics", metrics}, {"constraints", constraints}},
-                               Json{{"constraints", constraints}}}) {
+                               Json{{"constraints", constraints}}})
+  for (const bool scheduled : {false, true}) {
     TempDir tmp;
-    auto view = ExperimentView::Open(WriteParetoExperiment(tmp.path(), identity));
+    auto view = ExperimentView::Open(WriteParetoExperiment(tmp.path(), identity, scheduled));
     ASSERT_TRUE(view) << view.error().message;
     ASSERT_TRUE(view->SliceableByPareto()) << identity.dump();
     ASSERT_FALSE(view->Sliceable());
