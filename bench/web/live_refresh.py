@@ -22,20 +22,14 @@ import sys
 import time
 import urllib.request
 
+from proc_status import peak_rss_mib
+
 
 def get(url):
     started = time.perf_counter()
     with urllib.request.urlopen(url, timeout=600) as answer:
         body = json.load(answer)
     return body, time.perf_counter() - started
-
-
-def peak_rss_mib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 class Run:

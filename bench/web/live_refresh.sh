@@ -10,18 +10,9 @@
 # baseline, in the same script with the same binary.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=${BUILD_DIR:-build}
 n=${1:-100000}
 commits=${2:-20}
-cmake -S . -B "$build" -DGPUSWEEP_BUILD_BENCH=ON >/dev/null  # web_fixture is a bench target
-cmake --build "$build" -j2 --target gpusweep web_fixture >/dev/null
-work=$(mktemp -d)
-server=""
-cleanup() {
-  if [[ -n "$server" ]]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source bench/web/serve_lib.sh
 "$build/bench/web/web_fixture" "$work/runs" "live-$n" "$n" 20
 if [[ "${MARKS:-1}" == 0 ]]; then
   /usr/bin/python3 -c 'import sqlite3, sys
@@ -29,10 +20,7 @@ db = sqlite3.connect(sys.argv[1])
 db.executescript("DROP INDEX trials_by_change; ALTER TABLE trials DROP COLUMN changed; PRAGMA user_version = 3")' \
     "$work/runs/live-$n/gpusweep.db"
 fi
-"$build/gpusweep" serve --port 0 "$work/runs" >"$work/serve.out" 2>&1 &
-server=$!
-for _ in $(seq 100); do grep -q http "$work/serve.out" && break; sleep 0.1; done
-url=$(grep -o 'http://[^ ]*' "$work/serve.out")
+start_server "$work/runs"
 echo "build: $build; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/python3 bench/web/live_refresh.py "$url" "$server" "$work/runs/live-$n/gpusweep.db" "live-$n" "$commits"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -13,6 +13,8 @@ import sys
 import time
 import urllib.request
 
+from proc_status import peak_rss_mib
+
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
@@ -36,14 +38,6 @@ def driver():
                 "--window-size=1400,1800"):
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-
-
-def peak_rss_mib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def load(browser, url):

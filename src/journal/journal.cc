@@ -367,31 +367,22 @@ Expected<std::vector<TrialRecord>> SqliteJournal::LoadTrials() {
 
 Expected<ChangedTrials> SqliteJournal::LoadTrialsChangedAfter(std::int64_t after) {
   if (version_ < 4) return Journal::LoadTrialsChangedAfter(after);  // no marks
-  if (after < 0) {
-    // Whole, in one statement (one snapshot): the rows and the largest mark among them.
-    GS_ASSIGN_OR_RETURN(auto rows, db_.Prepare(fmt::format("SELECT {}, changed FROM trials "
-                                                           "ORDER BY number",
-                                                           journal::kTrialColumns),
-                                               "load trials"));
-    ChangedTrials read{{}, 0, true};
+  // In one statement (one snapshot): the rows and the largest mark among them. A whole
+  // read scans the table in number order ('+changed': not through the marks' index and a
+  // sort of every row); a later one looks its few rows up by the index.
+  const bool whole = after < 0;
+  GS_ASSIGN_OR_RETURN(
+      auto rows, db_.PrepareCached(fmt::format("SELECT {}, changed FROM trials WHERE {}changed > ?1 "
+                                               "ORDER BY number",
+                                               journal::kTrialColumns, whole ? "+" : ""),
+                                   "load the trials changed since the last read"));
+  rows.Bind(1, after);
+  ChangedTrials read{{}, std::max<std::int64_t>(after, 0), whole};
+  if (whole) {
     GS_ASSIGN_OR_RETURN(auto count, db_.Prepare("SELECT count(*) FROM trials", "count the trials"));
     GS_ASSIGN_OR_RETURN(const bool counted, count.Step());
     if (counted) read.trials.reserve(static_cast<std::size_t>(count.Int(0)));
-    while (true) {
-      GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
-      if (!has_row) return read;
-      GS_ASSIGN_OR_RETURN(TrialRecord trial, journal::ReadTrial(db_, rows));
-      read.trials.push_back(std::move(trial));
-      read.mark = std::max(read.mark, rows.Int64(19));
-    }
   }
-  GS_ASSIGN_OR_RETURN(
-      auto rows, db_.PrepareCached(fmt::format("SELECT {}, changed FROM trials WHERE changed > ?1 "
-                                               "ORDER BY number",
-                                               journal::kTrialColumns),
-                                   "load the trials changed since the last read"));
-  rows.Bind(1, after);
-  ChangedTrials read{{}, after, false};
   while (true) {
     GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
     if (!has_row) return read;

@@ -39,6 +39,18 @@ class JournalAccessTest : public ::testing::Test {
     ASSERT_TRUE(raw->Exec("PRAGMA user_version = " + std::to_string(version), "set version"));
   }
 
+  // A journal of one completed trial, then `downgrade` (SQL) run on it: an older version.
+  void WriteOldJournal(const std::string& downgrade) {
+    {
+      auto writer = MustOpen(JournalAccess::kReadWrite);
+      ASSERT_NE(writer, nullptr);
+      ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kCompleted)));
+    }
+    auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
+    ASSERT_TRUE(raw);
+    ASSERT_TRUE(raw->Exec(downgrade, "make an older version"));
+  }
+
   ScratchDir dir_;
   std::filesystem::path db_path_ = dir_.path() / kJournalFileName;
 };
@@ -129,22 +141,13 @@ constexpr const char* kDropChangeMarks =
 
 // A version 1 journal (before schedulers): made here by removing what version 2 added.
 TEST_F(JournalAccessTest, VersionOneJournalIsReadAndMigratedWithItsTrials) {
-  {
-    auto writer = MustOpen(JournalAccess::kReadWrite);
-    ASSERT_NE(writer, nullptr);
-    ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kCompleted)));
-  }
-  {
-    auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
-    ASSERT_TRUE(raw);
-    ASSERT_TRUE(raw->Exec(std::string(kDropChangeMarks) +
-                          "DROP TABLE scheduler_events; DROP INDEX trials_with_job; "
-                          "ALTER TABLE trials DROP COLUMN job_id; "
-                          "ALTER TABLE trials DROP COLUMN budget; "
-                          "ALTER TABLE trials DROP COLUMN rung; ALTER TABLE trials DROP COLUMN "
-                          "bracket; PRAGMA user_version = 1",
-                          "make version 1"));
-  }
+  WriteOldJournal(std::string(kDropChangeMarks) +
+                  "DROP TABLE scheduler_events; DROP INDEX trials_with_job; "
+                  "ALTER TABLE trials DROP COLUMN job_id; "
+                  "ALTER TABLE trials DROP COLUMN budget; "
+                  "ALTER TABLE trials DROP COLUMN rung; ALTER TABLE trials DROP COLUMN "
+                  "bracket; PRAGMA user_version = 1");
+  if (HasFatalFailure()) return;
   {
     auto reader = MustOpen(JournalAccess::kReadOnly);
     ASSERT_NE(reader, nullptr);
@@ -178,19 +181,10 @@ TEST_F(JournalAccessTest, VersionOneJournalIsReadAndMigratedWithItsTrials) {
 // A version 2 journal (before cluster backends): its trials read with no job id, and a
 // read-write open adds the column and keeps the rows.
 TEST_F(JournalAccessTest, VersionTwoJournalIsReadAndMigratedToKeepJobIds) {
-  {
-    auto writer = MustOpen(JournalAccess::kReadWrite);
-    ASSERT_NE(writer, nullptr);
-    ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kCompleted)));
-  }
-  {
-    auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
-    ASSERT_TRUE(raw);
-    ASSERT_TRUE(raw->Exec(std::string(kDropChangeMarks) +
-                          "DROP INDEX trials_with_job; ALTER TABLE trials DROP COLUMN job_id; "
-                          "PRAGMA user_version = 2",
-                          "make version 2"));
-  }
+  WriteOldJournal(std::string(kDropChangeMarks) +
+                  "DROP INDEX trials_with_job; ALTER TABLE trials DROP COLUMN job_id; "
+                  "PRAGMA user_version = 2");
+  if (HasFatalFailure()) return;
   {
     auto reader = MustOpen(JournalAccess::kReadOnly);
     ASSERT_NE(reader, nullptr);
@@ -215,17 +209,8 @@ TEST_F(JournalAccessTest, VersionTwoJournalIsReadAndMigratedToKeepJobIds) {
 // A version 3 journal (before change marks): read whole at every read by a follower,
 // and a read-write open adds the marks; rows from before it count as changed at mark 0.
 TEST_F(JournalAccessTest, VersionThreeJournalIsReadWholeAndMigratedToChangeMarks) {
-  {
-    auto writer = MustOpen(JournalAccess::kReadWrite);
-    ASSERT_NE(writer, nullptr);
-    ASSERT_TRUE(writer->UpsertTrial(SimpleTrial(0, TrialState::kCompleted)));
-  }
-  {
-    auto raw = sqlite::Database::Open(db_path_, sqlite::OpenMode::kReadWriteCreate);
-    ASSERT_TRUE(raw);
-    ASSERT_TRUE(raw->Exec(std::string(kDropChangeMarks) + "PRAGMA user_version = 3",
-                          "make version 3"));
-  }
+  WriteOldJournal(std::string(kDropChangeMarks) + "PRAGMA user_version = 3");
+  if (HasFatalFailure()) return;
   {
     auto reader = MustOpen(JournalAccess::kReadOnly);
     ASSERT_NE(reader, nullptr);
