@@ -430,7 +430,8 @@ Expected<std::optional<int>> BestOfRankingRecords(OpenedForReading& opened, cons
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> ranked,
                       opened.view.journal().LoadRankingRecords(objective.MetricNames()));
   if (ranked.empty()) return std::optional<int>();
-  const std::vector<ParetoTrial> order = RankParetoTrials(ranked, objective);  // points into `ranked`
+  const std::vector<ParetoTrial> order =
+      RankParetoTrials(ranked, objective, ReleaseMetrics::kYes);  // points into `ranked`
   std::vector<TrialRecord> members;
   for (const ParetoTrial* member : ParetoBestMembers(order)) {
     GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> whole, opened.view.Trial(member->trial->number));

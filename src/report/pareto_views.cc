@@ -2,6 +2,7 @@
 #include "report/pareto_views.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -36,33 +37,68 @@ std::string ParetoReferenceText(const FrontHypervolume& hv, const Objective& obj
 
 }  // namespace
 
-std::vector<ParetoTrial> RankParetoTrials(const std::vector<TrialRecord>& trials,
-                                          const Objective& objective) {
-  std::vector<ParetoTrial> completed;
+namespace {
+
+// `trials`' completed ones in Pareto order; with `owned` (the same records, the
+// caller's to change) each one's last_metrics is emptied once read.
+std::vector<ParetoTrial> Rank(const std::vector<TrialRecord>& trials, const Objective& objective,
+                              std::vector<TrialRecord>* owned) {
+  assert(owned == nullptr || owned == &trials);
+  std::vector<ParetoTrial> ranked;
   std::vector<LossPoint> losses;
   std::vector<double> violations;
-  completed.reserve(trials.size());
+  ranked.reserve(trials.size());
   losses.reserve(trials.size());
   violations.reserve(trials.size());
-  for (const TrialRecord& t : trials) {
+  for (std::size_t i = 0; i < trials.size(); ++i) {
+    const TrialRecord& t = trials[i];
     if (t.state != TrialState::kCompleted) continue;
     ParetoTrial entry{&t, objective.Values(t.last_metrics), objective.Violation(t.last_metrics), 0, 0};
     // One metric: the recorded objective is its value (last_metrics holds it too).
     if (!objective.multi() && t.objective) entry.values[0] = *t.objective;
+    if (owned != nullptr) (*owned)[i].last_metrics = Json();
     losses.push_back(objective.Losses(entry.values));
     violations.push_back(entry.violation);
-    completed.push_back(std::move(entry));
+    ranked.push_back(std::move(entry));
   }
   const std::vector<int> ranks = ConstrainedRanks(losses, violations);
   const std::vector<double> crowding = CrowdingDistances(losses, ranks);
-  std::vector<ParetoTrial> ranked;
-  ranked.reserve(completed.size());
-  for (int i : ParetoOrder(ranks, crowding)) {
-    completed[i].rank = ranks[i];
-    completed[i].crowding = crowding[i];
-    ranked.push_back(std::move(completed[i]));
+  std::vector<LossPoint>().swap(losses);
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    ranked[i].rank = ranks[i];
+    ranked[i].crowding = crowding[i];
+  }
+  // Into Pareto order in place (ranked[k] becomes the entry at order[k]), one cycle of
+  // the permutation at a time: no second vector of 100,000 entries.
+  const std::vector<int> order = ParetoOrder(ranks, crowding);
+  std::vector<bool> placed(order.size(), false);
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (placed[start]) continue;
+    ParetoTrial first = std::move(ranked[start]);
+    for (std::size_t k = start;;) {
+      placed[k] = true;
+      const auto from = static_cast<std::size_t>(order[k]);
+      if (from == start) {
+        ranked[k] = std::move(first);
+        break;
+      }
+      ranked[k] = std::move(ranked[from]);
+      k = from;
+    }
   }
   return ranked;
+}
+
+}  // namespace
+
+std::vector<ParetoTrial> RankParetoTrials(const std::vector<TrialRecord>& trials,
+                                          const Objective& objective) {
+  return Rank(trials, objective, nullptr);
+}
+
+std::vector<ParetoTrial> RankParetoTrials(std::vector<TrialRecord>& trials,
+                                          const Objective& objective, ReleaseMetrics) {
+  return Rank(trials, objective, &trials);
 }
 
 std::optional<FrontHypervolume> ComputeFrontHypervolume(

@@ -58,6 +58,12 @@ struct ParetoTrial {
 
 std::vector<ParetoTrial> RankParetoTrials(const std::vector<TrialRecord>& trials,
                                           const Objective& objective);
+// The same ranking of records read for it alone (Journal::LoadRankingRecords), each
+// record's last_metrics emptied once its values are read: the metrics' JSON of 100,000
+// records (~14 MB) no longer lives through the ranking's own allocations.
+enum class ReleaseMetrics { kYes };
+std::vector<ParetoTrial> RankParetoTrials(std::vector<TrialRecord>& trials,
+                                          const Objective& objective, ReleaseMetrics);
 
 struct FrontHypervolume {
   double value = 0;

@@ -45,6 +45,30 @@ TEST(ParetoViewsTest, RanksByFeasibleFrontThenCrowdingThenViolation) {
   EXPECT_EQ(ranked[3].violation, 2);
 }
 
+// Ranking one's own records (ReleaseMetrics) gives the same ranking, reordered in place
+// through long permutation cycles, and empties only the ranked records' metrics.
+TEST(ParetoViewsTest, RankingOnesOwnRecordsRanksTheSameAndReleasesTheirMetrics) {
+  std::vector<TrialRecord> trials;
+  for (int k = 0; k < 300; ++k)
+    trials.push_back(ParetoTrialRecord(k, k % 13 == 5 ? TrialState::kFailed : TrialState::kCompleted,
+                                       {{"acc", ((k * 37) % 101) / 101.0},
+                                        {"size", (k * 53) % 97},
+                                        {"ms", (k * 7) % 13}}));
+  const std::vector<TrialRecord> copy = trials;
+  const std::vector<ParetoTrial> expected = RankParetoTrials(copy, kAccAndSize);
+  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, kAccAndSize, ReleaseMetrics::kYes);
+  ASSERT_EQ(ranked.size(), expected.size());
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    EXPECT_EQ(ranked[i].trial->number, expected[i].trial->number) << i;
+    EXPECT_EQ(ranked[i].values, expected[i].values) << i;
+    EXPECT_EQ(ranked[i].rank, expected[i].rank) << i;
+    EXPECT_EQ(ranked[i].crowding, expected[i].crowding) << i;
+    EXPECT_EQ(ranked[i].violation, expected[i].violation) << i;
+  }
+  for (const TrialRecord& t : trials)
+    EXPECT_EQ(t.last_metrics.is_null(), t.state == TrialState::kCompleted) << t.number;
+}
+
 TEST(ParetoViewsTest, HypervolumeUsesTheGivenReferenceOrDerivesOne) {
   const std::vector<TrialRecord> trials = ParetoTrials();
   const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, kAccAndSize);

@@ -314,7 +314,7 @@ Expected<ExperimentView::ParetoSliceRead> ExperimentView::ParetoSlice(
   ParetoSliceRead pareto;
   const Objective ranking = objective();
   GS_ASSIGN_OR_RETURN(pareto.ranking, journal_->LoadRankingRecords(ranking.MetricNames()));
-  pareto.ranked = RankParetoTrials(pareto.ranking, ranking);
+  pareto.ranked = RankParetoTrials(pareto.ranking, ranking, ReleaseMetrics::kYes);
   const bool by_rank = rows.order == TrialQuery::Order::kObjective;
   GS_ASSIGN_OR_RETURN(pareto.read, Slice(by_rank ? std::nullopt : std::optional<TrialQuery>(rows), ignored));
   if (by_rank) {
