@@ -70,14 +70,6 @@ struct ChangedTrials {
   bool whole = true;
 };
 
-// How far the pruned trials got short of the full budget: Journal::SumPrunedProgress.
-struct PrunedProgress {
-  int pruned = 0;
-  double saved = 0;      // resource units not trained
-  double gpu_saved = 0;  // ... times each trial's GPU count
-  double cpu_saved = 0;  // ... of the trials that ran on CPU slots (no GPU)
-};
-
 // Which trials QueryTrials reads, in which order, how many.
 struct TrialQuery {
   enum class Order {
@@ -217,13 +209,12 @@ class Journal {
   // The defaults compute them from LoadTrials(); the SQLite journal asks SQLite (an
   // aggregate, ORDER BY ... LIMIT, GROUP BY), and journal_test checks both agree.
   virtual Expected<TrialCounts> CountTrials();
-  // Over the pruned trials: each reached its last reported `resource` (a top-level
-  // metric, when a number > 0), else its budget (when > 0), else is not counted in the
-  // sums; one that reached r < max_resource saved max_resource - r. What report's
-  // EstimateEarlyStoppingSavings computes from the records (`status`'s Stopped line),
-  // as one aggregate: an ASHA experiment's status of 100,000 trials read them all.
-  virtual Expected<PrunedProgress> SumPrunedProgress(const std::string& resource,
-                                                     double max_resource);
+  // What early stopping saved over every trial (AddPrunedTrial's rule, gpusweep/trial.h;
+  // `status`'s Stopped line) as one aggregate: an ASHA experiment's status of 100,000
+  // trials read them all. The default adds up LoadTrials(); the SQLite journal asks
+  // SQLite, and slice_test holds the two to the same text.
+  virtual Expected<EarlyStoppingSavings> SumPrunedProgress(const std::string& resource,
+                                                           double max_resource);
   virtual Expected<std::vector<TrialRecord>> QueryTrials(const TrialQuery& query);
   // Groups of trials with equal params minus the top-level names `ignored`, ranked: groups
   // with a mean first; among them those whose completed count is the largest any group

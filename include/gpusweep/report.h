@@ -77,18 +77,8 @@ struct ReportContext {
   std::optional<std::vector<double>> hypervolume_reference;
 };
 
-// What early stopping saved, in the scheduler's resource (e.g. epochs): the sum over
-// pruned trials of max_resource minus how far each got (its last reported `resource`,
-// else its budget). GPU units multiply by the trial's GPU count (CPU trials count in
-// cpu_resource_saved). Exact, unlike a time estimate: trials differ in pace (a wide
-// model is slower per epoch), so time saved is best measured (bench/README.md, the
-// example's README). Trials without a known resource, or max_resource <= 0, add nothing.
-struct EarlyStoppingSavings {
-  int pruned = 0;
-  double resource_saved = 0;      // resource units (e.g. epochs) not trained
-  double gpu_resource_saved = 0;  // ... times each trial's GPU count
-  double cpu_resource_saved = 0;  // ... of trials that ran on CPU slots
-};
+// What early stopping saved over `trials` (EarlyStoppingSavings, gpusweep/trial.h: the
+// rule, AddPrunedTrial, which Journal::SumPrunedProgress computes in SQL).
 EarlyStoppingSavings EstimateEarlyStoppingSavings(const std::vector<TrialRecord>& trials,
                                                   const SchedulerSummary& scheduler);
 
@@ -149,6 +139,9 @@ struct StatusOptions {
   // is never shown without the step it was reported at.
   std::map<int, std::int64_t> running_steps;
 };
+// What "Showing N of M recorded trials; " adds when a cap cut the rows: "the latest
+// 1000; `--all` lists every one, `--top N` the best N" (`which`: latest, best, first).
+std::string CappedRowsNote(std::string_view which, int cap);
 
 // `gpusweep status`: a header (experiment name, directory, counts of completed /
 // running / failed / interrupted / queued = max(0, total - recorded), best so far, the

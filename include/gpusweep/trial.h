@@ -61,6 +61,23 @@ struct TrialCounts {
   bool jobs = false;     // some trial has a cluster job id
 };
 
+// What early stopping saved, in the scheduler's resource (e.g. epochs): the sum over
+// pruned trials of max_resource minus how far each got (its last reported `resource`
+// when a number > 0, else its budget when > 0). GPU units multiply by the trial's GPU
+// count (CPU trials count in cpu_resource_saved). Exact, unlike a time estimate: trials
+// differ in pace (a wide model is slower per epoch), so time saved is best measured
+// (bench/README.md, the example's README). A pruned trial without a known resource, or
+// one that reached max_resource, is counted and adds nothing.
+struct EarlyStoppingSavings {
+  int pruned = 0;
+  double resource_saved = 0;      // resource units (e.g. epochs) not trained
+  double gpu_resource_saved = 0;  // ... times each trial's GPU count
+  double cpu_resource_saved = 0;  // ... of trials that ran on CPU slots
+};
+// Adds `trial` to `savings` when it was pruned (the rule above); else does nothing.
+void AddPrunedTrial(EarlyStoppingSavings& savings, const TrialRecord& trial,
+                    const std::string& resource, double max_resource);
+
 // How a trial the search policy dropped before it ever started is recorded: pruned, with
 // failure_reason kNotRun + why (cv: "not run: configuration 3 failed (...)").
 inline constexpr std::string_view kNotRun = "not run: ";

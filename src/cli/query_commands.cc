@@ -298,9 +298,8 @@ Expected<int> SlicedStatus(OpenedForReading& opened, const StatusCommandArgs& ar
       slice.rows.erase(slice.rows.begin());  // ascending now: the oldest goes
     else
       slice.rows.pop_back();
-    slice.rows_note = fmt::format("the {} {}; `--all` lists every one, `--top N` the best N",
-                                  query.order == TrialQuery::Order::kObjective ? "best" : "latest",
-                                  kStatusDefaultRows);
+    slice.rows_note = CappedRowsNote(
+        query.order == TrialQuery::Order::kObjective ? "best" : "latest", kStatusDefaultRows);
   }
   GS_TRY(CheckIgnoredNames(args.ignore, StatusSampleTrials(slice)));
   options.running_steps = std::move(read.running_steps);

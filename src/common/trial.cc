@@ -8,6 +8,24 @@
 #include <fmt/format.h>
 
 namespace gpusweep {
+
+void AddPrunedTrial(EarlyStoppingSavings& savings, const TrialRecord& trial,
+                    const std::string& resource, double max_resource) {
+  if (trial.state != TrialState::kPruned) return;
+  ++savings.pruned;
+  std::optional<double> reached;
+  if (const auto it = trial.last_metrics.find(resource);
+      it != trial.last_metrics.end() && it->is_number() && it->get<double>() > 0)
+    reached = it->get<double>();
+  else if (trial.budget && *trial.budget > 0)
+    reached = trial.budget;
+  if (!reached || max_resource <= *reached) return;
+  const double saved = max_resource - *reached;
+  savings.resource_saved += saved;
+  if (trial.gpus.empty()) savings.cpu_resource_saved += saved;
+  else savings.gpu_resource_saved += saved * static_cast<double>(trial.gpus.size());
+}
+
 namespace {
 constexpr std::array<std::pair<TrialState, std::string_view>, 6> kStateNames{{
     {TrialState::kRunning, "running"},

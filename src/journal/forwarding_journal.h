@@ -37,7 +37,7 @@ class ForwardingJournal : public Journal {
     return inner_->LoadMetricPoints(key, after, limit);
   }
   Expected<TrialCounts> CountTrials() override { return inner_->CountTrials(); }
-  Expected<PrunedProgress> SumPrunedProgress(const std::string& resource, double max) override {
+  Expected<EarlyStoppingSavings> SumPrunedProgress(const std::string& resource, double max) override {
     return inner_->SumPrunedProgress(resource, max);
   }
   Expected<std::vector<TrialRecord>> QueryTrials(const TrialQuery& q) override {

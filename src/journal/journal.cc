@@ -98,8 +98,8 @@ class SqliteJournal final : public Journal {
                                                       std::int64_t after_cursor,
                                                       std::int64_t limit) override;
   Expected<TrialCounts> CountTrials() override { return journal::SqlCountTrials(db_, version_); }
-  Expected<PrunedProgress> SumPrunedProgress(const std::string& resource, double max) override {
-    GS_ASSIGN_OR_RETURN(std::optional<PrunedProgress> progress,
+  Expected<EarlyStoppingSavings> SumPrunedProgress(const std::string& resource, double max) override {
+    GS_ASSIGN_OR_RETURN(std::optional<EarlyStoppingSavings> progress,
                         journal::SqlSumPrunedProgress(db_, resource, max));
     if (progress) return *progress;
     return Journal::SumPrunedProgress(resource, max);  // a name SQLite cannot path

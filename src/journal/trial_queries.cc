@@ -23,26 +23,12 @@ Expected<ChangedTrials> Journal::LoadTrialsChangedAfter(std::int64_t /*after*/) 
   return ChangedTrials{std::move(trials), -1, true};
 }
 
-Expected<PrunedProgress> Journal::SumPrunedProgress(const std::string& resource,
-                                                    double max_resource) {
+Expected<EarlyStoppingSavings> Journal::SumPrunedProgress(const std::string& resource,
+                                                          double max_resource) {
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, LoadTrials());
-  PrunedProgress progress;
-  for (const TrialRecord& t : trials) {
-    if (t.state != TrialState::kPruned) continue;
-    ++progress.pruned;
-    std::optional<double> reached;
-    if (const auto it = t.last_metrics.find(resource);
-        it != t.last_metrics.end() && it->is_number() && it->get<double>() > 0)
-      reached = it->get<double>();
-    else if (t.budget && *t.budget > 0)
-      reached = t.budget;
-    if (!reached || max_resource <= *reached) continue;
-    const double saved = max_resource - *reached;
-    progress.saved += saved;
-    if (t.gpus.empty()) progress.cpu_saved += saved;
-    else progress.gpu_saved += saved * static_cast<double>(t.gpus.size());
-  }
-  return progress;
+  EarlyStoppingSavings savings;
+  for (const TrialRecord& t : trials) AddPrunedTrial(savings, t, resource, max_resource);
+  return savings;
 }
 
 Expected<TrialCounts> Journal::CountTrials() {

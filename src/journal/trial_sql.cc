@@ -72,10 +72,9 @@ Expected<TrialCounts> SqlCountTrials(sqlite::Database& db, int version) {
   return c;
 }
 
-Expected<std::optional<PrunedProgress>> SqlSumPrunedProgress(sqlite::Database& db,
-                                                             const std::string& resource,
-                                                             double max_resource) {
-  if (resource.find('"') != std::string::npos) return std::optional<PrunedProgress>();
+Expected<std::optional<EarlyStoppingSavings>> SqlSumPrunedProgress(
+    sqlite::Database& db, const std::string& resource, double max_resource) {
+  if (resource.find('"') != std::string::npos) return std::optional<EarlyStoppingSavings>();
   // reached: the metric when it is a number > 0 (json_type tells numbers from true and
   // false), else the budget when > 0, else NULL (counted, never summed). Over the index
   // on state: only the pruned rows are read.
@@ -91,14 +90,14 @@ Expected<std::optional<PrunedProgress>> SqlSumPrunedProgress(sqlite::Database& d
                  "sum what early stopping saved"));
   row.Bind(1, fmt::format("$.\"{}\"", resource)).Bind(2, max_resource);
   GS_ASSIGN_OR_RETURN(const bool has_row, row.Step());
-  PrunedProgress progress;
+  EarlyStoppingSavings savings;
   if (has_row) {
-    progress.pruned = row.Int(0);
-    progress.saved = row.Double(1);
-    progress.cpu_saved = row.Double(2);
-    progress.gpu_saved = row.Double(3);
+    savings.pruned = row.Int(0);
+    savings.resource_saved = row.Double(1);
+    savings.cpu_resource_saved = row.Double(2);
+    savings.gpu_resource_saved = row.Double(3);
   }
-  return std::optional<PrunedProgress>(progress);
+  return std::optional<EarlyStoppingSavings>(savings);
 }
 
 Status SqlForEachTrial(sqlite::Database& db, std::string_view trial_columns,

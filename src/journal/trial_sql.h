@@ -16,9 +16,8 @@ namespace gpusweep::journal {
 
 Expected<TrialCounts> SqlCountTrials(sqlite::Database& db, int version);
 // Journal::SumPrunedProgress; nullopt when `resource` holds a '"' (as below).
-Expected<std::optional<PrunedProgress>> SqlSumPrunedProgress(sqlite::Database& db,
-                                                             const std::string& resource,
-                                                             double max_resource);
+Expected<std::optional<EarlyStoppingSavings>> SqlSumPrunedProgress(
+    sqlite::Database& db, const std::string& resource, double max_resource);
 // The rows of `query`, each handed to `visit` as it is stepped (ForEachTrial).
 Status SqlForEachTrial(sqlite::Database& db, std::string_view trial_columns,
                        const TrialQuery& query, const Journal::TrialVisitor& visit);

@@ -6,32 +6,12 @@
 #include "gpusweep/report.h"
 
 namespace gpusweep {
-namespace {
-
-// How far a trial got: its last reported resource, else the budget it ran with.
-std::optional<double> ResourceReached(const TrialRecord& trial, const std::string& resource) {
-  if (const auto it = trial.last_metrics.find(resource);
-      it != trial.last_metrics.end() && it->is_number() && it->get<double>() > 0)
-    return it->get<double>();
-  if (trial.budget && *trial.budget > 0) return trial.budget;
-  return std::nullopt;
-}
-
-}  // namespace
 
 EarlyStoppingSavings EstimateEarlyStoppingSavings(const std::vector<TrialRecord>& trials,
                                                   const SchedulerSummary& scheduler) {
   EarlyStoppingSavings savings;
-  for (const TrialRecord& trial : trials) {
-    if (trial.state != TrialState::kPruned) continue;
-    ++savings.pruned;
-    const std::optional<double> reached = ResourceReached(trial, scheduler.resource);
-    if (!reached || scheduler.max_resource <= *reached) continue;
-    const double saved = scheduler.max_resource - *reached;
-    savings.resource_saved += saved;
-    if (trial.gpus.empty()) savings.cpu_resource_saved += saved;
-    else savings.gpu_resource_saved += saved * static_cast<double>(trial.gpus.size());
-  }
+  for (const TrialRecord& trial : trials)
+    AddPrunedTrial(savings, trial, scheduler.resource, scheduler.max_resource);
   return savings;
 }
 

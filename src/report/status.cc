@@ -202,13 +202,12 @@ std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trial
   return rows;
 }
 
-// What "Showing" adds when options.cap cut the rows, as the sliced `status` says it.
+// What "Showing" adds when options.cap cut the rows.
 std::string CapNote(const StatusOptions& options) {
-  const std::string_view which = options.sort == StatusSort::kNumber      ? "latest"
-                                 : options.sort == StatusSort::kObjective ? "best"
-                                                                          : "first";
-  return fmt::format("; the {} {}; `--all` lists every one, `--top N` the best N", which,
-                     options.cap);
+  return "; " + CappedRowsNote(options.sort == StatusSort::kNumber      ? "latest"
+                        : options.sort == StatusSort::kObjective ? "best"
+                                                                 : "first",
+                        options.cap);
 }
 
 // The table of `status` rows (repeats, jobs: some trial, listed or not, has a repeat
@@ -344,6 +343,10 @@ void AppendStatusHeader(std::string& out, const std::vector<TrialRecord>& trials
 }
 
 }  // namespace report
+
+std::string CappedRowsNote(std::string_view which, int cap) {
+  return fmt::format("the {} {}; `--all` lists every one, `--top N` the best N", which, cap);
+}
 
 std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportContext& ctx,
                          const StatusOptions& options) {

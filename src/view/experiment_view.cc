@@ -292,11 +292,9 @@ Expected<ExperimentView::SliceRead> ExperimentView::Slice(const std::optional<Tr
   GS_TRY(SliceBest(slice, ignored, groups_listed));
   GS_TRY(SliceConstants(slice));
   if (meta_.scheduler) {
-    GS_ASSIGN_OR_RETURN(const PrunedProgress pruned,
+    GS_ASSIGN_OR_RETURN(slice.early_stopping,
                         journal_->SumPrunedProgress(meta_.scheduler->resource,
                                                     meta_.scheduler->max_resource));
-    slice.early_stopping =
-        EarlyStoppingSavings{pruned.pruned, pruned.saved, pruned.gpu_saved, pruned.cpu_saved};
   }
   return read;
 }
