@@ -155,6 +155,11 @@ std::vector<double> HypervolumeContributionWeights(std::span<const LossPoint> po
     const double largest = *std::max_element(contribution.begin(), contribution.end());
     for (double& c : contribution) c = std::clamp(c / largest, 0.0, 1.0);
   }
+  // No feasible good trial: they are the least violating, chosen to lead l(x) towards
+  // the feasible region, so they weigh 1 each, as single-objective TPE weighs them.
+  // (Optuna 3.1 gives them 1e-12 here too, which leaves l(x) to its prior: random search
+  // until a feasible trial turns up by chance.)
+  if (kept.empty()) return std::vector<double>(points.size(), 1.0);
   std::vector<double> weights(points.size(), kMoEps);
   for (std::size_t i = 0, k = 0; i < points.size(); ++i)
     if (feasible[i]) weights[i] = contribution[k++];

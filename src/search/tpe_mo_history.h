@@ -50,7 +50,9 @@ std::vector<std::size_t> GreedyHypervolumeSubset(std::span<const LossPoint> poin
 // (contribution + 1e-12) / max(contribution + 1e-12) clipped to [0, 1], the contribution
 // of a point being the hypervolume of all feasible points minus that without it
 // (reference MoTpeReference of the feasible points; a single feasible point gets 1);
-// infeasible ones get 1e-12. `feasible` has one entry per point.
+// infeasible ones get 1e-12 -- unless no point is feasible: then every point gets 1 (not
+// Optuna 3.1, whose 1e-12 there leaves l(x) to the prior; docs/samplers.md). `feasible`
+// has one entry per point.
 std::vector<double> HypervolumeContributionWeights(std::span<const LossPoint> points,
                                                    const std::vector<bool>& feasible);
 

@@ -148,6 +148,13 @@ TEST(TpeMoHistoryTest, FeasibleTrialsComeFirstThenInfeasibleBySmallerViolation) 
   const TpeGroups groups = SplitMoHistory(history, 99, space, constrained, RunningTrials::kIgnore);
   EXPECT_EQ(Numbers(groups.below[0]), (std::vector<int>{0, 23, 24}));
   EXPECT_EQ(groups.below_weights, (std::vector<double>{1.0, 1e-12, 1e-12}));
+  // No feasible trial at all: the least violating are good and lead l(x), weight 1 each
+  // (Optuna 3.1's 1e-12 would leave l(x) to its prior).
+  history[0].last_metrics["c"] = 30.0;
+  const TpeGroups none = SplitMoHistory(history, 99, space, constrained, RunningTrials::kIgnore);
+  EXPECT_EQ(Numbers(none.below[0]), (std::vector<int>{22, 23, 24}));
+  EXPECT_EQ(none.below_weights, (std::vector<double>{1.0, 1.0, 1.0}));
+  history[0].last_metrics["c"] = 0.0;
   // One metric with a constraint: the feasible ones by loss, default weights (empty).
   const Objective one({{"f1", Mode::kMin}}, {{"c", std::nullopt, 0.0}});
   const TpeGroups single = SplitMoHistory(history, 99, space, one, RunningTrials::kIgnore);

@@ -105,7 +105,10 @@ TEST(MoTpeSamplerTest, ConstraintsSteerTowardsFeasibleTrials) {
     metrics["c"] = p["x0"].get<double>() + p["x1"].get<double>();
     return metrics;
   };
-  for (std::uint64_t seed : {4, 5}) {
+  // Over ten seeds, trials 100-199 (measured: TPE 14-34 feasible a seed, 218 in all;
+  // random 2-8, 38 in all).
+  int total = 0, random_total = 0;
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
     auto tpe = MakeSampler(Config(SamplerKind::kTpe, 200, seed), space, constrained);
     ASSERT_TRUE(tpe);
     const std::vector<TrialRecord> history = RunSequentially(**tpe, 200, evaluate);
@@ -116,9 +119,12 @@ TEST(MoTpeSamplerTest, ConstraintsSteerTowardsFeasibleTrials) {
       feasible += constrained.Feasible(history[k].last_metrics);
       random_feasible += constrained.Feasible(baseline[k].last_metrics);
     }
-    EXPECT_GT(feasible, 15) << "seed " << seed;
-    EXPECT_GT(feasible, random_feasible + 10) << "seed " << seed << ", random " << random_feasible;
+    EXPECT_GT(feasible, random_feasible + 5) << "seed " << seed;
+    total += feasible;
+    random_total += random_feasible;
   }
+  EXPECT_GT(total, 150);
+  EXPECT_GT(total, 3 * random_total);
 }
 
 // A conditional space goes through the tree-structured TPE with the weights of the good
