@@ -2,7 +2,8 @@
 # Several objectives and a constraint end to end: a real `gpusweep run` with the nsga2
 # sampler over a sh trial (f1 = x, f2 = (1 - x)^2 + y, constraint x + y <= 1.2), then
 # status (each objective and the Pareto rank per trial, front, infeasible count,
-# hypervolume from the configured reference), best (the front) and best --json, whose
+# hypervolume from the configured reference; --sort by one objective, by the constraint's
+# metric), best (the front) and best --json, whose
 # front is checked against the non-dominated feasible trials of `export --format json`
 # and its pareto_rank/feasible/violation columns, and `export --format optuna` loaded
 # into Optuna 3.1 (Debian's python3-optuna, where installed), whose Pareto front of the
@@ -43,6 +44,8 @@ write_config "$2" > mo.yaml
 "$gpusweep" export --format json -o trials.json
 "$gpusweep" export --format optuna -o study.json
 "$gpusweep" status --sort objective > ranked.txt
+"$gpusweep" status --sort f2 > by_f2.txt
+"$gpusweep" status --sort c --top 3 > by_c.txt
 grep -q "^Pareto front: " status.txt || { cat status.txt; exit 1; }
 grep -q "^Infeasible: " status.txt || { cat status.txt; exit 1; }
 grep -q "^Hypervolume: .*(reference f1=1, f2=2)$" status.txt || { cat status.txt; exit 1; }
@@ -84,6 +87,12 @@ for r in done:
 # status --sort objective: the front first.
 rows = [int(line.split()[0]) for line in open("ranked.txt") if line[:5].strip().isdigit()]
 assert sorted(rows[:len(front)]) == front, (rows, front)
+# status --sort f2: by that objective alone, smallest first; --sort c (the constraint's
+# metric) ascending.
+rows = [int(line.split()[0]) for line in open("by_f2.txt") if line[:5].strip().isdigit()]
+assert rows == sorted(pts, key=lambda n: (pts[n][1], n)), (rows, pts)
+rows = [int(line.split()[0]) for line in open("by_c.txt") if line[:5].strip().isdigit()]
+assert rows == sorted(pts, key=lambda n: (pts[n][2], n))[:3], rows
 assert [o["name"] for o in best["objectives"]] == ["f1", "f2"]
 print("front of %d among %d feasible of 24 trials: %s; hypervolume %.4f" % (len(front), len(feasible), front, best["hypervolume"]["value"]))
 PY

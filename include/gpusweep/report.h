@@ -124,11 +124,16 @@ enum class StatusSort {
   kObjective,  // best first by the metric's mode; trials without a value last
   kDuration,   // longest first
   kParam,      // by StatusOptions::sort_param, ascending (numbers by value, then text)
+  // By one reported metric, StatusOptions::sort_metric, best first by its mode (an
+  // objective of several, or a constraint's metric: ascending); trials without a number
+  // for it last. With one objective, its name means kObjective.
+  kMetric,
 };
 
 struct StatusOptions {
   StatusSort sort = StatusSort::kNumber;
   std::string sort_param;           // kParam: a flattened param name ("net.depth")
+  MetricSpec sort_metric;           // kMetric: the metric and its order
   int top = 0;                      // > 0: only the first `top` rows after sorting
   // Without `top`, > 0: at most this many rows, the latest when sorted by number, else
   // the first in the order; "Showing" says so (`status` lists 1,000 unless --all).

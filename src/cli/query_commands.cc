@@ -156,11 +156,24 @@ Status WriteOutput(const std::string& text, const std::optional<std::string>& ou
   return WriteFileAtomically(std::filesystem::absolute(*output_path), NulsVisible(text));
 }
 
+// With several objectives or constraints, the reported metric --sort names (an
+// objective, or a constraint's metric: ascending), which orders rows by itself rather
+// than by Pareto rank; nullopt for any other key.
+std::optional<MetricSpec> SortMetric(const std::string& key, const Objective& objective) {
+  if (!objective.multi() && !objective.constrained()) return std::nullopt;
+  for (const MetricSpec& m : objective.metrics())
+    if (m.name == key) return objective.multi() ? std::optional<MetricSpec>(m) : std::nullopt;
+  for (const ConstraintSpec& c : objective.constraints())
+    if (c.metric == key) return MetricSpec{c.metric, Mode::kMin};
+  return std::nullopt;
+}
+
 // --sort, --top and --state as StatusOptions; the names a trial's params may be sorted
 // by come from the recorded trials.
 Expected<StatusOptions> ParseStatusOptions(const StatusCommandArgs& args,
                                            const std::vector<TrialRecord>& trials,
-                                           const MetricSpec& metric) {
+                                           const Objective& objective) {
+  const MetricSpec& metric = objective.primary();
   StatusOptions options;
   options.top = args.top;
   if (args.top > 0) options.sort = StatusSort::kObjective;
@@ -176,7 +189,10 @@ Expected<StatusOptions> ParseStatusOptions(const StatusCommandArgs& args,
   const std::string& key = *args.sort;
   if (key == "number" || key == "trial") options.sort = StatusSort::kNumber;
   else if (key == "duration") options.sort = StatusSort::kDuration;
-  else if (key == "objective" || key == "metric" || key == metric.name)
+  else if (const std::optional<MetricSpec> by = SortMetric(key, objective)) {
+    options.sort = StatusSort::kMetric;
+    options.sort_metric = *by;
+  } else if (key == "objective" || key == "metric" || key == metric.name)
     options.sort = StatusSort::kObjective;
   else {
     std::vector<std::string> names;
@@ -184,13 +200,19 @@ Expected<StatusOptions> ParseStatusOptions(const StatusCommandArgs& args,
       for (const auto& [name, unused] : FlattenParams(t.params))
         if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     if (std::find(names.begin(), names.end(), key) == names.end()) {
-      std::vector<std::string_view> choices{"number", "duration", "objective", metric.name};
+      const std::vector<std::string> metrics = objective.MetricNames();
+      std::vector<std::string_view> choices{"number", "duration", "objective"};
+      choices.insert(choices.end(), metrics.begin(), metrics.end());
       choices.insert(choices.end(), names.begin(), names.end());
       const auto close = ClosestMatch(key, choices);
+      const std::string objectives =
+          objective.multi() || objective.constrained()
+              ? fmt::format("objective (Pareto order), a metric ({})", fmt::join(metrics, ", "))
+              : fmt::format("objective ({})", metric.name);
       return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("--sort '{}' is neither the metric nor a param; use number, "
-                              "duration, objective ({}) or a param ({}){}",
-                              key, metric.name, fmt::join(names, ", "),
+                  fmt::format("--sort '{}' is neither a metric nor a param; use number, "
+                              "duration, {} or a param ({}){}",
+                              key, objectives, fmt::join(names, ", "),
                               close ? fmt::format("; did you mean '{}'?", *close) : ""));
     }
     options.sort = StatusSort::kParam;
@@ -199,12 +221,14 @@ Expected<StatusOptions> ParseStatusOptions(const StatusCommandArgs& args,
   return options;
 }
 
-// Whether --sort names a param (not number, duration or the objective).
-bool SortsByParam(const StatusCommandArgs& args, const MetricSpec& metric) {
+// Whether --sort names a param or one metric of several (not number, duration or the
+// objective): an order only the whole read gives.
+bool SortsByParamOrMetric(const StatusCommandArgs& args, const Objective& objective) {
   if (!args.sort) return false;
   const std::string& key = *args.sort;
+  if (SortMetric(key, objective)) return true;
   return !(key == "number" || key == "trial" || key == "duration" || key == "objective" ||
-           key == "metric" || key == metric.name);
+           key == "metric" || key == objective.primary().name);
 }
 
 // The status rows a status without --top lists of an experiment it does not list whole:
@@ -272,7 +296,7 @@ Status EmitStatusFooter(ExperimentView& view) {
 Expected<int> SlicedStatus(OpenedForReading& opened, const StatusCommandArgs& args) {
   ExperimentView& view = opened.view;
   const MetricSpec& metric = view.meta().metric;
-  GS_ASSIGN_OR_RETURN(StatusOptions options, ParseStatusOptions(args, {}, metric));
+  GS_ASSIGN_OR_RETURN(StatusOptions options, ParseStatusOptions(args, {}, view.objective()));
   TrialQuery query;
   query.mode = metric.mode;
   query.state = options.state;
@@ -346,11 +370,11 @@ Expected<int> StatusCommand(const StatusCommandArgs& args) {
   // cv, NAS and PBT (ExperimentView::ReadWhole), --group, --sort by duration or a param:
   // every trial is read.
   const bool sliced = (view.Sliceable() || view.SliceableByPareto()) && !args.group &&
-                      !SortsByParam(args, view.meta().metric) &&
+                      !SortsByParamOrMetric(args, view.objective()) &&
                       !(args.sort && *args.sort == "duration");
   if (sliced) return SlicedStatus(opened, args);
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, view.Trials());
-  GS_ASSIGN_OR_RETURN(StatusOptions options, ParseStatusOptions(args, trials, view.meta().metric));
+  GS_ASSIGN_OR_RETURN(StatusOptions options, ParseStatusOptions(args, trials, view.objective()));
   if (!args.all) options.cap = kStatusDefaultRows;  // as SlicedStatus lists them
   GS_TRY(CheckIgnoredNames(args.ignore, trials));
   // A running trial shows the value it last reported, so `status` during a sweep tells

@@ -27,12 +27,21 @@ Json ParetoHypervolumeJson(const std::optional<FrontHypervolume>& hv) {
   return Json{{"value", hv->value}, {"reference", hv->reference}, {"derived", hv->derived}};
 }
 
+// "trial" or "trials" (likewise "configuration").
+std::string Plural(std::string_view unit, std::size_t count) {
+  return count == 1 ? std::string(unit) : std::string(unit) + "s";
+}
+
 std::string ParetoReferenceText(const FrontHypervolume& hv, const Objective& objective) {
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < hv.reference.size(); ++i)
     parts.push_back(fmt::format("{}={:g}", objective.metrics()[i].name, hv.reference[i]));
-  return fmt::format("{}{}", fmt::join(parts, ", "),
-                     hv.derived ? "; derived: 10% of the range past the worst feasible value" : "");
+  std::string how = hv.derived ? "; derived: 10% of the range past the worst feasible value" : "";
+  if (!hv.flat.empty())
+    how += fmt::format(", 1 past it for {} (every feasible value the same): a volume in "
+                       "arbitrary units; set hypervolume_reference to compare runs",
+                       fmt::join(hv.flat, ", "));
+  return fmt::format("{}{}", fmt::join(parts, ", "), how);
 }
 
 }  // namespace
@@ -122,8 +131,12 @@ std::optional<FrontHypervolume> ComputeFrontHypervolume(
   } else {
     hv.derived = true;
     reference_loss = HypervolumeReference(feasible);
-    for (std::size_t i = 0; i < reference_loss.size(); ++i)
+    for (std::size_t i = 0; i < reference_loss.size(); ++i) {
       hv.reference.push_back(FromLoss(objective.metrics()[i].mode, reference_loss[i]));
+      const auto spread = [i](const LossPoint& a, const LossPoint& b) { return a[i] != b[i]; };
+      if (std::adjacent_find(feasible.begin(), feasible.end(), spread) == feasible.end())
+        hv.flat.push_back(objective.metrics()[i].name);
+    }
   }
   hv.value = Hypervolume(front, reference_loss);
   return hv;
@@ -164,10 +177,10 @@ std::optional<std::string> FormatRankedParetoBest(const std::vector<ParetoTrial>
   const std::string_view unit = ctx.cv.enabled() ? "configuration" : "trial";
   std::string out;
   const bool feasible = members.front()->violation == 0;
-  out += feasible ? fmt::format("Pareto front: {} of {} completed {}s{}\n", members.size(), ranked.size(),
-                                unit, ctx.cv.enabled() ? " (means over their folds)" : "")
-                  : fmt::format("No feasible {}: the {} least violating of {} completed {}s\n", unit,
-                                members.size(), ranked.size(), unit);
+  out += feasible ? fmt::format("Pareto front: {} of {} completed {}{}\n", members.size(), ranked.size(),
+                                Plural(unit, ranked.size()), ctx.cv.enabled() ? " (means over their folds)" : "")
+                  : fmt::format("No feasible {}: the {} least violating of {} completed {}\n", unit,
+                                members.size(), ranked.size(), Plural(unit, ranked.size()));
   for (const ParetoTrial* m : members) {
     out += fmt::format("\n{} {}\n", unit, m->trial->number);
     for (std::size_t i = 0; i < objective.size(); ++i)
@@ -231,26 +244,39 @@ std::string FormatRankedParetoStatus(const std::vector<ParetoTrial>& ranked, con
                                      const std::optional<std::vector<double>>& reference,
                                      std::string_view unit) {
   std::vector<int> front;
-  int infeasible = 0;
+  int infeasible = 0, unreported = 0;
   for (const ParetoTrial& t : ranked) {
     if (ParetoFeasibleFront(t)) front.push_back(t.trial->number);
     infeasible += t.violation != 0;
+    unreported += std::isinf(t.violation);
   }
   std::string out;
   // A front of thousands would bury the rest: its first members, and where the rest are.
   constexpr std::size_t kFrontListed = 20;
   const std::size_t listed = std::min(front.size(), kFrontListed);
   if (objective.multi())
-    out += fmt::format("Pareto front: {} of {} completed {}s{}{}{}\n", front.size(), ranked.size(), unit,
+    out += fmt::format("Pareto front: {} of {} completed {}{}{}{}\n", front.size(), ranked.size(),
+                       Plural(unit, ranked.size()),
                        front.empty() ? "" : ": ",
                        fmt::join(front.begin(), front.begin() + static_cast<std::ptrdiff_t>(listed), ", "),
                        listed < front.size()
                            ? fmt::format(", ... (the first {} in Pareto order; `gpusweep best` lists all {})",
                                          listed, front.size())
                            : "");
-  if (objective.constrained())
-    out += fmt::format("Infeasible: {} of {} completed {}s break a constraint\n", infeasible,
-                       ranked.size(), unit);
+  if (objective.constrained()) {
+    out += fmt::format("Infeasible: {} of {} completed {} break a constraint\n", infeasible,
+                       ranked.size(), Plural(unit, ranked.size()));
+    if (unreported > 0) {
+      std::vector<std::string> names;
+      for (const ConstraintSpec& c : objective.constraints()) names.push_back("'" + c.metric + "'");
+      out += fmt::format("  {} of them reported no number for {} (constraints:): a missing value breaks "
+                         "its constraint; check that each name is a metric the trials write\n",
+                         unreported == infeasible && unreported == static_cast<int>(ranked.size())
+                             ? std::string("all")
+                             : std::to_string(unreported),
+                         names.size() == 1 ? names[0] : fmt::format("one of {}", fmt::join(names, ", ")));
+    }
+  }
   if (!objective.multi()) return out;  // one metric: the best feasible value says it all
   if (const std::optional<FrontHypervolume> hv = ComputeFrontHypervolume(ranked, objective, reference))
     out += fmt::format("Hypervolume: {:g} (reference {})\n", hv->value, ParetoReferenceText(*hv, objective));
@@ -266,7 +292,10 @@ std::string RankedParetoBestHeader(const std::vector<ParetoTrial>& ranked, const
                                    std::string_view unit) {
   if (ranked.empty()) return fmt::format("no completed {} yet", unit);
   if (ranked.front().violation != 0)
-    return fmt::format("no feasible {} yet: all {} completed {}s break a constraint", unit, ranked.size(), unit);
+    return ranked.size() == 1
+               ? fmt::format("no feasible {} yet: the 1 completed {} breaks a constraint", unit, unit)
+               : fmt::format("no feasible {} yet: all {} completed {}s break a constraint", unit,
+                             ranked.size(), unit);
   if (!objective.multi())
     return fmt::format("{}={} ({} #{}, the best of the feasible {}s)", objective.primary().name,
                        ParetoNumber(ranked.front().values[0]), unit, ranked.front().trial->number, unit);
@@ -274,8 +303,9 @@ std::string RankedParetoBestHeader(const std::vector<ParetoTrial>& ranked, const
   std::vector<std::string> directions;
   for (const MetricSpec& m : objective.metrics())
     directions.push_back(fmt::format("{} {}", m.name, ModeName(m.mode)));
-  return fmt::format("Pareto front of {} {}s ({}); `gpusweep best` lists them", front, unit,
-                     fmt::join(directions, ", "));
+  return fmt::format("Pareto front of {} {} ({}); `gpusweep best` lists {}", front,
+                     Plural(unit, static_cast<std::size_t>(front)), fmt::join(directions, ", "),
+                     front == 1 ? "it" : "them");
 }
 
 std::string ParetoRankText(const ParetoTrial& trial) {

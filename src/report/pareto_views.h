@@ -15,8 +15,9 @@
 //   the objectives' own units: a point counts where it is better than `reference` (in
 //   metric values: e.g. val_acc 0.5 for max, params_m 10 for min) in every objective.
 //   Without a reference, one is derived from the feasible trials (pareto.h's
-//   HypervolumeReference in loss terms: 10% past the worst value) and `derived` says
-//   so. nullopt without a feasible trial.
+//   HypervolumeReference in loss terms: 10% of the range past the worst value, 1 past
+//   it where the range is 0, named in `flat`) and `derived` says so. nullopt without a
+//   feasible trial.
 // - `FormatParetoBest` (`best`): the front, one block per member (trial, each objective
 //   with its mode, violation when constrained, params, directory); nullopt when no
 //   trial completed. `ParetoBestJson` (`best --json`): {"objectives": [{name, mode}],
@@ -25,7 +26,9 @@
 //   null without a feasible trial). With `cv` enabled (trials are configurations) a
 //   member has "configuration" and "trials" (its fold trial numbers) instead of "trial".
 // - `FormatParetoStatus` (`status`): after the table, the front (its size and its first
-//   20 trials in Pareto order; `best` lists them all), the infeasible count and the
+//   20 trials in Pareto order; `best` lists them all), the infeasible count (and how
+//   many of them reported no value for some constraint's metric: a misspelt name makes
+//   every trial infeasible, said here rather than left to be guessed from "+inf") and the
 //   hypervolume with the reference used (`reference`: the config's
 //   hypervolume_reference, else derived; likewise for ParetoBestJson).
 // - `ParetoBestHeader` (`status`'s Best line): with several objectives, the front's size
@@ -69,6 +72,9 @@ struct FrontHypervolume {
   double value = 0;
   std::vector<double> reference;  // metric values, one per objective
   bool derived = false;
+  // Derived only: the objectives whose feasible values are all equal (one feasible trial,
+  // say), whose reference is 1 past that value: a volume in arbitrary units, said so.
+  std::vector<std::string> flat;
 };
 
 std::optional<FrontHypervolume> ComputeFrontHypervolume(

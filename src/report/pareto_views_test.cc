@@ -154,6 +154,38 @@ TEST(ParetoViewsTest, NothingFeasibleListsTheLeastViolatingAndNoHypervolume) {
   EXPECT_FALSE(FormatParetoBest({}, ctx, kAccAndSize));
 }
 
+// One feasible trial: its range is 0 in every objective, so the derived reference is 1
+// past it and the volume 1, in no unit: the line says so instead of "10% of the range".
+TEST(ParetoViewsTest, ADerivedReferenceOverEqualValuesSaysItsVolumeIsArbitrary) {
+  const std::vector<TrialRecord> trials = ParetoTrials();
+  const std::string one = FormatParetoStatus({trials[0], trials[3]}, kAccAndSize);
+  EXPECT_THAT(one, HasSubstr("Hypervolume: 1 (reference acc=-0.1, size=11; derived: 10% of the range "
+                             "past the worst feasible value, 1 past it for acc, size (every feasible "
+                             "value the same): a volume in arbitrary units; set "
+                             "hypervolume_reference to compare runs)\n"));
+  EXPECT_EQ(ComputeFrontHypervolume(RankParetoTrials(trials, kAccAndSize), kAccAndSize)->flat.size(), 0u);
+  // A reference given in the config is used as it is.
+  EXPECT_THAT(FormatParetoStatus({trials[0]}, kAccAndSize, std::vector<double>{0.5, 12}),
+              Not(HasSubstr("arbitrary")));
+}
+
+// A constraint on a metric the trials never report makes every trial infeasible by an
+// infinite violation; the status says which name to check.
+TEST(ParetoViewsTest, StatusSaysWhenTrialsReportedNoValueForAConstraint) {
+  const Objective misspelt({{"acc", Mode::kMax}, {"size", Mode::kMin}}, {{"latency", std::nullopt, 10.0}});
+  const std::string all = FormatParetoStatus(ParetoTrials(), misspelt);
+  EXPECT_THAT(all, HasSubstr("Infeasible: 4 of 4 completed trials break a constraint\n"
+                             "  all of them reported no number for 'latency' (constraints:): a missing "
+                             "value breaks its constraint; check that each name is a metric the trials "
+                             "write\n"));
+  std::vector<TrialRecord> some = ParetoTrials();
+  some[1].last_metrics.erase("ms");
+  const std::string one = FormatParetoStatus(some, kAccAndSize);
+  EXPECT_THAT(one, HasSubstr("Infeasible: 2 of 4 completed trials break a constraint\n  1 of them "
+                             "reported no number for 'ms'"));
+  EXPECT_THAT(FormatParetoStatus(ParetoTrials(), kAccAndSize), Not(HasSubstr("reported no number")));
+}
+
 TEST(ParetoViewsTest, RankTextNamesTheFrontLaterFrontsAndTheViolation) {
   const std::vector<TrialRecord> trials = ParetoTrials();
   const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, kAccAndSize);
@@ -171,7 +203,9 @@ TEST(ParetoViewsTest, BestHeaderCountsTheFrontOrGivesTheBestFeasibleValue) {
   EXPECT_EQ(ParetoBestHeader(trials, acc_only), "acc=0.9 (trial #0, the best of the feasible trials)");
   const std::vector<TrialRecord> infeasible{trials[3]};
   EXPECT_EQ(ParetoBestHeader(infeasible, acc_only),
-            "no feasible trial yet: all 1 completed trials break a constraint");
+            "no feasible trial yet: the 1 completed trial breaks a constraint");
+  EXPECT_EQ(ParetoBestHeader({trials[0]}, kAccAndSize),
+            "Pareto front of 1 trial (acc max, size min); `gpusweep best` lists it");
   EXPECT_EQ(ParetoBestHeader({}, acc_only), "no completed trial yet");
 }
 

@@ -188,6 +188,17 @@ std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trial
         return ParamBefore(*a, *b, options.sort_param);
       });
       break;
+    case StatusSort::kMetric: {
+      const auto value = [&](const TrialRecord* t) -> std::optional<double> {
+        const auto it = t->last_metrics.find(options.sort_metric.name);
+        if (it == t->last_metrics.end() || !it->is_number()) return std::nullopt;
+        return it->get<double>();
+      };
+      std::stable_sort(rows.begin(), rows.end(), [&](const auto* a, const auto* b) {
+        return RanksBefore(options.sort_metric.mode, value(a), value(b));
+      });
+      break;
+    }
   }
   if (options.top > 0 && rows.size() > static_cast<size_t>(options.top))
     rows.resize(static_cast<size_t>(options.top));
@@ -204,10 +215,11 @@ std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trial
 
 // What "Showing" adds when options.cap cut the rows.
 std::string CapNote(const StatusOptions& options) {
-  return "; " + CappedRowsNote(options.sort == StatusSort::kNumber      ? "latest"
-                        : options.sort == StatusSort::kObjective ? "best"
-                                                                 : "first",
-                        options.cap);
+  const bool best = options.sort == StatusSort::kObjective || options.sort == StatusSort::kMetric;
+  return "; " + CappedRowsNote(options.sort == StatusSort::kNumber ? "latest"
+                               : best                              ? "best"
+                                                                   : "first",
+                               options.cap);
 }
 
 // The table of `status` rows (repeats, jobs: some trial, listed or not, has a repeat

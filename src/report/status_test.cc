@@ -373,6 +373,17 @@ TEST(ReportStatusTest, SeveralObjectivesShowEachValueAndTheParetoRank) {
   // The front (4 before 2: equal crowding, then input order), the next front, the
   // infeasible trial, then the trial that never completed.
   EXPECT_EQ(RowTrials(FormatStatus(ParetoStatusTrials(), ctx, ranked)), (std::vector<int>{2, 4, 0, 1, 3}));
+  // By one objective, best first by its own mode (size: min), the failed trial last;
+  // a constraint's metric ascending.
+  StatusOptions by_size;
+  by_size.sort = StatusSort::kMetric;
+  by_size.sort_metric = MetricSpec{"size", Mode::kMin};
+  EXPECT_EQ(RowTrials(FormatStatus(ParetoStatusTrials(), ctx, by_size)), (std::vector<int>{1, 2, 0, 4, 3}));
+  by_size.sort_metric = MetricSpec{"acc", Mode::kMax};
+  EXPECT_EQ(RowTrials(FormatStatus(ParetoStatusTrials(), ctx, by_size)), (std::vector<int>{1, 4, 2, 0, 3}));
+  by_size.sort_metric = MetricSpec{"ms", Mode::kMin};
+  by_size.top = 2;
+  EXPECT_EQ(RowTrials(FormatStatus(ParetoStatusTrials(), ctx, by_size)), (std::vector<int>{0, 2}));
 }
 
 }  // namespace
