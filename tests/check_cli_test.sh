@@ -35,10 +35,30 @@ grep -q 'opt: choice of 2: \["sgd","adam"\], weights \[0.3,0.7\]' out.txt || fai
 grep -q "x: normal(mu 0, sigma 1), truncated to \[-1, 2\], rounded to multiples of 0.5" out.txt || fail "normal line"
 grep -q "n: int 1..9  (read from NNI's _type: randint)" out.txt || fail "NNI line"
 grep -q "scheduler: asha on epoch, rungs at 1, 3, 9, 27" out.txt || fail "rungs"
-grep -q "resources: no GPUs; 1 CPU slots" out.txt || fail "resources"
+grep -q "resources: no GPUs; 1 CPU slot, at most 1 trial at once" out.txt || fail "resources"
+grep -q "^objective: loss min$" out.txt || fail "objective line"
 [ "$(ls -A)" = "$(printf 'err.txt\nexp.yaml\nout.txt')" ] || fail "check wrote: $(ls -A)"
 "$gpusweep" check exp.yaml --dir "$work/elsewhere" > /dev/null || fail "check --dir"
 [ ! -e "$work/elsewhere" ] || fail "check --dir created the directory"
+
+# Several objectives, constraints, a reference and multivariate TPE are said as read.
+cat > mo.yaml <<'YAML'
+name: mo
+command: [/bin/sh, -c, 'echo "{\"acc\": {{x}}, \"size\": 1, \"ms\": 2}" >> "$GPUSWEEP_METRICS"']
+metrics: [{name: acc, mode: max}, {name: size, mode: min}]
+constraints: [{metric: ms, max: 10}, {metric: size, min: 0.5, max: 4}]
+hypervolume_reference: {acc: 0.5, size: 8}
+sampler: {type: tpe, trials: 4, multivariate: true}
+search_space:
+  x: {type: uniform, low: 0, high: 1}
+resources: {gpus: none, cpu_slots: 2}
+YAML
+"$gpusweep" check mo.yaml > mo.txt || { cat mo.txt; fail "check of mo.yaml exited $?"; }
+grep -qF "objectives: acc max, size min; feasible when ms <= 10 and 0.5 <= size <= 4; hypervolume reference acc=0.5, size=8" mo.txt ||
+  { cat mo.txt; fail "objectives line"; }
+grep -qF "sampler: tpe, seed 0 (multivariate: one joint density; the first 10 trials drawn at random)" mo.txt ||
+  { cat mo.txt; fail "tpe line"; }
+rm mo.yaml mo.txt
 
 # The first trials check shows are the ones run runs.
 sed -n '/^first 4 trials:/,/^resources:/p' out.txt | sed '1d;$d' | sed 's/^  [0-9]*  //' > shown.jsonl

@@ -5,9 +5,12 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
+#include "gpusweep/config.h"
 #include "gpusweep/experiment.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/resources.h"
 #include "run/experiment_meta.h"
 
@@ -65,6 +68,29 @@ std::string DescribeParamForCheck(const ParamSpec& p) {
   return text;
 }
 
+// "objective: loss min", or "objectives: val_acc max, params_m min", then the
+// constraints (each with its bounds) and a configured hypervolume reference.
+std::string DescribeObjective(const ExperimentConfig& config) {
+  const Objective objective = ObjectiveOf(config);
+  std::vector<std::string> metrics;
+  for (const MetricSpec& m : objective.metrics()) metrics.push_back(fmt::format("{} {}", m.name, ModeName(m.mode)));
+  std::string out = fmt::format("{}: {}", objective.multi() ? "objectives" : "objective", fmt::join(metrics, ", "));
+  std::vector<std::string> bounds;
+  for (const ConstraintSpec& c : objective.constraints()) {
+    if (c.min && c.max) bounds.push_back(fmt::format("{} <= {} <= {}", Number(*c.min), c.metric, Number(*c.max)));
+    else if (c.min) bounds.push_back(fmt::format("{} >= {}", c.metric, Number(*c.min)));
+    else if (c.max) bounds.push_back(fmt::format("{} <= {}", c.metric, Number(*c.max)));
+  }
+  if (!bounds.empty()) out += fmt::format("; feasible when {}", fmt::join(bounds, " and "));
+  if (!config.hypervolume_reference.empty()) {
+    std::vector<std::string> reference;
+    for (std::size_t i = 0; i < config.hypervolume_reference.size(); ++i)
+      reference.push_back(fmt::format("{}={}", objective.metrics()[i].name, Number(config.hypervolume_reference[i])));
+    out += fmt::format("; hypervolume reference {}", fmt::join(reference, ", "));
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 Expected<int> CheckCommand(const CheckCommandArgs& args) {
@@ -82,11 +108,14 @@ Expected<int> CheckCommand(const CheckCommandArgs& args) {
   std::string out = fmt::format("{}: valid; nothing was written\n", config.config_path.string());
   out += fmt::format("experiment {}: {} trials, would live in {}\n", config.name,
                      check.total_trials, options.experiment_dir.string());
+  out += DescribeObjective(config);
   const SamplerConfig& s = config.sampler;
   out += fmt::format("sampler: {}", ToString(s.kind));
   if (s.kind != SamplerKind::kGrid) out += fmt::format(", seed {}", s.seed);
   if (s.kind == SamplerKind::kTpe)
-    out += fmt::format(" (the first {} trials drawn at random)", s.tpe.n_startup_trials);
+    out += fmt::format(" ({}; the first {} trials drawn at random)",
+                       s.tpe.multivariate ? "multivariate: one joint density" : "one density per parameter",
+                       s.tpe.n_startup_trials);
   if (s.kind == SamplerKind::kGp)
     out += fmt::format(" (the first {} trials drawn by sobol)", s.gp.n_startup_trials);
   out += "\n";
@@ -105,11 +134,12 @@ Expected<int> CheckCommand(const CheckCommandArgs& args) {
   if (!check.placement.empty())
     out += fmt::format("resources: {}; sbatch --test-only accepts its jobs\n", check.placement);
   else if (check.gpus.empty())
-    out += fmt::format("resources: no GPUs; {} CPU slots, at most {} trials at once\n",
-                       check.cpu_slots, check.concurrency);
+    out += fmt::format("resources: no GPUs; {} CPU slot{}, at most {} trial{} at once\n",
+                       check.cpu_slots, check.cpu_slots == 1 ? "" : "s", check.concurrency,
+                       check.concurrency == 1 ? "" : "s");
   else
-    out += fmt::format("resources: GPUs {}, at most {} trials at once\n",
-                       fmt::join(check.gpus, ","), check.concurrency);
+    out += fmt::format("resources: GPUs {}, at most {} trial{} at once\n",
+                       fmt::join(check.gpus, ","), check.concurrency, check.concurrency == 1 ? "" : "s");
   if (auto scheduler = SummarizeScheduler(config.scheduler)) {
     out += fmt::format("scheduler: {} on {}", scheduler->type, scheduler->resource);
     if (!check.rungs.empty()) {
