@@ -1,5 +1,6 @@
 #include "cli/terminal_observer.h"
 
+#include <cmath>
 #include <ctime>
 
 #include <fmt/format.h>
@@ -87,13 +88,31 @@ void TerminalObserver::OnTrialPruned(const TrialRecord& trial, const std::string
   PrintEvent(fmt::format("trial {} pruned: {}", trial.number, reason));
 }
 
+// What a finished trial reported: the metric's value, or with several objectives or
+// constraints each objective's value and whether the trial is feasible.
+std::string TerminalObserver::ResultText(const TrialRecord& trial) const {
+  if (!context_.pareto) return fmt::format("{}={:.6g}", context_.metric.name, *trial.objective);
+  const Objective& objective = *context_.pareto;
+  const std::vector<double> values = objective.Values(trial.last_metrics);
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    parts.push_back(std::isnan(values[i]) ? fmt::format("{}=-", objective.metrics()[i].name)
+                                          : fmt::format("{}={:.6g}", objective.metrics()[i].name, values[i]));
+  std::string text = fmt::format("{}", fmt::join(parts, ", "));
+  if (objective.constrained()) {
+    const double violation = objective.Violation(trial.last_metrics);
+    text += violation == 0 ? ", feasible" : fmt::format(", infeasible +{:g}", violation);
+  }
+  return text;
+}
+
 void TerminalObserver::OnTrialFinished(const TrialRecord& trial) {
   const double seconds = trial.end_time - trial.start_time;
   if (trial.state == TrialState::kCompleted || trial.state == TrialState::kPaused) {
-    PrintEvent(fmt::format("trial {} {} in {}: {}={:.6g}", trial.number,
+    PrintEvent(fmt::format("trial {} {} in {}: {}", trial.number,
                            trial.state == TrialState::kPaused ? "paused after its budget"
                                                               : "completed",
-                           FormatDuration(seconds), context_.metric.name, *trial.objective));
+                           FormatDuration(seconds), ResultText(trial)));
   } else if (trial.state == TrialState::kPruned && trial.failure_reason.starts_with(kNotRun)) {
     PrintEvent(fmt::format("trial {} {}", trial.number, trial.failure_reason));  // cv
   } else if (trial.state == TrialState::kPruned) {

@@ -33,6 +33,7 @@ class TerminalObserver : public RunObserver {
  private:
   void PrintEvent(const std::string& text);
   void DrawStatus();
+  std::string ResultText(const TrialRecord& trial) const;
   std::string Timestamp() const;
 
   std::FILE* out_;

@@ -130,6 +130,28 @@ TEST(TerminalObserverTest, FirstLineSaysWhereTrialsRunOnAClusterInsteadOfLocalGp
   EXPECT_EQ(text.find("GPUs 0,1,2,3"), std::string::npos) << text;
 }
 
+// With several objectives and a constraint, a finished trial's line gives each objective
+// and whether it is feasible, not the primary objective alone.
+TEST(TerminalObserverTest, FinishedTrialLineGivesEveryObjectiveAndFeasibility) {
+  std::FILE* out = std::tmpfile();
+  ReportContext context;
+  context.experiment_name = "mo";
+  context.metric = MetricSpec{"acc", Mode::kMax};
+  context.pareto = Objective({{"acc", Mode::kMax}, {"size", Mode::kMin}}, {{"ms", std::nullopt, 10.0}});
+  TerminalObserver observer(out, TerminalInfo{false, 80, ColorMode::kNever}, context, [] { return 100.0; });
+  TrialRecord feasible = Finished(0, 0.9);
+  feasible.last_metrics = Json{{"acc", 0.9}, {"size", 3}, {"ms", 4}};
+  TrialRecord infeasible = Finished(1, 0.8);
+  infeasible.last_metrics = Json{{"acc", 0.8}, {"ms", 12.5}};
+  observer.OnTrialFinished(feasible);
+  observer.OnTrialFinished(infeasible);
+  observer.Close();
+  const std::string text = Contents(out);
+  EXPECT_NE(text.find("trial 0 completed in 30s: acc=0.9, size=3, feasible\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("trial 1 completed in 30s: acc=0.8, size=-, infeasible +2.5\n"), std::string::npos)
+      << text;
+}
+
 TEST(TerminalObserverTest, LiveLineIsRedrawnInPlaceAndFitsTheWidth) {
   std::FILE* out = std::tmpfile();
   double now = 100;

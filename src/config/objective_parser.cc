@@ -46,10 +46,10 @@ Status ParseObjectiveList(const Value& value, ExperimentConfig& config) {
                            "write metrics: [{name: val_acc, mode: max}, {name: params_m, mode: min}]");
   GS_ASSIGN_OR_RETURN(std::vector<Value> list, value.ToList());
   if (list.size() == 1)
-    return value.Invalid("metrics: lists one objective",
+    return value.Invalid("lists one objective",
                          "write metric: {name: ..., mode: ...} for one, or list 2 to 8");
   if (list.size() < 2 || list.size() > kMaxObjectives)
-    return value.Invalid(fmt::format("metrics: lists {} objectives", list.size()),
+    return value.Invalid(fmt::format("lists {} objectives", list.size()),
                          fmt::format("list 2 to {} objectives", kMaxObjectives));
   std::map<std::string, int> lines;  // name -> line of its first entry
   for (const Value& element : list) {
@@ -139,7 +139,7 @@ Status ParseObjective(const Mapping& top, ExperimentConfig& config) {
   const Value* metric = top.Find("metric");
   const Value* metrics = top.Find("metrics");
   if (metric != nullptr && metrics != nullptr)
-    return metrics->Invalid("metric: and metrics: are both given",
+    return metrics->Invalid(fmt::format("metric: (line {}) and metrics: are both given", metric->line()),
                             "give metric: for one objective or metrics: for 2 to 8");
   if (metrics != nullptr) {
     GS_TRY(ParseObjectiveList(*metrics, config));
