@@ -27,6 +27,12 @@ Json ParetoHypervolumeJson(const std::optional<FrontHypervolume>& hv) {
   return Json{{"value", hv->value}, {"reference", hv->reference}, {"derived", hv->derived}};
 }
 
+// A constraint's feasible region in words: "<= 10", ">= 0.5" or "in [0.5, 4]".
+std::string BoundsText(const ConstraintSpec& c) {
+  if (c.min && c.max) return fmt::format("in [{:g}, {:g}]", *c.min, *c.max);
+  return c.min ? fmt::format(">= {:g}", *c.min) : fmt::format("<= {:g}", c.max.value_or(0));
+}
+
 // "trial" or "trials" (likewise "configuration").
 std::string Plural(std::string_view unit, std::size_t count) {
   return count == 1 ? std::string(unit) : std::string(unit) + "s";
@@ -186,7 +192,19 @@ std::optional<std::string> FormatRankedParetoBest(const std::vector<ParetoTrial>
     for (std::size_t i = 0; i < objective.size(); ++i)
       out += fmt::format("  {} ({}): {}\n", objective.metrics()[i].name,
                          ModeName(objective.metrics()[i].mode), ParetoNumber(m->values[i]));
-    if (objective.constrained()) out += fmt::format("  violation: {:g}\n", m->violation);
+    if (objective.constrained()) {
+      out += fmt::format("  violation: {:g}\n", m->violation);
+      for (const ConstraintSpec& c : objective.constraints()) {
+        const auto is_objective = [&](const MetricSpec& o) { return o.name == c.metric; };
+        if (std::ranges::any_of(objective.metrics(), is_objective)) continue;  // shown above
+        const auto it = m->trial->last_metrics.find(c.metric);
+        out += fmt::format("  {}: {} (constraint {})\n", c.metric,
+                           it != m->trial->last_metrics.end() && it->is_number()
+                               ? fmt::format("{:g}", it->get<double>())
+                               : std::string("not reported"),
+                           BoundsText(c));
+      }
+    }
     for (const auto& [name, value] : m->trial->params.items())
       out += fmt::format("  {} = {}\n", name, value.is_string() ? value.get<std::string>() : value.dump());
     out += MemberDirs(*m->trial, ctx);

@@ -93,7 +93,7 @@ TEST(ParetoViewsTest, BestListsTheFrontWithObjectivesAndParamsAsTextAndJson) {
   const std::optional<std::string> text = FormatParetoBest(trials, ctx, kAccAndSize);
   ASSERT_TRUE(text);
   EXPECT_THAT(*text, HasSubstr("Pareto front: 2 of 4 completed trials"));
-  EXPECT_THAT(*text, HasSubstr("trial 0\n  acc (max): 0.9\n  size (min): 10\n  violation: 0\n  lr = 0"));
+  EXPECT_THAT(*text, HasSubstr("trial 0\n  acc (max): 0.9\n  size (min): 10\n  violation: 0\n  ms: 5 (constraint <= 10)\n  lr = 0"));
   EXPECT_THAT(*text, HasSubstr("trial 1\n"));
   EXPECT_THAT(*text, HasSubstr("dir: /runs/e/trials/0001"));
   EXPECT_THAT(*text, Not(HasSubstr("trial 3")));
@@ -149,6 +149,8 @@ TEST(ParetoViewsTest, NothingFeasibleListsTheLeastViolatingAndNoHypervolume) {
   ASSERT_TRUE(text);
   EXPECT_THAT(*text, HasSubstr("No feasible trial: the 1 least violating of 2 completed trials"));
   EXPECT_THAT(*text, HasSubstr("trial 1\n"));
+  // The constrained metric's own value beside the violation it gives.
+  EXPECT_THAT(*text, HasSubstr("  violation: 1\n  ms: 11 (constraint <= 10)\n"));
   EXPECT_TRUE(ParetoBestJson(trials, kAccAndSize)["hypervolume"].is_null());
   EXPECT_THAT(FormatParetoStatus(trials, kAccAndSize), Not(HasSubstr("Hypervolume")));
   EXPECT_FALSE(FormatParetoBest({}, ctx, kAccAndSize));
