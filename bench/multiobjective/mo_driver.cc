@@ -1,20 +1,20 @@
 // gs_bench_mo — gpusweep's half of the multi-objective benchmark (bench/README.md,
-// "multiobjective"): its nsga2, tpe (multi-objective TPE, default options) and random
-// samplers.
+// "multiobjective"): its nsga2, tpe (multi-objective TPE, default options), tpe_mv (the
+// same with `multivariate: true`) and random samplers.
 //
 //   gs_bench_mo points
 //       one JSON line per problem: its objectives and violation at 20 fixed points, for
 //       run_optuna.py --check to compare with its own implementation.
-//   gs_bench_mo run --samplers nsga2,tpe,random --seeds 20 --evals 200 --population 50
+//   gs_bench_mo run --samplers nsga2,tpe,tpe_mv,random --seeds 20 --evals 200 --population 50
 //       one JSON line per (problem, sampler, seed): the hypervolume of the feasible
 //       trials (reference of problems.h) after each of the checkpoints 50, 100, ...,
 //       evals, and the seconds spent in Suggest. Trials run one after another, each
 //       suggestion seeing every earlier trial, as Optuna's study.optimize(n_jobs=1) does.
-//   gs_bench_mo time --problem zdt1 --repeat 20 < history.json
+//   gs_bench_mo time --problem zdt1 --repeat 20 [--sampler tpe_mv] [--points] < history.json
 //       time_suggest.py's history ({"x": [[x0, ...], ...]}: trials 0..n-1, evaluated here
 //       as completed trials) and one JSON line: the seconds of each of `repeat` tpe
 //       suggestions for trial n (numbers n, n+1, ... with the same history), and their
-//       median.
+//       median; with --points also each suggestion's x ("points").
 //   gs_bench_mo score < optuna_runs.jsonl
 //       run_optuna.py's lines ({problem, sampler, seed, points: [[f..., violation], ...],
 //       suggest_s}) as `run` writes its own: both sides' hypervolumes are computed here,
@@ -95,9 +95,10 @@ TrialRecord CompletedTrial(const MoProblem& problem, int number, const Params& p
 
 SamplerConfig ConfigFor(const std::string& sampler_name, int seed, int evals, int population) {
   SamplerConfig config;
-  config.kind = sampler_name == "nsga2" ? SamplerKind::kNsga2
-                : sampler_name == "tpe"  ? SamplerKind::kTpe
-                                         : SamplerKind::kRandom;
+  config.kind = sampler_name == "nsga2"                          ? SamplerKind::kNsga2
+                : sampler_name == "tpe" || sampler_name == "tpe_mv" ? SamplerKind::kTpe
+                                                                    : SamplerKind::kRandom;
+  config.tpe.multivariate = sampler_name == "tpe_mv";
   config.trials = evals;
   config.seed = static_cast<std::uint64_t>(seed);
   config.nsga2.population = population;
@@ -132,7 +133,7 @@ const MoProblem* FindProblem(const std::string& name) {
   return nullptr;
 }
 
-int TimeSuggest(const MoProblem& problem, int repeat) {
+int TimeSuggest(const MoProblem& problem, int repeat, bool with_points, const std::string& sampler_name) {
   std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   const Json input = Json::parse(text);
   std::vector<TrialRecord> history;
@@ -143,22 +144,28 @@ int TimeSuggest(const MoProblem& problem, int repeat) {
     history.push_back(CompletedTrial(problem, static_cast<int>(history.size()), params, Evaluate(problem, x)));
   }
   const int n = static_cast<int>(history.size());
-  auto sampler = MakeSampler(ConfigFor("tpe", 0, n + repeat, 2), UnitCube(problem.variables), ProblemObjective(problem));
+  auto sampler = MakeSampler(ConfigFor(sampler_name, 0, n + repeat, 2), UnitCube(problem.variables),
+                             ProblemObjective(problem));
   if (!sampler) {
     std::cerr << "gs_bench_mo time: " << sampler.error().message << "\n";
     return 1;
   }
   std::vector<double> seconds;
+  Json points = Json::array();
   for (int r = 0; r < repeat; ++r) {
     const auto start = Clock::now();
     const Suggestion s = (*sampler)->Suggest(n + r, history);
     seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
     if (s.params.empty()) return 1;
+    if (!with_points) continue;
+    Json x = Json::array();
+    for (int i = 0; i < problem.variables; ++i) x.push_back(s.params["x" + std::to_string(i)]);
+    points.push_back(std::move(x));
   }
   std::vector<double> sorted = seconds;
   std::sort(sorted.begin(), sorted.end());
   std::cout << Json{{"problem", problem.name}, {"side", "gpusweep"}, {"history", n}, {"seconds", seconds},
-                    {"median_s", sorted[sorted.size() / 2]}}.dump()
+                    {"median_s", sorted[sorted.size() / 2]}, {"points", points}}.dump()
             << std::endl;
   return 0;
 }
@@ -218,17 +225,21 @@ int main(int argc, char** argv) {
   std::vector<std::string> samplers{"nsga2", "tpe", "random"}, problems, names;
   for (const MoProblem& problem : MoProblems()) names.push_back(problem.name);
   int seeds = 20, evals = 200, population = 50;
-  run->add_option("--samplers", samplers, "nsga2, tpe, random")
+  run->add_option("--samplers", samplers, "nsga2, tpe, tpe_mv, random")
       ->delimiter(',')
-      ->check(CLI::IsMember({"nsga2", "tpe", "random"}));
+      ->check(CLI::IsMember({"nsga2", "tpe", "tpe_mv", "random"}));
   run->add_option("--problems", problems, "default: all")->delimiter(',')->check(CLI::IsMember(names));
   run->add_option("--seeds", seeds)->check(CLI::PositiveNumber);
   run->add_option("--evals", evals)->check(CLI::PositiveNumber);
   run->add_option("--population", population)->check(CLI::Range(2, 100000));
   timing->add_option("--problem", time_problem)->check(CLI::IsMember(names));
   timing->add_option("--repeat", repeat)->check(CLI::PositiveNumber);
+  bool with_points = false;
+  timing->add_flag("--points", with_points, "also print each suggestion's x (compare_suggest.py)");
+  std::string time_sampler = "tpe";
+  timing->add_option("--sampler", time_sampler)->check(CLI::IsMember({"tpe", "tpe_mv"}));
   CLI11_PARSE(app, argc, argv);
-  if (app.got_subcommand("time")) return TimeSuggest(*FindProblem(time_problem), repeat);
+  if (app.got_subcommand("time")) return TimeSuggest(*FindProblem(time_problem), repeat, with_points, time_sampler);
   if (app.got_subcommand("points")) {
     Points();
     return 0;

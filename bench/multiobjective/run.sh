@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Multi-objective benchmark: gpusweep's nsga2 and tpe (and random, as the floor) against
-# Optuna 3.1's NSGAIISampler and multi-objective TPESampler on ZDT1-3, DTLZ2 and C2-DTLZ2
+# Multi-objective benchmark: gpusweep's nsga2, tpe and tpe_mv (`multivariate: true`; and
+# random, as the floor) against Optuna 3.1's NSGAIISampler and multi-objective
+# TPESampler (multivariate=False and True) on ZDT1-3, DTLZ2 and C2-DTLZ2
 # (bench/README.md, "multiobjective"), then seconds per tpe suggestion at 500 trials of
 # history on both sides (time_suggest.py). Usage:
-#   bench/multiobjective/run.sh [--seeds 20] [--evals 200] [--population 50] [--optuna-samplers nsga2,tpe]
+#   bench/multiobjective/run.sh [--seeds 20] [--evals 200] [--population 50] [--optuna-samplers nsga2,tpe,tpe_mv]
 # Builds gs_bench_mo in $BUILD_DIR (default build/), checks that the C++ and Python
 # problems agree, runs both sides in-process, scores both with gpusweep's hypervolume
 # (include/gpusweep/pareto.h) and writes bench/multiobjective/results/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-seeds=20 evals=200 population=50 optuna_samplers=nsga2,tpe
+seeds=20 evals=200 population=50 optuna_samplers=nsga2,tpe,tpe_mv
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seeds) seeds=$2; shift 2 ;;
@@ -29,7 +30,7 @@ driver=$build/bench/multiobjective/gs_bench_mo
 
 "$driver" points > "$out/points.jsonl"
 bench/multiobjective/run_optuna.py --check "$out/points.jsonl"
-"$driver" run --samplers nsga2,tpe,random --seeds "$seeds" --evals "$evals" --population "$population" \
+"$driver" run --samplers nsga2,tpe,tpe_mv,random --seeds "$seeds" --evals "$evals" --population "$population" \
   > "$out/gpusweep.jsonl"
 bench/multiobjective/run_optuna.py --samplers "$optuna_samplers" --seeds "$seeds" --evals "$evals" \
   --population "$population" | "$driver" score > "$out/optuna.jsonl"

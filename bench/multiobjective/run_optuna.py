@@ -2,7 +2,8 @@
 """Optuna 3.1's half of the multi-objective benchmark (bench/README.md, "multiobjective").
 
     run_optuna.py --check points.jsonl     # gs_bench_mo points: both implementations agree
-    run_optuna.py --samplers nsga2,tpe --seeds 20 --evals 200 --population 50
+    run_optuna.py --samplers nsga2,tpe,tpe_mv --seeds 20 [--first-seed 0] --evals 200
+                  --population 50
 
 The problems are those of problems.h, written again here from the same papers. Each run
 writes one JSON line: problem, sampler, seed, every evaluation in order as
@@ -10,7 +11,9 @@ writes one JSON line: problem, sampler, seed, every evaluation in order as
 bookkeeping); `gs_bench_mo score` turns the evaluations into hypervolumes with the same
 code gpusweep's runs are scored by. nsga2 is NSGAIISampler(population_size, seed,
 constraints_func), tpe is TPESampler(seed, constraints_func) -- multi-objective TPE
-(Ozaki et al. 2022) in Optuna 3.1, c-TPE-like constraints there experimental.
+(Ozaki et al. 2022) in Optuna 3.1, c-TPE-like constraints there experimental -- and
+tpe_mv the same with multivariate=True (one joint density over the variables, one split
+and one set of hypervolume weights per trial instead of one per variable).
 """
 import argparse
 import json
@@ -64,6 +67,27 @@ def check(path):
     print(f"problems agree (largest difference {worst:.2g})", file=sys.stderr)
 
 
+def study_with_history(name, xs, sampler=None):
+    """An Optuna study of problem `name` whose completed trials are the points `xs`
+    (evaluated here; with constraints, each trial's violation stored where
+    constraints_func would put it: Optuna's _CONSTRAINTS_KEY system attribute)."""
+    import optuna
+    from optuna.distributions import FloatDistribution
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    variables, objectives, constrained = PROBLEMS[name]
+    study = optuna.create_study(directions=["minimize"] * objectives, sampler=sampler)
+    distributions = {f"x{i}": FloatDistribution(0, 1) for i in range(variables)}
+    trials = []
+    for x in xs:
+        f, violation = evaluate(name, list(x))
+        trials.append(optuna.trial.create_trial(
+            params={f"x{i}": float(v) for i, v in enumerate(x)}, distributions=distributions,
+            values=f, user_attrs={"violation": violation},
+            system_attrs={"constraints": [violation]} if constrained else None))
+    study.add_trials(trials)
+    return study
+
+
 def run(name, sampler_name, seed, evals, population):
     import optuna
     variables, objectives, constrained = PROBLEMS[name]
@@ -72,7 +96,8 @@ def run(name, sampler_name, seed, evals, population):
         sampler = optuna.samplers.NSGAIISampler(population_size=population, seed=seed,
                                                 constraints_func=constraints)
     else:
-        sampler = optuna.samplers.TPESampler(seed=seed, constraints_func=constraints)
+        sampler = optuna.samplers.TPESampler(seed=seed, constraints_func=constraints,
+                                             multivariate=sampler_name == "tpe_mv")
     study = optuna.create_study(directions=["minimize"] * objectives, sampler=sampler)
     points, inside = [], 0.0
 
@@ -102,6 +127,7 @@ def main():
     parser.add_argument("--samplers", default="nsga2,tpe")
     parser.add_argument("--problems", default=",".join(PROBLEMS))
     parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--evals", type=int, default=200)
     parser.add_argument("--population", type=int, default=50)
     # Optuna 3.1's multi-objective TPE weighs each trial by its hypervolume contribution
@@ -120,7 +146,7 @@ def main():
         for sampler in args.samplers.split(","):
             if sampler == "tpe" and name not in args.tpe_problems.split(","):
                 continue
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 print(json.dumps(run(name, sampler, seed, args.evals, args.population)), flush=True)
 
 

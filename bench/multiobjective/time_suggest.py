@@ -25,27 +25,14 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from run_optuna import PROBLEMS, evaluate  # noqa: E402
+from run_optuna import PROBLEMS, study_with_history  # noqa: E402
 
 
 def optuna_seconds(name, xs, repeat):
     import optuna
-    from optuna.distributions import FloatDistribution
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    variables, objectives, constrained = PROBLEMS[name]
+    variables, _, constrained = PROBLEMS[name]
     constraints = (lambda t: [t.user_attrs["violation"]]) if constrained else None
-    study = optuna.create_study(directions=["minimize"] * objectives,
-                                sampler=optuna.samplers.TPESampler(seed=0, constraints_func=constraints))
-    distributions = {f"x{i}": FloatDistribution(0, 1) for i in range(variables)}
-    trials = []
-    for x in xs:
-        f, violation = evaluate(name, list(x))
-        # system_attrs: what constraints_func stores after a trial (Optuna's _CONSTRAINTS_KEY).
-        trials.append(optuna.trial.create_trial(
-            params={f"x{i}": float(v) for i, v in enumerate(x)}, distributions=distributions,
-            values=f, user_attrs={"violation": violation},
-            system_attrs={"constraints": [violation]} if constrained else None))
-    study.add_trials(trials)
+    study = study_with_history(name, xs, optuna.samplers.TPESampler(seed=0, constraints_func=constraints))
     seconds = []
     for _ in range(repeat):
         start = time.perf_counter()
