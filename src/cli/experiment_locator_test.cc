@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "run/experiment_meta.h"
@@ -20,6 +21,28 @@ TEST(LocateExperimentTest, GivenDirectoryMustHoldAJournal) {
   auto found = LocateExperiment(std::string("exp"), dir.path());
   ASSERT_TRUE(found);
   EXPECT_EQ(*found, dir.path() / "exp");
+}
+
+// The message says what the path is instead: missing, a file, a folder without
+// experiments, or a folder of experiments (runs/), naming them.
+TEST(LocateExperimentTest, AnythingElseIsSaidForWhatItIs) {
+  TempDir dir;
+  const auto message = [&](const std::string& given) {
+    auto located = LocateExperiment(given, dir.path());
+    return located ? std::string("found") : located.error().message;
+  };
+  EXPECT_NE(message("nope").find("there is no such directory"), std::string::npos);
+  WriteFile(dir.path() / "file.txt", "");
+  EXPECT_NE(message("file.txt").find("it is a file"), std::string::npos);
+  WriteFile(dir.path() / "runs/notes/readme", "");
+  EXPECT_NE(message("runs").find("gpusweep.db does not exist there, nor in a directory inside it"),
+            std::string::npos);
+  WriteFile(dir.path() / "runs/b/gpusweep.db", "");
+  EXPECT_EQ(message("runs"), fmt::format("{} is not an experiment but holds one, b; pass that: {}",
+                                         (dir.path() / "runs").string(), (dir.path() / "runs/b").string()));
+  WriteFile(dir.path() / "runs/a/gpusweep.db", "");
+  EXPECT_NE(message("runs").find("holds 2 (a, b); pass one of them, e.g. " + (dir.path() / "runs/a").string()),
+            std::string::npos);
 }
 
 TEST(LocateExperimentTest, DefaultsToCwdThenNewestUnderRuns) {
