@@ -173,6 +173,7 @@ search_space:
   for (const char* rows : {"0", "-3", "two"}) {
     auto none = RunGpusweep({"status", "--top", rows}, dir_.path());
     EXPECT_EQ(none.exit_code, 2) << none.out;
+    EXPECT_NE(none.out.find("gpusweep: --top: "), std::string::npos) << none.out;  // as every error
     EXPECT_NE(none.out.find("is not a number of rows >= 1; e.g. --top 10"), std::string::npos)
         << none.out;
   }

@@ -203,6 +203,10 @@ int main(int argc, char** argv) {
   completion->add_option("shell", shell, "")->required()->check(CLI::IsMember({"bash", "zsh"}));
   completion->add_option("-o,--output", docs_output, "");
 
+  // A bad command line is said as every other error is: "gpusweep: ..." on stderr.
+  app.failure_message([](const CLI::App* from, const CLI::Error& e) {
+    return "gpusweep: " + CLI::FailureMessage::simple(from, e);
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
