@@ -258,12 +258,19 @@ TEST(ConfigErrorsTest, GpuChecks) {
               HasSubstr("resources.gpus[1]: found the integer -1, expected an integer >= 0"));
   EXPECT_THAT(ErrorFor(head + "resources: {gpus: []}\n"),
               HasSubstr("resources.gpus: the GPU list is empty; use gpus: none"));
+  // A number: a count (Ray's num_gpus) or an index without brackets; both readings said.
+  EXPECT_THAT(ErrorFor(head + "resources: {gpus: 0}\n"),
+              HasSubstr("resources.gpus: gpus takes which GPUs, not how many; write gpus: none for "
+                        "CPU-only trials"));
+  EXPECT_THAT(ErrorFor(head + "resources: {gpus: 2}\n"),
+              HasSubstr("write gpus: [2] for GPU 2 alone, gpus: auto for every GPU, and "
+                        "gpus_per_trial: 2 for 2 GPUs per trial"));
   EXPECT_THAT(ErrorFor(head + "resources: {gpus: atuo}\n"),
               HasSubstr("resources.gpus: unknown value 'atuo'; did you mean 'auto'?"));
   EXPECT_THAT(ErrorFor(head + "resources: {gpus: [0], gpus_per_trial: 2}\n"),
               HasSubstr("resources.gpus_per_trial: a trial asks for 2 GPUs but gpus lists only 1"));
   EXPECT_THAT(ErrorFor(head + "resources: {gpus: none, gpus_per_trial: 1}\n"),
-              HasSubstr("resources.gpus_per_trial: a trial asks for 1 GPUs but gpus is none"));
+              HasSubstr("resources.gpus_per_trial: a trial asks for 1 GPU but gpus is none"));
   EXPECT_THAT(ErrorFor(head + "resources: {cpu_slots: 0}\n"),
               HasSubstr("resources.cpu_slots: found the integer 0, expected an integer >= 1"));
   EXPECT_THAT(ErrorFor(head + "resources: {cpu_slots: many}\n"),

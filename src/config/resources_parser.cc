@@ -20,6 +20,15 @@ Status ParseGpus(const Value& value, ResourcesConfig& resources) {
   if (!value.IsList()) {
     if (!value.IsScalar())
       return value.WrongType("auto, none or a list of GPU indices", "e.g. gpus: [0, 1]");
+    // A number is ambiguous here: a count (Ray's num_gpus), or an index without its
+    // brackets. Say both readings instead of guessing one.
+    if (const Expected<std::int64_t> n = value.ToInt(); n && *n >= 0)
+      return value.Invalid(
+          "gpus takes which GPUs, not how many",
+          *n == 0 ? std::string("write gpus: none for CPU-only trials")
+                  : fmt::format("write gpus: [{}] for GPU {} alone, gpus: auto for every GPU, and "
+                                "gpus_per_trial: {} for {} GPU{} per trial",
+                                *n, *n, *n, *n, *n == 1 ? "" : "s"));
     GS_ASSIGN_OR_RETURN(std::string_view mode, value.ToEnum(kGpuModes));
     resources.gpus = mode == "auto" ? GpuMode::kAuto : GpuMode::kNone;
     return {};
@@ -63,7 +72,7 @@ Status ParseGpusPerTrial(const Value& value, std::uint64_t total_trials,
 Status CheckCountsFitGpus(const Value& counts, const ResourcesConfig& resources) {
   const int most = *std::ranges::max_element(resources.gpus_per_trial);
   if (resources.gpus == GpuMode::kNone && most > 0)
-    return counts.Invalid(fmt::format("a trial asks for {} GPUs but gpus is none", most),
+    return counts.Invalid(fmt::format("a trial asks for {} GPU{} but gpus is none", most, most == 1 ? "" : "s"),
                           "use gpus_per_trial: 0, or gpus: auto or a list");
   if (resources.gpus == GpuMode::kList && most > static_cast<int>(resources.gpu_list.size()))
     return counts.Invalid(fmt::format("a trial asks for {} GPUs but gpus lists only {}", most,
