@@ -50,7 +50,7 @@ grep -q "^Pareto front: " status.txt || { cat status.txt; exit 1; }
 grep -q "^Infeasible: " status.txt || { cat status.txt; exit 1; }
 grep -q "^Hypervolume: .*(reference f1=1, f2=2)$" status.txt || { cat status.txt; exit 1; }
 grep -q "^Best       Pareto front of .* trials (f1 min, f2 min)" status.txt || { cat status.txt; exit 1; }
-grep -Eq "^TRIAL +STATE +GPUS +DURATION +f1 +f2 +PARETO +PARAMS" status.txt || { cat status.txt; exit 1; }
+grep -Eq "^TRIAL +STATE +GPUS +DURATION +f1 +f2 +c +PARETO +PARAMS" status.txt || { cat status.txt; exit 1; }
 grep -q "^Pareto front: " best.txt || { cat best.txt; exit 1; }
 /usr/bin/python3 - <<'PY'
 import json

@@ -26,9 +26,11 @@
 //   [min, max] (0 inside, in the metric's own units); a constraint metric that is
 //   missing (not reported, NaN, not a number) violates by +inf. Feasible: violation 0.
 //   `ConstrainedCompare` is constraint-domination: a feasible vector dominates every
-//   infeasible one; of two infeasible ones the smaller violation dominates (equal
-//   violations: kEqual, whatever the objectives say); two feasible ones compare by
-//   `Compare`. Without constraints it is `Compare`. Works with one metric too.
+//   infeasible one; of two infeasible ones the smaller violation dominates, and two
+//   with equal violations (both +inf: a constraint's metric never reported, say) compare
+//   by `Compare`, as two feasible ones do, so that a trial beaten in every objective is
+//   not ranked beside the one beating it. Without constraints it is `Compare`. Works
+//   with one metric too.
 // - `Values(metrics)` reads the objective's values out of a JSON object of reported
 //   metrics (a trial's `last_metrics`), in metric order, NaN where a value is missing;
 //   `Losses` turns values into minimisation losses (AsLoss per metric, +inf if missing),

@@ -16,8 +16,10 @@
 //   EAs", IEEE TEC 7(5), 2003); m >= 3 Deb's fast non-dominated sort, O(m n^2) time and
 //   O(n^2) memory for the dominated sets.
 // - `ConstrainedRanks`: the same under constraint-domination (objective.h): feasible
-//   points (violation 0) take fronts 0..F-1 as above; infeasible ones follow, one front
-//   per distinct violation, smaller violation first (+inf last). Violations are >= 0.
+//   points (violation 0) take fronts 0..F-1 as above; infeasible ones follow, grouped by
+//   violation, smaller first (+inf last), each group's points in fronts of their own by
+//   non-dominated sorting (equal violations compare by the objectives). Violations are
+//   >= 0.
 // - `CrowdingDistances`: Deb 2002 section III-B, within each front: for each loss, the
 //   front sorted by it (ties by input order), its two ends get +inf and every other
 //   member adds (next - previous) / (max - min) of that loss; a loss whose range in the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,10 +24,17 @@ std::string NoExperimentAt(const std::filesystem::path& dir) {
     return fmt::format("no experiment at {}: it is a file; pass the experiment directory (the one "
                        "holding {})",
                        dir.string(), kJournalFileName);
-  std::vector<std::string> inside;
+  // Newest journal first: the one `status` alone would pick under runs/.
+  std::vector<std::pair<std::filesystem::file_time_type, std::string>> found;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-    if (HoldsExperiment(entry.path())) inside.push_back(entry.path().filename().string());
-  std::sort(inside.begin(), inside.end());
+    if (HoldsExperiment(entry.path()))
+      found.emplace_back(std::filesystem::last_write_time(ExperimentFiles{entry.path()}.journal(), ec),
+                         entry.path().filename().string());
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::vector<std::string> inside;
+  for (auto& [time, name] : found) inside.push_back(std::move(name));
   if (inside.empty())
     return fmt::format("no experiment at {}: {} does not exist there, nor in a directory inside it",
                        dir.string(), kJournalFileName);
@@ -35,7 +43,8 @@ std::string NoExperimentAt(const std::filesystem::path& dir) {
   if (inside.size() == 1)
     return fmt::format("{} is not an experiment but holds one, {}; pass that: {}", dir.string(),
                        inside.front(), (dir / inside.front()).string());
-  return fmt::format("{} is not an experiment but holds {} ({}{}); pass one of them, e.g. {}",
+  return fmt::format("{} is not an experiment but holds {} ({}{}, the newest first); pass one of "
+                     "them, e.g. {}",
                      dir.string(), inside.size(),
                      fmt::join(inside.begin(), inside.begin() + static_cast<std::ptrdiff_t>(named), ", "),
                      named < inside.size() ? ", ..." : "", (dir / inside.front()).string());

@@ -41,8 +41,12 @@ TEST(LocateExperimentTest, AnythingElseIsSaidForWhatItIs) {
   EXPECT_EQ(message("runs"), fmt::format("{} is not an experiment but holds one, b; pass that: {}",
                                          (dir.path() / "runs").string(), (dir.path() / "runs/b").string()));
   WriteFile(dir.path() / "runs/a/gpusweep.db", "");
-  EXPECT_NE(message("runs").find("holds 2 (a, b); pass one of them, e.g. " + (dir.path() / "runs/a").string()),
-            std::string::npos);
+  std::filesystem::last_write_time(dir.path() / "runs/a/gpusweep.db",
+                                   std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
+  EXPECT_NE(message("runs").find("holds 2 (b, a, the newest first); pass one of them, e.g. " +
+                                 (dir.path() / "runs/b").string()),
+            std::string::npos)
+      << message("runs");
 }
 
 TEST(LocateExperimentTest, DefaultsToCwdThenNewestUnderRuns) {

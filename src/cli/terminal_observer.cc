@@ -1,5 +1,6 @@
 #include "cli/terminal_observer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 
@@ -106,8 +107,26 @@ std::string TerminalObserver::ResultText(const TrialRecord& trial) const {
   return text;
 }
 
+// A completed trial without a number for a constraint's metric breaks it by +inf; when
+// that is a misspelt name every trial will, so it is said at the first one, not only in
+// the summary after the whole sweep.
+void TerminalObserver::WarnUnreportedConstraints(const TrialRecord& trial) {
+  if (!context_.pareto) return;
+  for (const ConstraintSpec& c : context_.pareto->constraints()) {
+    const auto it = trial.last_metrics.find(c.metric);
+    if (it != trial.last_metrics.end() && it->is_number()) continue;
+    if (std::find(unreported_warned_.begin(), unreported_warned_.end(), c.metric) != unreported_warned_.end())
+      continue;
+    unreported_warned_.push_back(c.metric);
+    OnWarning(fmt::format("trial {} completed without a number for '{}', the metric of a constraint: "
+                          "it counts as infeasible; if the name is misspelt every trial will",
+                          trial.number, c.metric));
+  }
+}
+
 void TerminalObserver::OnTrialFinished(const TrialRecord& trial) {
   const double seconds = trial.end_time - trial.start_time;
+  if (trial.state == TrialState::kCompleted) WarnUnreportedConstraints(trial);
   if (trial.state == TrialState::kCompleted || trial.state == TrialState::kPaused) {
     PrintEvent(fmt::format("trial {} {} in {}: {}", trial.number,
                            trial.state == TrialState::kPaused ? "paused after its budget"

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cli/terminal.h"
 #include "gpusweep/experiment.h"
@@ -34,6 +35,7 @@ class TerminalObserver : public RunObserver {
   void PrintEvent(const std::string& text);
   void DrawStatus();
   std::string ResultText(const TrialRecord& trial) const;
+  void WarnUnreportedConstraints(const TrialRecord& trial);
   std::string Timestamp() const;
 
   std::FILE* out_;
@@ -46,6 +48,7 @@ class TerminalObserver : public RunObserver {
   double last_plain_progress_ = 0;
   std::string status_line_;  // what is on screen now (TTY only)
   const std::vector<TrialRecord>* trials_ = nullptr;  // from the last OnTick
+  std::vector<std::string> unreported_warned_;  // constraint metrics already warned about
 };
 
 }  // namespace gpusweep

@@ -152,6 +152,29 @@ TEST(TerminalObserverTest, FinishedTrialLineGivesEveryObjectiveAndFeasibility) {
       << text;
 }
 
+// A constraint whose metric a completed trial did not report is warned about at once,
+// once per metric, not left to the summary after the sweep.
+TEST(TerminalObserverTest, AConstraintMetricNeverReportedIsWarnedAboutOnce) {
+  std::FILE* out = std::tmpfile();
+  ReportContext context;
+  context.experiment_name = "mo";
+  context.metric = MetricSpec{"acc", Mode::kMax};
+  context.pareto = Objective(MetricSpec{"acc", Mode::kMax}, {{"latncy", std::nullopt, 10.0}});
+  TerminalObserver observer(out, TerminalInfo{false, 80, ColorMode::kNever}, context, [] { return 100.0; });
+  for (int k = 0; k < 3; ++k) {
+    TrialRecord t = Finished(k, 0.9);
+    t.last_metrics = Json{{"acc", 0.9}, {"latency", 4}};
+    observer.OnTrialFinished(t);
+  }
+  observer.Close();
+  const std::string text = Contents(out);
+  const std::string warning = "warning: trial 0 completed without a number for 'latncy', the metric of a "
+                              "constraint: it counts as infeasible; if the name is misspelt every trial will";
+  EXPECT_NE(text.find(warning), std::string::npos) << text;
+  EXPECT_EQ(text.find("completed without a number", text.find(warning) + warning.size()), std::string::npos)
+      << text;
+}
+
 TEST(TerminalObserverTest, LiveLineIsRedrawnInPlaceAndFitsTheWidth) {
   std::FILE* out = std::tmpfile();
   double now = 100;

@@ -90,9 +90,8 @@ Dominance Objective::ConstrainedCompare(std::span<const double> a, double violat
                                         std::span<const double> b, double violation_b) const {
   assert(!(violation_a < 0) && !(violation_b < 0) && "a violation is >= 0");
   const bool a_feasible = violation_a == 0, b_feasible = violation_b == 0;
-  if (a_feasible && b_feasible) return Compare(a, b);
   if (a_feasible != b_feasible) return a_feasible ? Dominance::kDominates : Dominance::kDominated;
-  if (violation_a == violation_b) return Dominance::kEqual;
+  if (violation_a == violation_b) return Compare(a, b);  // both feasible, or equally infeasible
   return violation_a < violation_b ? Dominance::kDominates : Dominance::kDominated;
 }
 

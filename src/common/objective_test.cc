@@ -124,7 +124,10 @@ TEST(ObjectiveTest, ConstraintDominationPutsFeasibleFirstThenLessViolation) {
   // Two infeasible: the smaller violation, objectives ignored; equal violations tie.
   EXPECT_EQ(objective.ConstrainedCompare(bad, 1, good, 2), Dominance::kDominates);
   EXPECT_EQ(objective.ConstrainedCompare(good, kInf, bad, 3), Dominance::kDominated);
-  EXPECT_EQ(objective.ConstrainedCompare(good, 2, bad, 2), Dominance::kEqual);
+  // Equal violations compare by the objectives (both +inf: a constraint never reported).
+  EXPECT_EQ(objective.ConstrainedCompare(good, 2, bad, 2), Dominance::kDominates);
+  EXPECT_EQ(objective.ConstrainedCompare(bad, kInf, good, kInf), Dominance::kDominated);
+  EXPECT_EQ(objective.ConstrainedCompare(good, 2, good, 2), Dominance::kEqual);
   // Two feasible: Pareto dominance.
   EXPECT_EQ(objective.ConstrainedCompare(good, 0, bad, 0), Dominance::kDominates);
   const std::vector<double> other{0.95, 50};

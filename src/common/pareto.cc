@@ -235,9 +235,21 @@ std::vector<int> ConstrainedRanks(std::span<const LossPoint> points, std::span<c
   const auto violation = [&](int i) { return std::isnan(violations[i]) ? pareto_detail::kParetoInf : violations[i]; };
   std::stable_sort(infeasible_index.begin(), infeasible_index.end(),
                    [&](int a, int b) { return violation(a) < violation(b); });
-  for (std::size_t j = 0; j < infeasible_index.size(); ++j) {
-    if (j > 0 && violation(infeasible_index[j]) != violation(infeasible_index[j - 1])) ++fronts;
-    ranks[infeasible_index[j]] = fronts;
+  // Each run of equal violations: its own non-dominated fronts, after those before it.
+  std::vector<LossPoint> tied;
+  for (std::size_t begin = 0, end = 0; begin < infeasible_index.size(); begin = end) {
+    end = begin;
+    while (end < infeasible_index.size() && violation(infeasible_index[end]) == violation(infeasible_index[begin]))
+      ++end;
+    tied.clear();
+    for (std::size_t j = begin; j < end; ++j) tied.push_back(points[infeasible_index[j]]);
+    const std::vector<int> tied_ranks = NonDominatedRanks(tied);
+    int group_fronts = 0;
+    for (std::size_t j = begin; j < end; ++j) {
+      ranks[infeasible_index[j]] = fronts + tied_ranks[j - begin];
+      group_fronts = std::max(group_fronts, tied_ranks[j - begin] + 1);
+    }
+    fronts += group_fronts;
   }
   return ranks;
 }

@@ -97,6 +97,14 @@ TEST(ParetoTest, ConstrainedRanksPutFeasibleFrontsFirstThenViolationsAscending) 
     }
 }
 
+// Equal violations (every trial +inf: a constraint's metric never reported) are sorted
+// by their objectives: a point beaten in both never shares the first infeasible front.
+TEST(ParetoTest, EqualViolationsAreRankedByTheirObjectives) {
+  const std::vector<LossPoint> points{{1, 5}, {9, 9}, {5, 1}, {2, 2}, {0, 0}};
+  const std::vector<double> violation{kParetoTestInf, kParetoTestInf, kParetoTestInf, kParetoTestInf, 3};
+  EXPECT_EQ(ConstrainedRanks(points, violation), (std::vector<int>{1, 2, 1, 1, 0}));
+}
+
 TEST(ParetoTest, CrowdingIsInfiniteAtTheEndsAndSumsNormalisedGaps) {
   // One front: ends +inf; (2,8): (4-0)/10 + (10-6)/10 = 0.8; (4,6): (10-2)/10 + (8-0)/10.
   const std::vector<LossPoint> front{{0, 10}, {2, 8}, {4, 6}, {10, 0}};

@@ -42,11 +42,18 @@ std::string ParetoReferenceText(const FrontHypervolume& hv, const Objective& obj
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < hv.reference.size(); ++i)
     parts.push_back(fmt::format("{}={:g}", objective.metrics()[i].name, hv.reference[i]));
-  std::string how = hv.derived ? "; derived: 10% of the range past the worst feasible value" : "";
-  if (!hv.flat.empty())
-    how += fmt::format(", 1 past it for {} (every feasible value the same): a volume in "
-                       "arbitrary units; set hypervolume_reference to compare runs",
-                       fmt::join(hv.flat, ", "));
+  std::string how;
+  if (hv.derived && hv.flat.empty()) {
+    how = "; derived: 10% of the range past the worst feasible value";
+  } else if (hv.derived) {
+    // A range of 0 (one feasible trial, say): 1 past the value, a volume in no unit.
+    how = fmt::format("; derived: 1 past the feasible value of {} (all equal){}: a volume in "
+                      "arbitrary units; set hypervolume_reference to compare runs",
+                      fmt::join(hv.flat, ", "),
+                      hv.flat.size() < hv.reference.size()
+                          ? ", 10% of the range past the worst feasible value for the rest"
+                          : "");
+  }
   return fmt::format("{}{}", fmt::join(parts, ", "), how);
 }
 

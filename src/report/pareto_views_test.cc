@@ -161,10 +161,15 @@ TEST(ParetoViewsTest, NothingFeasibleListsTheLeastViolatingAndNoHypervolume) {
 TEST(ParetoViewsTest, ADerivedReferenceOverEqualValuesSaysItsVolumeIsArbitrary) {
   const std::vector<TrialRecord> trials = ParetoTrials();
   const std::string one = FormatParetoStatus({trials[0], trials[3]}, kAccAndSize);
-  EXPECT_THAT(one, HasSubstr("Hypervolume: 1 (reference acc=-0.1, size=11; derived: 10% of the range "
-                             "past the worst feasible value, 1 past it for acc, size (every feasible "
-                             "value the same): a volume in arbitrary units; set "
+  EXPECT_THAT(one, HasSubstr("Hypervolume: 1 (reference acc=-0.1, size=11; derived: 1 past the feasible "
+                             "value of acc, size (all equal): a volume in arbitrary units; set "
                              "hypervolume_reference to compare runs)\n"));
+  // Only some objectives flat: the rest keep the 10% rule, and the line says which.
+  std::vector<TrialRecord> same_acc{trials[0], trials[1]};
+  same_acc[1].last_metrics["acc"] = 0.9;
+  EXPECT_THAT(FormatParetoStatus(same_acc, kAccAndSize),
+              HasSubstr("derived: 1 past the feasible value of acc (all equal), 10% of the range past "
+                        "the worst feasible value for the rest: a volume in arbitrary units"));
   EXPECT_EQ(ComputeFrontHypervolume(RankParetoTrials(trials, kAccAndSize), kAccAndSize)->flat.size(), 0u);
   // A reference given in the config is used as it is.
   EXPECT_THAT(FormatParetoStatus({trials[0]}, kAccAndSize, std::vector<double>{0.5, 12}),

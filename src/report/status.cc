@@ -231,6 +231,13 @@ struct ParetoColumns {
   std::map<int, const ParetoTrial*> ranked;  // by trial number
 };
 
+// The constraints' metrics that are not objectives: a status row shows each one's value
+// (how close a trial is to its bound), in constraint order, each once.
+std::vector<std::string> ConstraintOnlyMetrics(const Objective& objective) {
+  const std::vector<std::string> all = objective.MetricNames();
+  return std::vector<std::string>(all.begin() + static_cast<std::ptrdiff_t>(objective.size()), all.end());
+}
+
 void AppendObjectiveCells(std::vector<report::Segment>& row, const TrialRecord& t,
                           const ReportContext& ctx, const StatusOptions& options,
                           const ParetoColumns& pareto) {
@@ -240,6 +247,12 @@ void AppendObjectiveCells(std::vector<report::Segment>& row, const TrialRecord& 
   }
   for (double value : pareto.objective->Values(t.last_metrics))
     row.push_back({std::isnan(value) ? std::string("-") : report::FormatNumber(value)});
+  for (const std::string& name : ConstraintOnlyMetrics(*pareto.objective)) {
+    const auto value = t.last_metrics.find(name);
+    row.push_back({value != t.last_metrics.end() && value->is_number()
+                       ? report::FormatNumber(value->get<double>())
+                       : std::string("-")});
+  }
   const auto it = pareto.ranked.find(t.number);
   row.push_back({it == pareto.ranked.end() ? std::string("-") : ParetoRankText(*it->second)});
 }
@@ -263,6 +276,8 @@ void AppendStatusRows(std::string& out, const std::vector<const TrialRecord*>& r
     columns.push_back({"OBJECTIVE", Align::kRight});
   } else {
     for (const MetricSpec& m : pareto.objective->metrics()) columns.push_back({m.name, Align::kRight});
+    for (const std::string& name : ConstraintOnlyMetrics(*pareto.objective))
+      columns.push_back({name, Align::kRight});
     columns.push_back({"PARETO", Align::kLeft});
   }
   const bool any_note = std::any_of(rows.begin(), rows.end(),

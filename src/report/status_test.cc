@@ -356,7 +356,7 @@ TEST(ReportStatusTest, SeveralObjectivesShowEachValueAndTheParetoRank) {
   ctx.pareto = Objective({{"acc", Mode::kMax}, {"size", Mode::kMin}}, {{"ms", std::nullopt, 10.0}});
   const std::string out = StripAnsi(FormatStatus(ParetoStatusTrials(), ctx));
   EXPECT_THAT(out, HasSubstr("Best       Pareto front of 2 trials (acc max, size min)"));
-  EXPECT_THAT(out, HasSubstr("acc  size  PARETO"));
+  EXPECT_THAT(out, HasSubstr("acc  size  ms  PARETO"));  // the constraint's metric too
   EXPECT_THAT(out, Not(HasSubstr("OBJECTIVE")));
   const auto lines = SplitLines(out);
   auto row = [&](int number) {
@@ -364,10 +364,10 @@ TEST(ReportStatusTest, SeveralObjectivesShowEachValueAndTheParetoRank) {
       if (line.rfind(fmt::format("{:>5}  ", number), 0) == 0) return line;
     return std::string();
   };
-  EXPECT_THAT(row(0), HasSubstr("0.7     5  2 "));
+  EXPECT_THAT(row(0), HasSubstr("0.7     5   5  2 "));
   EXPECT_THAT(row(1), HasSubstr("infeasible +2"));
   EXPECT_THAT(row(2), HasSubstr("front"));
-  EXPECT_THAT(row(3), HasSubstr("-     -  -"));
+  EXPECT_THAT(row(3), HasSubstr("-     -   -  -"));
   StatusOptions ranked;
   ranked.sort = StatusSort::kObjective;
   // The front (4 before 2: equal crowding, then input order), the next front, the
