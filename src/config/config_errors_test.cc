@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -256,17 +258,16 @@ TEST(ConfigErrorsTest, GpuChecks) {
               StartsWith("exp.yaml:5:26: resources.gpus[2]: GPU 0 is listed twice"));
   EXPECT_THAT(ErrorFor(head + "resources: {gpus: [0, -1]}\n"),
               HasSubstr("resources.gpus[1]: found the integer -1, expected an integer >= 0"));
-  EXPECT_THAT(ErrorFor(head + "resources: {gpus: []}\n"),
-              HasSubstr("resources.gpus: the GPU list is empty; use gpus: none"));
-  // A number: a count (Ray's num_gpus) or an index without brackets; both readings said.
-  EXPECT_THAT(ErrorFor(head + "resources: {gpus: 0}\n"),
-              HasSubstr("resources.gpus: gpus takes which GPUs, not how many; write gpus: none for "
-                        "CPU-only trials"));
-  EXPECT_THAT(ErrorFor(head + "resources: {gpus: 2}\n"),
-              HasSubstr("write gpus: [2] for GPU 2 alone, gpus: auto for every GPU, and "
-                        "gpus_per_trial: 2 for 2 GPUs per trial"));
-  EXPECT_THAT(ErrorFor(head + "resources: {gpus: atuo}\n"),
-              HasSubstr("resources.gpus: unknown value 'atuo'; did you mean 'auto'?"));
+  // resources line -> what its error says. A number is a count to a Ray user
+  // (num_gpus) and an index without brackets to others: both readings are answered.
+  const std::vector<std::pair<std::string, std::string>> gpus_errors{
+      {"{gpus: []}", "resources.gpus: the GPU list is empty; use gpus: none"},
+      {"{gpus: 0}", "resources.gpus: gpus takes which GPUs, not how many; write gpus: none for CPU-only trials"},
+      {"{gpus: 2}", "write gpus: [2] for GPU 2 alone, gpus: auto for every GPU, and gpus_per_trial: 2 for 2 "
+                    "GPUs per trial"},
+      {"{gpus: atuo}", "resources.gpus: unknown value 'atuo'; did you mean 'auto'?"}};
+  for (const auto& [resources, error] : gpus_errors)
+    EXPECT_THAT(ErrorFor(head + "resources: " + resources + "\n"), HasSubstr(error)) << resources;
   EXPECT_THAT(ErrorFor(head + "resources: {gpus: [0], gpus_per_trial: 2}\n"),
               HasSubstr("resources.gpus_per_trial: a trial asks for 2 GPUs but gpus lists only 1"));
   EXPECT_THAT(ErrorFor(head + "resources: {gpus: none, gpus_per_trial: 1}\n"),
