@@ -68,6 +68,10 @@ front = sorted(n for n, p in feasible.items() if not any(dominates(q, p) for q i
 got = sorted(m["trial"] for m in best["front"])
 assert got == front, (got, front)
 assert all(m["feasible"] for m in best["front"])
+# Each member as `best` lists it: its constrained metric and its directory.
+for m in best["front"]:
+    assert abs(m["constraint_values"]["c"] - pts[m["trial"]][2]) < 1e-9, m
+    assert m["dir"].endswith("/trials/%04d" % m["trial"]), m
 assert not best["hypervolume"]["derived"] and best["hypervolume"]["reference"] == [1.0, 2.0]
 # The exact 2-D hypervolume of the feasible front from the reference (1, 2).
 inside = sorted((p[0], p[1]) for n, p in feasible.items() if n in front and p[0] < 1 and p[1] < 2)

@@ -468,7 +468,8 @@ Expected<std::optional<int>> BestOfRankingRecords(OpenedForReading& opened, cons
   }
   GS_TRY(CheckIgnoredNames(args.ignore, members));
   if (args.json) {
-    GS_TRY(Emit(stdout, RankedParetoBestJson(order, objective, opened.context.hypervolume_reference, {})
+    GS_TRY(Emit(stdout, RankedParetoBestJson(order, objective, opened.context.hypervolume_reference, {},
+                                             opened.context.experiment_dir)
                                 .dump(2) + "\n"));
     return std::optional<int>(0);
   }
@@ -515,7 +516,9 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
     const CvConfig& cv = opened.context.cv;
     const std::vector<TrialRecord> ranked = cv.enabled() ? ConfigurationRecords(trials, cv) : trials;
     if (args.json) {
-      GS_TRY(Emit(stdout, ParetoBestJson(ranked, objective, opened.context.hypervolume_reference, cv).dump(2) + "\n"));
+      GS_TRY(Emit(stdout, ParetoBestJson(ranked, objective, opened.context.hypervolume_reference, cv,
+                                         opened.context.experiment_dir)
+                              .dump(2) + "\n"));
       return 0;
     }
     if (std::optional<std::string> front = FormatParetoBest(ranked, opened.context, objective)) {

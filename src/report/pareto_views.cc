@@ -220,12 +220,14 @@ std::optional<std::string> FormatRankedParetoBest(const std::vector<ParetoTrial>
 }
 
 Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective,
-                    const std::optional<std::vector<double>>& reference, const CvConfig& cv) {
-  return RankedParetoBestJson(RankParetoTrials(trials, objective), objective, reference, cv);
+                    const std::optional<std::vector<double>>& reference, const CvConfig& cv,
+                    const std::filesystem::path& experiment_dir) {
+  return RankedParetoBestJson(RankParetoTrials(trials, objective), objective, reference, cv, experiment_dir);
 }
 
 Json RankedParetoBestJson(const std::vector<ParetoTrial>& ranked, const Objective& objective,
-                          const std::optional<std::vector<double>>& reference, const CvConfig& cv) {
+                          const std::optional<std::vector<double>>& reference, const CvConfig& cv,
+                          const std::filesystem::path& experiment_dir) {
   Json out = Json::object();
   out["objectives"] = Json::array();
   for (const MetricSpec& m : objective.metrics())
@@ -254,6 +256,18 @@ Json RankedParetoBestJson(const std::vector<ParetoTrial>& ranked, const Objectiv
                          {"feasible", m->violation == 0},
                          {"violation", ParetoJsonNumber(m->violation)},
                          {"params", m->trial->params}});
+      if (objective.constrained()) {  // each constrained metric's value, as `best` lists it
+        Json measured = Json::object();
+        for (const std::string& name : objective.MetricNames()) {
+          const auto is_objective = [&](const MetricSpec& o) { return o.name == name; };
+          if (std::ranges::any_of(objective.metrics(), is_objective)) continue;
+          const auto it = m->trial->last_metrics.find(name);
+          measured[name] = it != m->trial->last_metrics.end() && it->is_number() ? *it : Json(nullptr);
+        }
+        member["constraint_values"] = std::move(measured);
+      }
+      if (!experiment_dir.empty() && !cv.enabled())
+        member["dir"] = (experiment_dir / "trials" / TrialDirName(m->trial->number)).string();
       out["front"].push_back(std::move(member));
     }
   out["hypervolume"] = ParetoHypervolumeJson(ComputeFrontHypervolume(ranked, objective, reference));

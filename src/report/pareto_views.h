@@ -23,7 +23,10 @@
 //   trial completed. `ParetoBestJson` (`best --json`): {"objectives": [{name, mode}],
 //   "constraints": [...], "front": [{"trial", "values": {name: value}, "feasible",
 //   "violation", "params"}], "hypervolume": {value, reference, derived}} (hypervolume
-//   null without a feasible trial). With `cv` enabled (trials are configurations) a
+//   null without a feasible trial; an infinite violation null). With constraints a member
+//   also has "constraint_values" ({metric: its value, null when not reported}, for the
+//   constraints' metrics that are not objectives), and given `experiment_dir` (not under
+//   cv) its "dir". With `cv` enabled (trials are configurations) a
 //   member has "configuration" and "trials" (its fold trial numbers) instead of "trial".
 // - `FormatParetoStatus` (`status`): after the table, the front (its size and its first
 //   20 trials in Pareto order; `best` lists them all), the infeasible count (and how
@@ -38,6 +41,7 @@
 //   "3", ... for later feasible fronts, "infeasible +0.25" (the total violation) else.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,7 +89,7 @@ std::optional<std::string> FormatParetoBest(const std::vector<TrialRecord>& tria
                                             const ReportContext& ctx, const Objective& objective);
 Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& objective,
                     const std::optional<std::vector<double>>& reference = std::nullopt,
-                    const CvConfig& cv = {});
+                    const CvConfig& cv = {}, const std::filesystem::path& experiment_dir = {});
 // The same from trials already ranked (RankParetoTrials). Of the ranked trials they
 // read only the members' params (the feasible front, else the least violating one:
 // ParetoBestMembers): `best` ranks records without params, then puts the members'
@@ -93,7 +97,8 @@ Json ParetoBestJson(const std::vector<TrialRecord>& trials, const Objective& obj
 std::optional<std::string> FormatRankedParetoBest(const std::vector<ParetoTrial>& ranked,
                                                   const ReportContext& ctx, const Objective& objective);
 Json RankedParetoBestJson(const std::vector<ParetoTrial>& ranked, const Objective& objective,
-                          const std::optional<std::vector<double>>& reference, const CvConfig& cv);
+                          const std::optional<std::vector<double>>& reference, const CvConfig& cv,
+                          const std::filesystem::path& experiment_dir = {});
 std::vector<const ParetoTrial*> ParetoBestMembers(const std::vector<ParetoTrial>& ranked);
 std::string FormatParetoStatus(const std::vector<TrialRecord>& trials, const Objective& objective,
                                const std::optional<std::vector<double>>& reference = std::nullopt,

@@ -105,6 +105,11 @@ TEST(ParetoViewsTest, BestListsTheFrontWithObjectivesAndParamsAsTextAndJson) {
   EXPECT_EQ(json["objectives"][1]["mode"], "min");
   EXPECT_EQ(json["constraints"][0]["max"], 10.0);
   EXPECT_EQ(json["hypervolume"]["derived"], true);
+  // As the text lists them: each constrained metric's value, and the directory.
+  EXPECT_EQ(json["front"][1]["constraint_values"], (Json{{"ms", 5}}));
+  EXPECT_FALSE(json["front"][1].contains("dir"));
+  const Json located = ParetoBestJson(trials, kAccAndSize, std::nullopt, {}, "/runs/e");
+  EXPECT_EQ(located["front"][1]["dir"], "/runs/e/trials/0001");
 }
 
 TEST(ParetoViewsTest, StatusNamesTheFrontTheInfeasibleAndTheHypervolume) {
