@@ -120,7 +120,8 @@ Expected<int> CheckCommand(const CheckCommandArgs& args) {
     out += fmt::format(" (the first {} trials drawn by sobol)", s.gp.n_startup_trials);
   out += "\n";
   if (!config.nas) {
-    out += fmt::format("search space ({} parameters):\n", config.search_space.params.size());
+    out += fmt::format("search space ({} parameter{}):\n", config.search_space.params.size(),
+                       config.search_space.params.size() == 1 ? "" : "s");
     for (const ParamSpec& p : config.search_space.params)
       out += fmt::format("  {}: {}\n", p.name, DescribeParamForCheck(p));
   }

@@ -35,8 +35,8 @@ std::string PbtPopulationLines(const std::vector<TrialRecord>& trials, const Pbt
   const int population = lineage.population;
   if (population == 0) return "";
   std::string out = fmt::format(
-      "Population ({} members; each member's segments as trials, <-k: copied trial k's checkpoint):\n",
-      population);
+      "Population ({} member{}; each member's segments as trials, <-k: copied trial k's checkpoint):\n",
+      population, population == 1 ? "" : "s");
   for (int member = 0; member < population; ++member) {
     std::string segments;
     const TrialRecord* latest = nullptr;

@@ -69,8 +69,11 @@ void TerminalObserver::OnWarning(const std::string& message) {
 void TerminalObserver::OnTrialStarted(const TrialRecord& trial) {
   // A budgeted trial's every promotion is a new attempt too: it is named as a promotion,
   // not as a retry of something that went wrong.
+  // A PBT segment is a member's next stretch of training, not a promotion.
+  const bool pbt = context_.scheduler && context_.scheduler->type == "pbt";
   std::string attempt = trial.budget && trial.rung > 0
-                            ? fmt::format(" (promoted to rung {})", trial.rung)
+                            ? (pbt ? fmt::format(" (segment {})", trial.rung + 1)
+                                   : fmt::format(" (promoted to rung {})", trial.rung))
                         : trial.attempt > 1 ? fmt::format(" (attempt {})", trial.attempt)
                                             : "";
   std::string budget;

@@ -242,6 +242,24 @@ TEST(TerminalObserverTest, PromotedTrialIsNamedByItsRungNotItsAttempt) {
   std::fclose(out);
 }
 
+// Under PBT the same record is a member's next segment, not a promotion.
+TEST(TerminalObserverTest, PbtSegmentIsNamedAsASegment) {
+  std::FILE* out = std::tmpfile();
+  ReportContext context;
+  context.experiment_name = "exp";
+  context.scheduler = SchedulerSummary{"pbt", "epoch", 10};
+  TerminalObserver observer(out, TerminalInfo{false, 160, ColorMode::kNever}, context,
+                            [] { return 1000.0; });
+  TrialRecord segment;
+  segment.number = 5;
+  segment.rung = 1;
+  segment.budget = 4;
+  observer.OnTrialStarted(segment);
+  const std::string text = Contents(out);
+  EXPECT_NE(text.find("] trial 5 started on CPU up to epoch 4 (segment 2)\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("promoted"), std::string::npos) << text;
+}
+
 TEST(TerminalObserverTest, PlainOutputHasTimestampsAndNoEscapes) {
   std::FILE* out = std::tmpfile();
   ReportContext context;

@@ -123,7 +123,7 @@ Status CheckWandbCommandMacros(const Value& command) {
         return part.Invalid(
             fmt::format("'{}' is W&B's command macro, not gpusweep's", part.node().Scalar()),
             "write the program and its arguments with {{name}} templates, e.g. command: "
-            "[python3, train.py, --lr={{lr}}, --batch={{batch}}]");
+            "[python3, \"{{config_dir}}/train.py\", --lr={{lr}}, --batch={{batch}}]");
   }
   return {};
 }
@@ -173,7 +173,7 @@ Status ParseCommand(const Mapping& top, ExperimentConfig& config) {
   }
   GS_ASSIGN_OR_RETURN(
       Value value,
-      top.Require("command", "add e.g. command: [python3, train.py, --lr, \"{{lr}}\"]"));
+      top.Require("command", "add e.g. command: [python3, \"{{config_dir}}/train.py\", --lr, \"{{lr}}\"]"));
   GS_TRY(CheckWandbCommandMacros(value));
   if (value.IsList()) {
     if (config.shell)
