@@ -214,50 +214,43 @@ TEST(TerminalObserverTest, LiveLineIsRedrawnInPlaceAndFitsTheWidth) {
   std::fclose(out);
 }
 
-// A promotion starts the trial's next attempt; it is not reported as a retry.
-TEST(TerminalObserverTest, PromotedTrialIsNamedByItsRungNotItsAttempt) {
+// What the observer prints when `started` start, one after another.
+std::string StartedText(const ReportContext& context, const std::vector<TrialRecord>& started) {
   std::FILE* out = std::tmpfile();
+  {
+    TerminalObserver observer(out, TerminalInfo{false, 160, ColorMode::kNever}, context,
+                              [] { return 1000.0; });
+    for (const TrialRecord& t : started) observer.OnTrialStarted(t);
+  }
+  std::string text = Contents(out);
+  std::fclose(out);
+  return text;
+}
+
+// A promotion starts the trial's next attempt; it is not reported as a retry. Under PBT
+// the same record is a member's next segment, not a promotion.
+TEST(TerminalObserverTest, PromotedTrialIsNamedByItsRungNotItsAttempt) {
   ReportContext context;
   context.experiment_name = "exp";
   context.scheduler = SchedulerSummary{};
   context.scheduler->resource = "epochs";
-  TerminalObserver observer(out, TerminalInfo{false, 160, ColorMode::kNever}, context,
-                            [] { return 1000.0; });
   TrialRecord promoted;
   promoted.number = 4;
   promoted.attempt = 2;
   promoted.rung = 1;
   promoted.budget = 9;
-  observer.OnTrialStarted(promoted);
   TrialRecord resumed;  // interrupted at its first rung, started again
   resumed.number = 5;
   resumed.attempt = 2;
   resumed.budget = 3;
-  observer.OnTrialStarted(resumed);
-  const std::string text = Contents(out);
+  const std::string text = StartedText(context, {promoted, resumed});
   EXPECT_NE(text.find("] trial 4 started on CPU up to epochs 9 (promoted to rung 1)\n"),
             std::string::npos) << text;
   EXPECT_NE(text.find("] trial 5 started on CPU up to epochs 3 (attempt 2)\n"),
             std::string::npos) << text;
-  std::fclose(out);
-}
-
-// Under PBT the same record is a member's next segment, not a promotion.
-TEST(TerminalObserverTest, PbtSegmentIsNamedAsASegment) {
-  std::FILE* out = std::tmpfile();
-  ReportContext context;
-  context.experiment_name = "exp";
-  context.scheduler = SchedulerSummary{"pbt", "epoch", 10};
-  TerminalObserver observer(out, TerminalInfo{false, 160, ColorMode::kNever}, context,
-                            [] { return 1000.0; });
-  TrialRecord segment;
-  segment.number = 5;
-  segment.rung = 1;
-  segment.budget = 4;
-  observer.OnTrialStarted(segment);
-  const std::string text = Contents(out);
-  EXPECT_NE(text.find("] trial 5 started on CPU up to epoch 4 (segment 2)\n"), std::string::npos) << text;
-  EXPECT_EQ(text.find("promoted"), std::string::npos) << text;
+  context.scheduler->type = "pbt";
+  const std::string pbt = StartedText(context, {promoted});
+  EXPECT_NE(pbt.find("] trial 4 started on CPU up to epochs 9 (segment 2)\n"), std::string::npos) << pbt;
 }
 
 TEST(TerminalObserverTest, PlainOutputHasTimestampsAndNoEscapes) {
