@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "gpusweep/cv.h"
+#include "report/pareto_views.h"
 
 namespace gpusweep {
 namespace {
@@ -116,8 +117,7 @@ std::string TerminalObserver::ResultText(const TrialRecord& trial) const {
 void TerminalObserver::WarnUnreportedConstraints(const TrialRecord& trial) {
   if (!context_.pareto) return;
   for (const ConstraintSpec& c : context_.pareto->constraints()) {
-    const auto it = trial.last_metrics.find(c.metric);
-    if (it != trial.last_metrics.end() && it->is_number()) continue;
+    if (ReportedNumber(trial.last_metrics, c.metric)) continue;
     if (std::find(unreported_warned_.begin(), unreported_warned_.end(), c.metric) != unreported_warned_.end())
       continue;
     unreported_warned_.push_back(c.metric);

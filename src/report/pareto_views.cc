@@ -201,14 +201,12 @@ std::optional<std::string> FormatRankedParetoBest(const std::vector<ParetoTrial>
                          ModeName(objective.metrics()[i].mode), ParetoNumber(m->values[i]));
     if (objective.constrained()) {
       out += fmt::format("  violation: {:g}\n", m->violation);
+      const std::vector<std::string> measured = ConstraintOnlyMetrics(objective);
       for (const ConstraintSpec& c : objective.constraints()) {
-        const auto is_objective = [&](const MetricSpec& o) { return o.name == c.metric; };
-        if (std::ranges::any_of(objective.metrics(), is_objective)) continue;  // shown above
-        const auto it = m->trial->last_metrics.find(c.metric);
+        if (std::ranges::find(measured, c.metric) == measured.end()) continue;  // an objective: above
+        const std::optional<double> value = ReportedNumber(m->trial->last_metrics, c.metric);
         out += fmt::format("  {}: {} (constraint {})\n", c.metric,
-                           it != m->trial->last_metrics.end() && it->is_number()
-                               ? fmt::format("{:g}", it->get<double>())
-                               : std::string("not reported"),
+                           value ? fmt::format("{:g}", *value) : std::string("not reported"),
                            BoundsText(c));
       }
     }
@@ -258,11 +256,9 @@ Json RankedParetoBestJson(const std::vector<ParetoTrial>& ranked, const Objectiv
                          {"params", m->trial->params}});
       if (objective.constrained()) {  // each constrained metric's value, as `best` lists it
         Json measured = Json::object();
-        for (const std::string& name : objective.MetricNames()) {
-          const auto is_objective = [&](const MetricSpec& o) { return o.name == name; };
-          if (std::ranges::any_of(objective.metrics(), is_objective)) continue;
-          const auto it = m->trial->last_metrics.find(name);
-          measured[name] = it != m->trial->last_metrics.end() && it->is_number() ? *it : Json(nullptr);
+        for (const std::string& name : ConstraintOnlyMetrics(objective)) {
+          const std::optional<double> value = ReportedNumber(m->trial->last_metrics, name);
+          measured[name] = value ? Json(*value) : Json(nullptr);
         }
         member["constraint_values"] = std::move(measured);
       }
@@ -310,8 +306,7 @@ std::string FormatRankedParetoStatus(const std::vector<ParetoTrial>& ranked, con
       for (const ConstraintSpec& c : objective.constraints()) names.push_back("'" + c.metric + "'");
       out += fmt::format("  {} of them reported no number for {} (constraints:): a missing value breaks "
                          "its constraint; check that each name is a metric the trials write\n",
-                         unreported == infeasible && unreported == static_cast<int>(ranked.size())
-                             ? std::string("all")
+                         unreported == static_cast<int>(ranked.size()) ? std::string("all")
                              : std::to_string(unreported),
                          names.size() == 1 ? names[0] : fmt::format("one of {}", fmt::join(names, ", ")));
     }
@@ -345,6 +340,18 @@ std::string RankedParetoBestHeader(const std::vector<ParetoTrial>& ranked, const
   return fmt::format("Pareto front of {} {} ({}); `gpusweep best` lists {}", front,
                      Plural(unit, static_cast<std::size_t>(front)), fmt::join(directions, ", "),
                      front == 1 ? "it" : "them");
+}
+
+std::vector<std::string> ConstraintOnlyMetrics(const Objective& objective) {
+  const std::vector<std::string> all = objective.MetricNames();  // objectives first
+  return std::vector<std::string>(all.begin() + static_cast<std::ptrdiff_t>(objective.size()), all.end());
+}
+
+std::optional<double> ReportedNumber(const Json& metrics, const std::string& name) {
+  if (!metrics.is_object()) return std::nullopt;
+  const auto it = metrics.find(name);
+  if (it == metrics.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
 }
 
 std::string ParetoRankText(const ParetoTrial& trial) {

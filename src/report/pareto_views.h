@@ -114,4 +114,11 @@ std::string RankedParetoBestHeader(const std::vector<ParetoTrial>& ranked, const
                                    std::string_view unit = "trial");
 std::string ParetoRankText(const ParetoTrial& trial);
 
+// The constraints' metrics that are not objectives, in constraint order, each once: the
+// values `status`, `best` and `best --json` show beside the objectives.
+std::vector<std::string> ConstraintOnlyMetrics(const Objective& objective);
+// A reported metric's number; nullopt when absent or not a number (as a constraint
+// reads it: such a value breaks its constraint).
+std::optional<double> ReportedNumber(const Json& metrics, const std::string& name);
+
 }  // namespace gpusweep

@@ -189,10 +189,8 @@ std::vector<const TrialRecord*> SelectRows(const std::vector<TrialRecord>& trial
       });
       break;
     case StatusSort::kMetric: {
-      const auto value = [&](const TrialRecord* t) -> std::optional<double> {
-        const auto it = t->last_metrics.find(options.sort_metric.name);
-        if (it == t->last_metrics.end() || !it->is_number()) return std::nullopt;
-        return it->get<double>();
+      const auto value = [&](const TrialRecord* t) {
+        return ReportedNumber(t->last_metrics, options.sort_metric.name);
       };
       std::stable_sort(rows.begin(), rows.end(), [&](const auto* a, const auto* b) {
         return RanksBefore(options.sort_metric.mode, value(a), value(b));
@@ -231,13 +229,6 @@ struct ParetoColumns {
   std::map<int, const ParetoTrial*> ranked;  // by trial number
 };
 
-// The constraints' metrics that are not objectives: a status row shows each one's value
-// (how close a trial is to its bound), in constraint order, each once.
-std::vector<std::string> ConstraintOnlyMetrics(const Objective& objective) {
-  const std::vector<std::string> all = objective.MetricNames();
-  return std::vector<std::string>(all.begin() + static_cast<std::ptrdiff_t>(objective.size()), all.end());
-}
-
 void AppendObjectiveCells(std::vector<report::Segment>& row, const TrialRecord& t,
                           const ReportContext& ctx, const StatusOptions& options,
                           const ParetoColumns& pareto) {
@@ -247,11 +238,10 @@ void AppendObjectiveCells(std::vector<report::Segment>& row, const TrialRecord& 
   }
   for (double value : pareto.objective->Values(t.last_metrics))
     row.push_back({std::isnan(value) ? std::string("-") : report::FormatNumber(value)});
+  // Each constrained metric's value: how close the trial is to its bound.
   for (const std::string& name : ConstraintOnlyMetrics(*pareto.objective)) {
-    const auto value = t.last_metrics.find(name);
-    row.push_back({value != t.last_metrics.end() && value->is_number()
-                       ? report::FormatNumber(value->get<double>())
-                       : std::string("-")});
+    const std::optional<double> value = ReportedNumber(t.last_metrics, name);
+    row.push_back({value ? report::FormatNumber(*value) : std::string("-")});
   }
   const auto it = pareto.ranked.find(t.number);
   row.push_back({it == pareto.ranked.end() ? std::string("-") : ParetoRankText(*it->second)});
