@@ -157,7 +157,7 @@ std::vector<double> HypervolumeContributionWeights(std::span<const LossPoint> po
   }
   // No feasible good trial: they are the least violating, chosen to lead l(x) towards
   // the feasible region, so they weigh 1 each, as single-objective TPE weighs them.
-  // (Optuna 3.1 gives them 1e-12 here too, which leaves l(x) to its prior: random search
+  // (Optuna 3.1 gives them 1e-12, which leaves l(x) to its prior: random search
   // until a feasible trial turns up by chance.)
   if (kept.empty()) return std::vector<double>(points.size(), 1.0);
   std::vector<double> weights(points.size(), kMoEps);
