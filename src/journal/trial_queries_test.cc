@@ -58,7 +58,7 @@ void ExpectQueriesAgree(Journal& journal, const std::vector<std::string>& param_
                 << "mode " << static_cast<int>(mode) << " order " << static_cast<int>(order)
                 << " ranked " << ranked << " limit " << limit;
           }
-  std::vector<std::vector<std::string>> ignored_sets{{}, {"seed"}};
+  std::vector<std::vector<std::string>> ignored_sets{{}, {"seed"}, {"absent"}};
   for (const std::string& name : param_names) ignored_sets.push_back({name, "seed"});
   for (Mode mode : {Mode::kMin, Mode::kMax})
     for (const auto& ignored : ignored_sets)
@@ -131,6 +131,82 @@ TEST(TrialQueriesTest, SqlAgreesWithTheInMemoryDefaultsOnTiesNanStatesAndRepeats
   auto empty = OpenJournal(empty_dir.path() / "gpusweep.db", JournalAccess::kReadWrite);
   ASSERT_TRUE(empty);
   ExpectQueriesAgree(**empty, {});
+}
+
+// The grouping reads the params as they are and strips an ignored name only when some
+// trial holds it: here one trial late in key order does ("z" sorts last), so the first
+// pass stops there, and the groups must still be those of the stripped key.
+TEST(TrialQueriesTest, GroupsStripAnIgnoredNameThatOnlySomeTrialsHold) {
+  ScratchDir dir;
+  auto journal = OpenJournal(dir.path() / "gpusweep.db", JournalAccess::kReadWrite);
+  ASSERT_TRUE(journal);
+  std::vector<TrialRecord> trials{
+      Trial(0, TrialState::kCompleted, 0.5, Json{{"a", 1}}),
+      Trial(1, TrialState::kCompleted, 0.7, Json{{"a", 2}}),
+      Trial(2, TrialState::kCompleted, 0.3, Json{{"a", 2}, {"z", 0}}),
+      Trial(3, TrialState::kCompleted, 0.1, Json{{"a", 3}}),
+  };
+  for (const TrialRecord& t : trials) ASSERT_TRUE((*journal)->UpsertTrial(t));
+  ExpectQueriesAgree(**journal, {"a", "z"});
+  auto groups = (*journal)->RankTrialGroups({"z"}, Mode::kMin, 0);
+  ASSERT_TRUE(groups);
+  EXPECT_EQ(groups->groups, 3);
+  EXPECT_TRUE(groups->repeats);
+  ASSERT_EQ(groups->top.size(), 3u);
+  EXPECT_EQ(groups->top[0].numbers, (std::vector<int>{1, 2}));  // the two completed first
+  EXPECT_EQ(groups->top[0].key, R"({"a":2})");
+  EXPECT_DOUBLE_EQ(*groups->top[0].mean, 0.5);
+  // Without the name ignored every trial is its own group, keys as stored.
+  auto plain = (*journal)->RankTrialGroups({}, Mode::kMin, 1);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->groups, 4);
+  EXPECT_FALSE(plain->repeats);
+  EXPECT_EQ(plain->top.at(0).key, R"({"a":3})");
+}
+
+// What early stopping saved, summed by SQL as AddPrunedTrial sums it: the resource as
+// a number > 0 (not true, a string or 0), else the budget when > 0, else counted only;
+// GPU trials times their GPU count; trials past the maximum and other states add nothing.
+TEST(TrialQueriesTest, PrunedProgressFromSqlAgreesWithTheInMemorySum) {
+  ScratchDir dir;
+  auto opened = OpenJournal(dir.path() / "gpusweep.db", JournalAccess::kReadWrite);
+  ASSERT_TRUE(opened);
+  Journal& journal = **opened;
+  auto pruned = [](int number, Json metrics, std::optional<double> budget, std::vector<int> gpus) {
+    TrialRecord t = Trial(number, TrialState::kPruned, std::nullopt, Json{{"x", number}});
+    t.last_metrics = std::move(metrics);
+    t.budget = budget;
+    t.gpus = std::move(gpus);
+    return t;
+  };
+  std::vector<TrialRecord> trials{
+      pruned(0, Json{{"epoch", 3}}, 3.0, {}),
+      pruned(1, Json{{"epoch", true}}, 9.0, {}),     // a bool is no number: the budget
+      pruned(2, Json{{"epoch", "5"}}, std::nullopt, {}),  // neither: counted only
+      pruned(3, Json{{"epoch", 0}}, 1.0, {0, 1}),    // 0 is not > 0: the budget, 2 GPUs
+      pruned(4, Json{{"loss", 0.5}}, std::nullopt, {2}),
+      pruned(5, Json{{"epoch", 2.5e1}}, std::nullopt, {}),  // past the maximum
+      pruned(6, Json{{"epoch", 1.5}}, 0.0, {3}),
+      Trial(7, TrialState::kCompleted, 0.5, Json{{"x", 7}}),
+  };
+  trials[7].last_metrics = Json{{"epoch", 1}};
+  for (const TrialRecord& t : trials) ASSERT_TRUE(journal.UpsertTrial(t));
+  for (const std::string resource : {"epoch", "loss", "absent"}) {
+    auto sql = journal.SumPrunedProgress(resource, 20);
+    auto memory = journal.Journal::SumPrunedProgress(resource, 20);
+    ASSERT_TRUE(sql && memory);
+    EXPECT_EQ(sql->pruned, memory->pruned) << resource;
+    EXPECT_DOUBLE_EQ(sql->resource_saved, memory->resource_saved) << resource;
+    EXPECT_DOUBLE_EQ(sql->cpu_resource_saved, memory->cpu_resource_saved) << resource;
+    EXPECT_DOUBLE_EQ(sql->gpu_resource_saved, memory->gpu_resource_saved) << resource;
+  }
+  auto epochs = journal.SumPrunedProgress("epoch", 20);
+  ASSERT_TRUE(epochs);
+  EXPECT_EQ(epochs->pruned, 7);
+  // 17 (trial 0) + 11 (1) + 19 (3) + 18.5 (6); CPU 17 + 11; GPU 19 * 2 + 18.5 * 1.
+  EXPECT_DOUBLE_EQ(epochs->resource_saved, 65.5);
+  EXPECT_DOUBLE_EQ(epochs->cpu_resource_saved, 28);
+  EXPECT_DOUBLE_EQ(epochs->gpu_resource_saved, 56.5);
 }
 
 IntermediateResult StepResult(int trial, int attempt, std::int64_t step, std::string tag) {

@@ -1,8 +1,10 @@
 #include "journal/trial_sql.h"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include <fmt/format.h>
@@ -75,27 +77,30 @@ Expected<TrialCounts> SqlCountTrials(sqlite::Database& db, int version) {
 Expected<std::optional<EarlyStoppingSavings>> SqlSumPrunedProgress(
     sqlite::Database& db, const std::string& resource, double max_resource) {
   if (resource.find('"') != std::string::npos) return std::optional<EarlyStoppingSavings>();
-  // reached: the metric when it is a number > 0 (json_type tells numbers from true and
-  // false), else the budget when > 0, else NULL (counted, never summed). Over the index
-  // on state: only the pruned rows are read.
-  GS_ASSIGN_OR_RETURN(
-      auto row,
-      db.Prepare("SELECT count(*), total(saved), total(CASE WHEN gpus = 0 THEN saved END), "
-                 "total(saved * gpus) FROM (SELECT json_array_length(gpus) AS gpus, "
-                 "CASE WHEN reached < ?2 THEN ?2 - reached END AS saved FROM (SELECT gpus, "
-                 "CASE WHEN json_type(last_metrics, ?1) IN ('integer', 'real') AND "
-                 "json_extract(last_metrics, ?1) > 0 THEN json_extract(last_metrics, ?1) "
-                 "WHEN budget > 0 THEN budget END AS reached "
-                 "FROM trials WHERE state = 'pruned'))",
-                 "sum what early stopping saved"));
-  row.Bind(1, fmt::format("$.\"{}\"", resource)).Bind(2, max_resource);
-  GS_ASSIGN_OR_RETURN(const bool has_row, row.Step());
+  // Summed here in number order as AddPrunedTrial sums (common/trial.h): one row per
+  // pruned trial, its metric cut out by `->` (one JSON parse; JsonNumber tells numbers
+  // from true and false). As one SQL aggregate over nested subqueries, which SQLite
+  // flattens, the JSON functions ran once per use of `reached` and `saved`: 217 ms over
+  // the 33,333 pruned trials of a 100,000-trial ASHA journal, this ~40 (issue 25).
+  // `+state` scans the table, cheaper than a lookup per pruned row through trials_by_state.
+  GS_ASSIGN_OR_RETURN(auto rows, db.Prepare("SELECT json_array_length(gpus), last_metrics -> ?1, budget "
+                                            "FROM trials WHERE +state = 'pruned' ORDER BY number",
+                                            "sum what early stopping saved"));
+  rows.Bind(1, fmt::format("$.\"{}\"", resource));
   EarlyStoppingSavings savings;
-  if (has_row) {
-    savings.pruned = row.Int(0);
-    savings.resource_saved = row.Double(1);
-    savings.cpu_resource_saved = row.Double(2);
-    savings.gpu_resource_saved = row.Double(3);
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) break;
+    ++savings.pruned;
+    std::optional<double> reached = rows.IsNull(1) ? std::nullopt : JsonNumber(rows.TextView(1));
+    if (!reached || *reached <= 0) reached = rows.IsNull(2) || rows.Double(2) <= 0
+                                                 ? std::nullopt : std::optional<double>(rows.Double(2));
+    if (!reached || max_resource <= *reached) continue;
+    const double saved = max_resource - *reached;
+    savings.resource_saved += saved;
+    const std::int64_t gpus = rows.Int64(0);
+    if (gpus == 0) savings.cpu_resource_saved += saved;
+    else savings.gpu_resource_saved += saved * static_cast<double>(gpus);
   }
   return std::optional<EarlyStoppingSavings>(savings);
 }
@@ -126,69 +131,119 @@ Status SqlForEachTrial(sqlite::Database& db, std::string_view trial_columns,
   }
 }
 
-Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(
-    sqlite::Database& db, const std::vector<std::string>& ignored, Mode mode, int limit) {
-  // The ignored names as JSON paths bound as ?2, ?3, ...: '$."seed"'.
-  std::string key = "params";
-  std::vector<std::string> paths, slots;
-  for (const std::string& name : ignored) {
-    if (name.find('"') != std::string::npos) return std::optional<TrialGroupRanking>();
-    // A name no trial's params text holds as a key ("seed": in compact JSON, where a
-    // string value is never followed by ':') removes nothing: json_remove would only
-    // cost a parse of every row (3x the grouping's time at 100,000 trials).
-    GS_ASSIGN_OR_RETURN(auto held, db.Prepare("SELECT EXISTS (SELECT 1 FROM trials WHERE "
-                                              "instr(params, ?1) > 0)",
-                                              "look for an ignored param"));
-    held.Bind(1, DumpJson(Json(name)) + ":");
-    GS_ASSIGN_OR_RETURN(const bool has_row, held.Step());
-    if (!has_row || held.Int(0) == 0) continue;
-    paths.push_back(fmt::format("$.\"{}\"", name));
-    slots.push_back(fmt::format("?{}", paths.size() + 1));
-  }
-  if (!paths.empty()) key = fmt::format("json_remove(params, {})", fmt::join(slots, ", "));
-  // One pass in key order, grouped here: with the key the params themselves, SQLite walks
-  // the covering index trials_by_params (no sort) and each group's rows come by number,
-  // summed in the order the default sums them. SQL aggregates over the 85,034 groups of a
-  // 100,000-trial sweep (group_concat, a materialized CTE read three times) took 190 ms;
-  // this pass ~30 (issue 25). With ignored names held, SQLite sorts by the stripped key.
-  const std::string sql = fmt::format(
-      "SELECT {0} AS key, {1}, objective, number FROM trials ORDER BY key, number", key, kSqlRanked);
-  GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(sql, "group trials by params"));
-  for (size_t i = 0; i < paths.size(); ++i) rows.Bind(static_cast<int>(i) + 2, paths[i]);
-  struct Group {
-    std::string key;
-    std::size_t begin = 0, end = 0;  // its numbers in `numbers`, ascending
-    int completed = 0;
-    double sum = 0;
-  };
-  std::vector<Group> groups;
+namespace {
+
+// A group's key (its params text) is not kept: 100,000 strings were most of the pass's
+// own time; the listed groups' keys are read back by their first trial (GroupKey).
+struct ParamGroup {
+  std::size_t begin = 0, end = 0;  // its numbers in `numbers`, ascending
+  int completed = 0;
+  double sum = 0;
+};
+
+struct ParamGroups {
+  std::vector<ParamGroup> groups;
   std::vector<int> numbers;
+};
+
+// The grouping key of a trial's params: the params text, or with `ignored` JSON paths
+// bound as ?1, ?2, ... the text without those names.
+std::string GroupKeySql(std::size_t ignored) {
+  if (ignored == 0) return "params";
+  std::vector<std::string> slots;
+  for (std::size_t i = 0; i < ignored; ++i) slots.push_back(fmt::format("?{}", i + 1));
+  return fmt::format("json_remove(params, {})", fmt::join(slots, ", "));
+}
+
+// The grouping key of trial `number`'s params (GroupKeySql with `paths`).
+Expected<std::string> GroupKey(sqlite::Database& db, const std::vector<std::string>& paths, int number) {
+  GS_ASSIGN_OR_RETURN(auto row, db.Prepare(fmt::format("SELECT {} FROM trials WHERE number = ?{}",
+                                                       GroupKeySql(paths.size()), paths.size() + 1),
+                                           "read a group's params"));
+  for (std::size_t i = 0; i < paths.size(); ++i) row.Bind(static_cast<int>(i) + 1, paths[i]);
+  row.Bind(static_cast<int>(paths.size()) + 1, std::int64_t{number});
+  GS_ASSIGN_OR_RETURN(const bool has_row, row.Step());
+  assert(has_row);  // read in the same snapshot as the grouping
+  return has_row ? row.Text(0) : std::string();
+}
+
+// One pass in key order, grouped here: with the key the params themselves, SQLite walks
+// the covering index trials_by_params (no sort) and each group's rows come by number,
+// summed in the order the default sums them. SQL aggregates over the 85,034 groups of a
+// 100,000-trial sweep (group_concat, a materialized CTE read three times) took 190 ms;
+// this pass ~30 (issue 25). `paths` (JSON paths of ignored names, '$."seed"') are
+// removed from the key, and SQLite then sorts by the stripped key. With `held` (the
+// ignored names as keys in compact JSON, "seed":) the pass stops at the first params
+// text that holds one and returns nullopt: the caller strips them in a second pass.
+Expected<std::optional<ParamGroups>> GroupByParams(sqlite::Database& db,
+                                                   const std::vector<std::string>& paths,
+                                                   const std::vector<std::string>& held) {
+  assert(paths.empty() || held.empty());
+  const std::string sql = fmt::format(
+      "SELECT {0} AS key, {1}, objective, number FROM trials ORDER BY key, number",
+      GroupKeySql(paths.size()), kSqlRanked);
+  GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(sql, "group trials by params"));
+  for (std::size_t i = 0; i < paths.size(); ++i) rows.Bind(static_cast<int>(i) + 1, paths[i]);
+  ParamGroups out;
+  std::string previous;  // the last group's key
   while (true) {
     GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
     if (!has_row) break;
     const std::string_view row_key = rows.TextView(0);
-    if (groups.empty() || groups.back().key != row_key) {
-      groups.push_back(Group{std::string(row_key), numbers.size(), numbers.size(), 0, 0});
+    if (out.groups.empty() || previous != row_key) {
+      // A string value is never followed by ':' in compact JSON, so this finds keys only.
+      // memmem (two-way search), not string_view::find, which stops at every '"'.
+      for (const std::string& name : held)
+        if (memmem(row_key.data(), row_key.size(), name.data(), name.size()) != nullptr)
+          return std::optional<ParamGroups>();
+      previous.assign(row_key);
+      out.groups.push_back(ParamGroup{out.numbers.size(), out.numbers.size(), 0, 0});
     }
-    Group& group = groups.back();
-    numbers.push_back(rows.Int(3));
-    group.end = numbers.size();
+    ParamGroup& group = out.groups.back();
+    out.numbers.push_back(rows.Int(3));
+    group.end = out.numbers.size();
     if (rows.Int(1) != 0) {
       ++group.completed;
       group.sum += rows.Double(2);
     }
   }
+  return std::optional<ParamGroups>(std::move(out));
+}
+
+}  // namespace
+
+Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(
+    sqlite::Database& db, const std::vector<std::string>& ignored, Mode mode, int limit) {
+  // The ignored names as JSON paths ('$."seed"') and as compact JSON keys ("seed":).
+  std::vector<std::string> paths, held;
+  for (const std::string& name : ignored) {
+    if (name.find('"') != std::string::npos) return std::optional<TrialGroupRanking>();
+    paths.push_back(fmt::format("$.\"{}\"", name));
+    held.push_back(DumpJson(Json(name)) + ":");
+  }
+  // A name no trial's params text holds removes nothing, and json_remove would only cost
+  // a parse of every row (3x the grouping's time at 100,000 trials): first the params as
+  // they are, watched for the names (a separate EXISTS scan for them was a third of the
+  // time of an ASHA experiment's Best line), stripped only when one is there.
+  GS_ASSIGN_OR_RETURN(std::optional<ParamGroups> grouped, GroupByParams(db, {}, held));
+  const bool stripped = !grouped;
+  if (stripped) {
+    GS_ASSIGN_OR_RETURN(grouped, GroupByParams(db, paths, {}));
+    assert(grouped);
+  }
+  std::vector<ParamGroup>& groups = grouped->groups;
+  const std::vector<int>& numbers = grouped->numbers;
   TrialGroupRanking ranking;
   ranking.groups = static_cast<int>(groups.size());
   int most = 0;
-  for (const Group& g : groups) {
+  for (const ParamGroup& g : groups) {
     most = std::max(most, g.completed);
     ranking.repeats = ranking.repeats || g.end - g.begin > 1;
   }
   // Groups with a mean first; among them those with the most completed; then by mean;
   // ties to the lower first trial (Journal::RankTrialGroups).
-  auto first = [&](const Group& g) { return numbers[g.begin]; };
-  auto ranks_before = [&](const Group& a, const Group& b) {
+  auto first = [&](const ParamGroup& g) { return numbers[g.begin]; };
+  auto ranks_before = [&](const ParamGroup& a, const ParamGroup& b) {
     if ((a.completed > 0) != (b.completed > 0)) return a.completed > 0;
     if (a.completed > 0) {
       if ((a.completed == most) != (b.completed == most)) return a.completed == most;
@@ -203,9 +258,10 @@ Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(
   std::partial_sort(groups.begin(), groups.begin() + static_cast<std::ptrdiff_t>(shown), groups.end(),
                     ranks_before);
   for (std::size_t i = 0; i < shown; ++i) {
-    Group& g = groups[i];
+    ParamGroup& g = groups[i];
     TrialGroupRow row;
-    row.key = std::move(g.key);
+    GS_ASSIGN_OR_RETURN(row.key, GroupKey(db, stripped ? paths : std::vector<std::string>{},
+                                          numbers[g.begin]));
     row.numbers.assign(numbers.begin() + static_cast<std::ptrdiff_t>(g.begin),
                        numbers.begin() + static_cast<std::ptrdiff_t>(g.end));
     row.completed = g.completed;
