@@ -236,12 +236,10 @@ class Journal {
   // The numbers of the trials in `state`, ascending, without reading the trials (the
   // SQLite journal walks its index on state): what a resumed run need not check again.
   virtual Expected<std::vector<int>> TrialNumbers(TrialState state);
-  // The completed trials by number, each with only what a Pareto ranking reads: number,
-  // repeat, attempt, state, objective, start and end time, and those of `metrics`
-  // (top-level names in last_metrics) that hold numbers; no params (the SQLite journal
-  // leaves them null, the default an empty object: read neither), no other metric
-  // (issue 25: the front of 100,000 trials without parsing every trial's JSON).
-  virtual Expected<std::vector<TrialRecord>> LoadRankingRecords(const std::vector<std::string>& metrics);
+  // The completed trials as a Pareto ranking reads them (RankingRows): `metrics` are
+  // top-level names in last_metrics (issue 25: the front of 100,000 trials without
+  // parsing every trial's JSON or holding its record).
+  virtual Expected<RankingRows> LoadRankingRows(const std::vector<std::string>& metrics);
   virtual Status ForEachResult(const ResultVisitor& visit);
   // Runs `reads` in one read snapshot, so several passes over the journal see the same
   // rows although a live run commits between them (SQLite: a deferred BEGIN ... COMMIT

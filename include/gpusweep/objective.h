@@ -86,6 +86,11 @@ class Objective {
 
   // Total constraint violation of reported metrics (>= 0; +inf for a missing one).
   double Violation(const Json& metrics) const;
+  // The same from the values of MetricNames(), in that order (NaN where missing): what
+  // a ranking row holds (Journal::LoadRankingRows). Its first size() are the objectives'.
+  double ViolationOfNamed(std::span<const double> named) const;
+  // MetricNames().size(), without building the names.
+  std::size_t MetricCount() const;
   bool Feasible(const Json& metrics) const { return Violation(metrics) == 0; }
   // Constraint-domination of (a, violation_a) over (b, violation_b).
   Dominance ConstrainedCompare(std::span<const double> a, double violation_a,
@@ -99,6 +104,7 @@ class Objective {
  private:
   std::vector<MetricSpec> metrics_;
   std::vector<ConstraintSpec> constraints_;
+  std::vector<std::size_t> constraint_columns_;  // each constraint's metric in MetricNames()
 };
 
 }  // namespace gpusweep

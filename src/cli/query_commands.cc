@@ -443,28 +443,33 @@ Expected<int> BestReplay(OpenedForReading& opened) {
   return 0;
 }
 
-// `best` with several objectives or constraints and no cv, from records without params
-// (Journal::LoadRankingRecords: one SQL pass, the metrics extracted by SQLite) whose
-// front members alone are then read whole: 0.7 s and 198 MB at 100,000 trials when
-// every trial was read (issue 25). nullopt when no trial completed: the caller says why
-// from every trial.
-Expected<std::optional<int>> BestOfRankingRecords(OpenedForReading& opened, const Objective& objective,
-                                                  const BestCommandArgs& args) {
-  GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> ranked,
-                      opened.view.journal().LoadRankingRecords(objective.MetricNames()));
-  if (ranked.empty()) return std::optional<int>();
-  const std::vector<ParetoTrial> order =
-      RankParetoTrials(ranked, objective, ReleaseMetrics::kYes);  // points into `ranked`
+// `best` with several objectives or constraints and no cv, from ranking rows (Journal::
+// LoadRankingRows: one SQL pass, the metrics extracted by SQLite, no record per trial)
+// whose front members alone are then read whole: 0.7 s and 198 MB at 100,000 trials
+// when every trial was read (issue 25). nullopt when no trial completed: the caller says
+// why from every trial.
+Expected<std::optional<int>> BestOfRankingRows(OpenedForReading& opened, const Objective& objective,
+                                               const BestCommandArgs& args) {
+  std::vector<ParetoTrial> order;
+  {
+    GS_ASSIGN_OR_RETURN(const RankingRows rows,
+                        opened.view.journal().LoadRankingRows(objective.MetricNames()));
+    order = RankParetoRows(rows, objective);
+  }  // the rows freed before the members are read
+  if (order.empty()) return std::optional<int>();
+  // The members (ParetoBestMembers: the first front) read whole, each entry pointed at
+  // its record: the same metrics, so the same ranking, now with params. Reserved so
+  // that the pointers stay put.
   std::vector<TrialRecord> members;
-  for (const ParetoTrial* member : ParetoBestMembers(order)) {
-    GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> whole, opened.view.Trial(member->trial->number));
-    if (!whole) continue;
-    // The same metrics, so the same ranking; now with its params, in the place `order`
-    // points at.
-    const std::ptrdiff_t at = member->trial - ranked.data();
-    assert(at >= 0 && at < static_cast<std::ptrdiff_t>(ranked.size()));
-    ranked[static_cast<std::size_t>(at)] = *whole;
+  members.reserve(ParetoBestMembers(order).size());
+  for (ParetoTrial& entry : order) {
+    if (entry.rank != order.front().rank) break;  // in Pareto order: the first front ends
+    GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> whole, opened.view.Trial(entry.number));
+    if (!whole)  // journal rows are never deleted: a damaged journal
+      return Fail(ErrorCode::kJournal,
+                  fmt::format("trial {} was ranked but could not be read back from the journal", entry.number));
     members.push_back(std::move(*whole));
+    entry.trial = &members.back();
   }
   GS_TRY(CheckIgnoredNames(args.ignore, members));
   if (args.json) {
@@ -499,7 +504,7 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
   const Objective objective = opened.view.objective();
   const bool front = (objective.multi() || objective.constrained()) && !opened.context.nas;
   if (front && !opened.context.cv.enabled()) {
-    GS_ASSIGN_OR_RETURN(std::optional<int> code, BestOfRankingRecords(opened, objective, args));
+    GS_ASSIGN_OR_RETURN(std::optional<int> code, BestOfRankingRows(opened, objective, args));
     if (code) return *code;
   }
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.view.Trials());

@@ -53,6 +53,10 @@ Objective::Objective(std::vector<MetricSpec> metrics, std::vector<ConstraintSpec
   for (const MetricSpec& m : metrics_) assert(names.insert(m.name).second && "metric names are unique");
   for ([[maybe_unused]] const ConstraintSpec& c : constraints_)
     assert((c.min || c.max) && (!c.min || !c.max || *c.min <= *c.max) && "a constraint has a bound");
+  const std::vector<std::string> columns = MetricNames();
+  for (const ConstraintSpec& c : constraints_)
+    constraint_columns_.push_back(static_cast<std::size_t>(
+        std::find(columns.begin(), columns.end(), c.metric) - columns.begin()));
 }
 
 std::vector<std::string> Objective::MetricNames() const {
@@ -75,15 +79,38 @@ double ObjectiveReportedNumber(const Json& metrics, const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// How far `value` lies outside c's bounds; +inf when it is missing (NaN).
+double ConstraintViolation(const ConstraintSpec& c, double value) {
+  if (std::isnan(value)) return std::numeric_limits<double>::infinity();
+  double total = 0;
+  if (c.min && value < *c.min) total += *c.min - value;
+  if (c.max && value > *c.max) total += value - *c.max;
+  return total;
+}
+
+}  // namespace
+
 double Objective::Violation(const Json& metrics) const {
   double total = 0;
-  for (const ConstraintSpec& c : constraints_) {
-    const double value = ObjectiveReportedNumber(metrics, c.metric);
-    if (std::isnan(value)) return std::numeric_limits<double>::infinity();
-    if (c.min && value < *c.min) total += *c.min - value;
-    if (c.max && value > *c.max) total += value - *c.max;
-  }
+  for (const ConstraintSpec& c : constraints_)
+    total += ConstraintViolation(c, ObjectiveReportedNumber(metrics, c.metric));
   return total;
+}
+
+double Objective::ViolationOfNamed(std::span<const double> named) const {
+  assert(named.size() == MetricCount());
+  double total = 0;
+  for (std::size_t i = 0; i < constraints_.size(); ++i)
+    total += ConstraintViolation(constraints_[i], named[constraint_columns_[i]]);
+  return total;
+}
+
+std::size_t Objective::MetricCount() const {
+  return constraint_columns_.empty() ? metrics_.size()
+                                     : std::max(metrics_.size(), *std::max_element(constraint_columns_.begin(),
+                                                                                  constraint_columns_.end()) + 1);
 }
 
 Dominance Objective::ConstrainedCompare(std::span<const double> a, double violation_a,

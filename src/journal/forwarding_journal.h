@@ -54,8 +54,8 @@ class ForwardingJournal : public Journal {
   Expected<std::vector<int>> TrialNumbers(TrialState state) override {
     return inner_->TrialNumbers(state);
   }
-  Expected<std::vector<TrialRecord>> LoadRankingRecords(const std::vector<std::string>& m) override {
-    return inner_->LoadRankingRecords(m);
+  Expected<RankingRows> LoadRankingRows(const std::vector<std::string>& m) override {
+    return inner_->LoadRankingRows(m);
   }
   Status InSnapshot(const std::function<Status()>& reads) override {
     return inner_->InSnapshot(reads);

@@ -117,11 +117,10 @@ class SqliteJournal final : public Journal {
   }
   Status ForEachResult(const ResultVisitor& visit) override;
   Expected<std::vector<int>> TrialNumbers(TrialState state) override;
-  Expected<std::vector<TrialRecord>> LoadRankingRecords(const std::vector<std::string>& metrics) override {
-    GS_ASSIGN_OR_RETURN(std::optional<std::vector<TrialRecord>> records,
-                        journal::SqlLoadRankingRecords(db_, metrics));
-    if (records) return std::move(*records);
-    return Journal::LoadRankingRecords(metrics);  // a name SQLite cannot path
+  Expected<RankingRows> LoadRankingRows(const std::vector<std::string>& metrics) override {
+    GS_ASSIGN_OR_RETURN(std::optional<RankingRows> rows, journal::SqlLoadRankingRows(db_, metrics));
+    if (rows) return std::move(*rows);
+    return Journal::LoadRankingRows(metrics);  // a name SQLite cannot path
   }
   Status InSnapshot(const std::function<Status()>& reads) override;
   Expected<TrialGroupRanking> RankTrialGroups(const std::vector<std::string>& ignored, Mode mode,

@@ -3,6 +3,7 @@
 // the SQLite journal's queries are tested against.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "gpusweep/journal.h"
@@ -85,13 +86,22 @@ Expected<std::vector<int>> Journal::TrialNumbers(TrialState state) {
   return numbers;
 }
 
-Expected<std::vector<TrialRecord>> Journal::LoadRankingRecords(const std::vector<std::string>& metrics) {
+Expected<RankingRows> Journal::LoadRankingRows(const std::vector<std::string>& metrics) {
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, LoadTrials());
-  std::vector<TrialRecord> records;
+  RankingRows rows;
+  rows.metrics = metrics;
   for (const TrialRecord& t : trials) {
-    if (t.state == TrialState::kCompleted) records.push_back(RankingRecord(t, metrics));
+    if (t.state != TrialState::kCompleted) continue;
+    rows.numbers.push_back(t.number);
+    rows.objectives.push_back(t.objective);
+    for (const std::string& name : metrics) {
+      const auto it = t.last_metrics.is_object() ? t.last_metrics.find(name) : t.last_metrics.end();
+      rows.values.push_back(it != t.last_metrics.end() && it->is_number()
+                                ? it->get<double>()
+                                : std::numeric_limits<double>::quiet_NaN());
+    }
   }
-  return records;
+  return rows;
 }
 
 Status Journal::ForEachResult(const ResultVisitor& visit) {

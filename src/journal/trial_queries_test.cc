@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <span>
 
 #include <gtest/gtest.h>
 
@@ -276,22 +277,30 @@ TEST(TrialQueriesTest, StreamedReadsVisitWhatTheLoadsReturnAndStopAtAVisitsError
   TrialRecord signed_exponent = Trial(7, TrialState::kCompleted, 0.125, Json{{"x", 7}});
   signed_exponent.last_metrics = Json::parse(R"({"acc": -1.5e3, "size": {"n": 1}, "other": "12"})");
   ASSERT_TRUE(journal.UpsertTrial(signed_exponent));
-  for (const auto& records : {journal.LoadRankingRecords({"acc", "size", "other"}),
-                              journal.Journal::LoadRankingRecords({"acc", "size", "other"})}) {
-    ASSERT_TRUE(records);
-    ASSERT_EQ(records->size(), 7u);
-    EXPECT_EQ(records->at(6).last_metrics, (Json{{"acc", -1500.0}})) << records->at(6).last_metrics.dump();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto same = [](const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+    return true;
+  };
+  for (const auto& rows : {journal.LoadRankingRows({"acc", "size", "other"}),
+                           journal.Journal::LoadRankingRows({"acc", "size", "other"})}) {
+    ASSERT_TRUE(rows);
+    ASSERT_EQ(rows->size(), 7u);
+    EXPECT_EQ(rows->metrics, (std::vector<std::string>{"acc", "size", "other"}));
+    const std::span<const double> last = rows->row(6);
+    EXPECT_TRUE(same({last.begin(), last.end()}, {-1500.0, nan, nan}));
   }
-  for (const auto& records : {journal.LoadRankingRecords({"acc", "size"}),
-                              journal.Journal::LoadRankingRecords({"acc", "size"})}) {
-    ASSERT_TRUE(records);
-    EXPECT_EQ(Numbers(*records), (std::vector<int>{0, 1, 2, 3, 5, 6, 7}));
-    EXPECT_EQ(records->at(4).last_metrics, Json::object());
-    EXPECT_EQ(records->at(5).last_metrics.at("acc").get<double>(), 0.75);
-    EXPECT_EQ(records->at(5).last_metrics.at("size").get<double>(), 12.0);
-    EXPECT_FALSE(records->at(5).last_metrics.contains("other"));
-    EXPECT_EQ(records->at(5).objective, 0.25);
-    EXPECT_TRUE(records->at(5).params.empty());
+  for (const auto& rows : {journal.LoadRankingRows({"acc", "size"}),
+                           journal.Journal::LoadRankingRows({"acc", "size"})}) {
+    ASSERT_TRUE(rows);
+    EXPECT_EQ(rows->numbers, (std::vector<int>{0, 1, 2, 3, 5, 6, 7}));
+    EXPECT_TRUE(same(rows->values, {nan, nan, nan, nan, nan, nan, nan, nan,  // no metrics
+                                    nan, nan,                                // true, "big"
+                                    0.75, 12.0, -1500.0, nan}));
+    EXPECT_EQ(rows->objectives.at(5), 0.25);
+    EXPECT_EQ(rows->objectives.at(0), 0.0);
   }
 
   int visits = 0;

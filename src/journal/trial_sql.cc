@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include <fmt/format.h>
@@ -271,8 +272,8 @@ Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(
   return std::optional<TrialGroupRanking>(std::move(ranking));
 }
 
-Expected<std::optional<std::vector<TrialRecord>>> SqlLoadRankingRecords(
-    sqlite::Database& db, const std::vector<std::string>& metrics) {
+Expected<std::optional<RankingRows>> SqlLoadRankingRows(sqlite::Database& db,
+                                                        const std::vector<std::string>& metrics) {
   // Each metric as its JSON text, cut out inside SQLite with `->` and read here as a
   // number only when it is one (JsonNumber): one parse of last_metrics per metric, where
   // json_type and json_extract were two (89 against 234 ms for two metrics at 100,000).
@@ -280,43 +281,36 @@ Expected<std::optional<std::vector<TrialRecord>>> SqlLoadRankingRecords(
   // up one by one and then sorted, twice the time (482 ms against 242 at 100,000).
   std::vector<std::string> columns;
   for (const std::string& name : metrics) {
-    if (name.find('"') != std::string::npos) return std::optional<std::vector<TrialRecord>>();
+    if (name.find('"') != std::string::npos) return std::optional<RankingRows>();
     columns.push_back(fmt::format("last_metrics -> '$.\"{}\"'", name));
   }
   GS_ASSIGN_OR_RETURN(
       auto rows,
-      db.Prepare(fmt::format("SELECT number, repeat, attempt, objective, start_time, end_time{}{} "
-                             "FROM trials WHERE +state = 'completed' ORDER BY number",
+      db.Prepare(fmt::format("SELECT number, objective{}{} FROM trials WHERE +state = 'completed' "
+                             "ORDER BY number",
                              columns.empty() ? "" : ", ", fmt::join(columns, ", ")),
                  "load the completed trials' objectives"));
-  // Reserved for every trial (an upper bound, counted from an index): growing 100,000
-  // records moved each one twice, a tenth of the load's time.
+  // Reserved for every trial (an upper bound, counted from an index): no regrowth.
   GS_ASSIGN_OR_RETURN(auto count, db.Prepare("SELECT count(*) FROM trials", "count the trials"));
   GS_ASSIGN_OR_RETURN(const bool counted, count.Step());
-  std::vector<TrialRecord> records;
-  if (counted) records.reserve(static_cast<std::size_t>(count.Int(0)));
-  // Each record a copy of this one, its params null rather than an empty object, and its
-  // metrics given their room at once: two allocations a record where a default
-  // TrialRecord and its growing metrics made four.
-  TrialRecord blank;
-  blank.params = Json();
-  blank.state = TrialState::kCompleted;
+  RankingRows out;
+  out.metrics = metrics;
+  if (counted) {
+    const auto n = static_cast<std::size_t>(count.Int(0));
+    out.numbers.reserve(n);
+    out.objectives.reserve(n);
+    out.values.reserve(n * metrics.size());
+  }
   while (true) {
     GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
     if (!has_row) break;
-    TrialRecord& r = records.emplace_back(blank);
-    r.last_metrics.get_ref<Json::object_t&>().reserve(metrics.size());
-    r.number = rows.Int(0);
-    r.repeat = rows.Int(1);
-    r.attempt = rows.Int(2);
-    r.objective = rows.OptionalDouble(3);
-    r.start_time = rows.Double(4);
-    r.end_time = rows.Double(5);
+    out.numbers.push_back(rows.Int(0));
+    out.objectives.push_back(rows.OptionalDouble(1));
     for (std::size_t i = 0; i < metrics.size(); ++i)
-      if (const std::optional<double> value = JsonNumber(rows.TextView(static_cast<int>(i) + 6)))
-        r.last_metrics[metrics[i]] = *value;
+      out.values.push_back(JsonNumber(rows.TextView(static_cast<int>(i) + 2))
+                               .value_or(std::numeric_limits<double>::quiet_NaN()));
   }
-  return std::optional<std::vector<TrialRecord>>(std::move(records));
+  return std::optional<RankingRows>(std::move(out));
 }
 
 Expected<std::optional<bool>> SqlEveryTrialHas(sqlite::Database& db,

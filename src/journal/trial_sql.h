@@ -27,8 +27,8 @@ Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(sqlite::Database& 
                                                               const std::vector<std::string>& ignored,
                                                               Mode mode, int limit);
 
-// Journal::LoadRankingRecords; nullopt when a metric name holds a '"' (as above).
-Expected<std::optional<std::vector<TrialRecord>>> SqlLoadRankingRecords(
+// Journal::LoadRankingRows; nullopt when a metric name holds a '"' (as above).
+Expected<std::optional<RankingRows>> SqlLoadRankingRows(
     sqlite::Database& db, const std::vector<std::string>& metrics);
 
 // nullopt when a name of `path` holds a '"' (as above).

@@ -51,7 +51,7 @@ ParetoCellsByTrial RankForExport(const std::vector<TrialRecord>& trials,
   ParetoCellsByTrial cells;
   if (pareto)
     for (const ParetoTrial& t : RankParetoTrials(trials, *pareto))
-      cells[t.trial->number] = {t.rank, t.violation};
+      cells[t.number] = {t.rank, t.violation};
   return cells;
 }
 

@@ -61,27 +61,16 @@ std::string ParetoReferenceText(const FrontHypervolume& hv, const Objective& obj
 
 namespace {
 
-// `trials`' completed ones in Pareto order; with `owned` (the same records, the
-// caller's to change) each one's last_metrics is emptied once read.
-std::vector<ParetoTrial> Rank(const std::vector<TrialRecord>& trials, const Objective& objective,
-                              std::vector<TrialRecord>* owned) {
-  assert(owned == nullptr || owned == &trials);
-  std::vector<ParetoTrial> ranked;
+// `entries` (values and violation filled in) given their rank and crowding and put in
+// Pareto order.
+std::vector<ParetoTrial> IntoParetoOrder(std::vector<ParetoTrial> ranked, const Objective& objective) {
   std::vector<LossPoint> losses;
   std::vector<double> violations;
-  ranked.reserve(trials.size());
-  losses.reserve(trials.size());
-  violations.reserve(trials.size());
-  for (std::size_t i = 0; i < trials.size(); ++i) {
-    const TrialRecord& t = trials[i];
-    if (t.state != TrialState::kCompleted) continue;
-    ParetoTrial entry{&t, objective.Values(t.last_metrics), objective.Violation(t.last_metrics), 0, 0};
-    // One metric: the recorded objective is its value (last_metrics holds it too).
-    if (!objective.multi() && t.objective) entry.values[0] = *t.objective;
-    if (owned != nullptr) (*owned)[i].last_metrics = Json();
+  losses.reserve(ranked.size());
+  violations.reserve(ranked.size());
+  for (const ParetoTrial& entry : ranked) {
     losses.push_back(objective.Losses(entry.values));
     violations.push_back(entry.violation);
-    ranked.push_back(std::move(entry));
   }
   const std::vector<int> ranks = ConstrainedRanks(losses, violations);
   const std::vector<double> crowding = CrowdingDistances(losses, ranks);
@@ -115,12 +104,31 @@ std::vector<ParetoTrial> Rank(const std::vector<TrialRecord>& trials, const Obje
 
 std::vector<ParetoTrial> RankParetoTrials(const std::vector<TrialRecord>& trials,
                                           const Objective& objective) {
-  return Rank(trials, objective, nullptr);
+  std::vector<ParetoTrial> ranked;
+  ranked.reserve(trials.size());
+  for (const TrialRecord& t : trials) {
+    if (t.state != TrialState::kCompleted) continue;
+    ParetoTrial entry{&t, t.number, objective.Values(t.last_metrics), objective.Violation(t.last_metrics), 0, 0};
+    // One metric: the recorded objective is its value (last_metrics holds it too).
+    if (!objective.multi() && t.objective) entry.values[0] = *t.objective;
+    ranked.push_back(std::move(entry));
+  }
+  return IntoParetoOrder(std::move(ranked), objective);
 }
 
-std::vector<ParetoTrial> RankParetoTrials(std::vector<TrialRecord>& trials,
-                                          const Objective& objective, ReleaseMetrics) {
-  return Rank(trials, objective, &trials);
+std::vector<ParetoTrial> RankParetoRows(const RankingRows& rows, const Objective& objective) {
+  assert(rows.metrics == objective.MetricNames());
+  std::vector<ParetoTrial> ranked;
+  ranked.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::span<const double> named = rows.row(i);
+    ParetoTrial entry{nullptr, rows.numbers[i],
+                      std::vector<double>(named.begin(), named.begin() + static_cast<std::ptrdiff_t>(objective.size())),
+                      objective.ViolationOfNamed(named), 0, 0};
+    if (!objective.multi() && rows.objectives[i]) entry.values[0] = *rows.objectives[i];
+    ranked.push_back(std::move(entry));
+  }
+  return IntoParetoOrder(std::move(ranked), objective);
 }
 
 std::optional<FrontHypervolume> ComputeFrontHypervolume(
@@ -195,7 +203,8 @@ std::optional<std::string> FormatRankedParetoBest(const std::vector<ParetoTrial>
                   : fmt::format("No feasible {}: the {} least violating of {} completed {}\n", unit,
                                 members.size(), ranked.size(), Plural(unit, ranked.size()));
   for (const ParetoTrial* m : members) {
-    out += fmt::format("\n{} {}\n", unit, m->trial->number);
+    assert(m->trial != nullptr && "the members are read whole (RankParetoRows leaves them null)");
+    out += fmt::format("\n{} {}\n", unit, m->number);
     for (std::size_t i = 0; i < objective.size(); ++i)
       out += fmt::format("  {} ({}): {}\n", objective.metrics()[i].name,
                          ModeName(objective.metrics()[i].mode), ParetoNumber(m->values[i]));
@@ -238,17 +247,18 @@ Json RankedParetoBestJson(const std::vector<ParetoTrial>& ranked, const Objectiv
   out["front"] = Json::array();
   if (!ranked.empty())
     for (const ParetoTrial* m : ParetoBestMembers(ranked)) {
+      assert(m->trial != nullptr && "the members are read whole (RankParetoRows leaves them null)");
       Json values = Json::object();
       for (std::size_t i = 0; i < objective.size(); ++i)
         values[objective.metrics()[i].name] = ParetoJsonNumber(m->values[i]);
       Json member = Json::object();
       if (cv.enabled()) {  // a configuration, valued by its folds' means
-        member["configuration"] = m->trial->number;
+        member["configuration"] = m->number;
         member["trials"] = Json::array();
         for (int fold = 0; fold < cv.folds; ++fold)
-          member["trials"].push_back(FoldTrialNumber(m->trial->number, fold, cv.folds));
+          member["trials"].push_back(FoldTrialNumber(m->number, fold, cv.folds));
       } else {
-        member["trial"] = m->trial->number;
+        member["trial"] = m->number;
       }
       member.update(Json{{"values", std::move(values)},
                          {"feasible", m->violation == 0},
@@ -263,7 +273,7 @@ Json RankedParetoBestJson(const std::vector<ParetoTrial>& ranked, const Objectiv
         member["constraint_values"] = std::move(measured);
       }
       if (!experiment_dir.empty() && !cv.enabled())
-        member["dir"] = (experiment_dir / "trials" / TrialDirName(m->trial->number)).string();
+        member["dir"] = (experiment_dir / "trials" / TrialDirName(m->number)).string();
       out["front"].push_back(std::move(member));
     }
   out["hypervolume"] = ParetoHypervolumeJson(ComputeFrontHypervolume(ranked, objective, reference));
@@ -281,7 +291,7 @@ std::string FormatRankedParetoStatus(const std::vector<ParetoTrial>& ranked, con
   std::vector<int> front;
   int infeasible = 0, unreported = 0;
   for (const ParetoTrial& t : ranked) {
-    if (ParetoFeasibleFront(t)) front.push_back(t.trial->number);
+    if (ParetoFeasibleFront(t)) front.push_back(t.number);
     infeasible += t.violation != 0;
     unreported += std::isinf(t.violation);
   }
@@ -332,7 +342,7 @@ std::string RankedParetoBestHeader(const std::vector<ParetoTrial>& ranked, const
                              ranked.size(), unit);
   if (!objective.multi())
     return fmt::format("{}={} ({} #{}, the best of the feasible {}s)", objective.primary().name,
-                       ParetoNumber(ranked.front().values[0]), unit, ranked.front().trial->number, unit);
+                       ParetoNumber(ranked.front().values[0]), unit, ranked.front().number, unit);
   const auto front = std::count_if(ranked.begin(), ranked.end(), ParetoFeasibleFront);
   std::vector<std::string> directions;
   for (const MetricSpec& m : objective.metrics())

@@ -56,7 +56,10 @@
 namespace gpusweep {
 
 struct ParetoTrial {
-  const TrialRecord* trial = nullptr;  // points into the trials given
+  // Points into the trials given to RankParetoTrials; null from RankParetoRows until a
+  // caller points it at the whole record it read (best's members).
+  const TrialRecord* trial = nullptr;
+  int number = 0;  // the trial's (under cv the configuration's)
   std::vector<double> values;
   double violation = 0;
   int rank = 0;
@@ -65,12 +68,10 @@ struct ParetoTrial {
 
 std::vector<ParetoTrial> RankParetoTrials(const std::vector<TrialRecord>& trials,
                                           const Objective& objective);
-// The same ranking of records read for it alone (Journal::LoadRankingRecords), each
-// record's last_metrics emptied once its values are read: the metrics' JSON of 100,000
-// records (~14 MB) no longer lives through the ranking's own allocations.
-enum class ReleaseMetrics { kYes };
-std::vector<ParetoTrial> RankParetoTrials(std::vector<TrialRecord>& trials,
-                                          const Objective& objective, ReleaseMetrics);
+// The same ranking of the rows read for it alone (Journal::LoadRankingRows, whose
+// metrics are objective.MetricNames()), each entry's `trial` null: what `status` and
+// `best` rank at 100,000 trials without holding a record per trial (issue 25).
+std::vector<ParetoTrial> RankParetoRows(const RankingRows& rows, const Objective& objective);
 
 struct FrontHypervolume {
   double value = 0;

@@ -1,5 +1,8 @@
 #include "report/pareto_views.h"
 
+#include <cmath>
+#include <limits>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -45,28 +48,62 @@ TEST(ParetoViewsTest, RanksByFeasibleFrontThenCrowdingThenViolation) {
   EXPECT_EQ(ranked[3].violation, 2);
 }
 
-// Ranking one's own records (ReleaseMetrics) gives the same ranking, reordered in place
-// through long permutation cycles, and empties only the ranked records' metrics.
-TEST(ParetoViewsTest, RankingOnesOwnRecordsRanksTheSameAndReleasesTheirMetrics) {
-  std::vector<TrialRecord> trials;
-  for (int k = 0; k < 300; ++k)
-    trials.push_back(ParetoTrialRecord(k, k % 13 == 5 ? TrialState::kFailed : TrialState::kCompleted,
-                                       {{"acc", ((k * 37) % 101) / 101.0},
-                                        {"size", (k * 53) % 97},
-                                        {"ms", (k * 7) % 13}}));
-  const std::vector<TrialRecord> copy = trials;
-  const std::vector<ParetoTrial> expected = RankParetoTrials(copy, kAccAndSize);
-  const std::vector<ParetoTrial> ranked = RankParetoTrials(trials, kAccAndSize, ReleaseMetrics::kYes);
-  ASSERT_EQ(ranked.size(), expected.size());
-  for (std::size_t i = 0; i < ranked.size(); ++i) {
-    EXPECT_EQ(ranked[i].trial->number, expected[i].trial->number) << i;
-    EXPECT_EQ(ranked[i].values, expected[i].values) << i;
-    EXPECT_EQ(ranked[i].rank, expected[i].rank) << i;
-    EXPECT_EQ(ranked[i].crowding, expected[i].crowding) << i;
-    EXPECT_EQ(ranked[i].violation, expected[i].violation) << i;
+// What Journal::LoadRankingRows holds of `trials`: the completed ones, the numbers of
+// `metrics` (NaN for anything else).
+RankingRows RowsOf(const std::vector<TrialRecord>& trials, const std::vector<std::string>& metrics) {
+  RankingRows rows;
+  rows.metrics = metrics;
+  for (const TrialRecord& t : trials) {
+    if (t.state != TrialState::kCompleted) continue;
+    rows.numbers.push_back(t.number);
+    rows.objectives.push_back(t.objective);
+    for (const std::string& name : metrics)
+      rows.values.push_back(t.last_metrics.contains(name) && t.last_metrics[name].is_number()
+                                ? t.last_metrics[name].get<double>()
+                                : std::numeric_limits<double>::quiet_NaN());
   }
-  for (const TrialRecord& t : trials)
-    EXPECT_EQ(t.last_metrics.is_null(), t.state == TrialState::kCompleted) << t.number;
+  return rows;
+}
+
+void ExpectSameRanking(const std::vector<ParetoTrial>& rows, const std::vector<ParetoTrial>& records) {
+  ASSERT_EQ(rows.size(), records.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].trial, nullptr) << i;
+    EXPECT_EQ(rows[i].number, records[i].trial->number) << i;
+    EXPECT_EQ(rows[i].number, records[i].number) << i;
+    ASSERT_EQ(rows[i].values.size(), records[i].values.size()) << i;
+    for (std::size_t k = 0; k < rows[i].values.size(); ++k)
+      EXPECT_TRUE(rows[i].values[k] == records[i].values[k] ||
+                  (std::isnan(rows[i].values[k]) && std::isnan(records[i].values[k])))
+          << i << " " << k;
+    EXPECT_EQ(rows[i].rank, records[i].rank) << i;
+    EXPECT_EQ(rows[i].crowding, records[i].crowding) << i;
+    EXPECT_EQ(rows[i].violation, records[i].violation) << i;
+  }
+}
+
+// Ranking rows (what status and best read at 100,000 trials) gives the ranking whole
+// records give, through long permutation cycles, with missing and non-number values
+// (a bool, a constraint's metric never reported) and a constraint-only metric.
+TEST(ParetoViewsTest, RankingRowsRanksAsWholeRecordsDo) {
+  std::vector<TrialRecord> trials;
+  for (int k = 0; k < 300; ++k) {
+    Json metrics{{"acc", ((k * 37) % 101) / 101.0}, {"size", (k * 53) % 97}, {"ms", (k * 7) % 13}};
+    if (k % 17 == 3) metrics.erase("ms");      // never reported: violates by +inf
+    if (k % 23 == 6) metrics.erase("size");
+    trials.push_back(ParetoTrialRecord(k, k % 13 == 5 ? TrialState::kFailed : TrialState::kCompleted, metrics));
+    if (k % 19 == 4) trials.back().last_metrics["acc"] = true;  // not a number: missing
+  }
+  ExpectSameRanking(RankParetoRows(RowsOf(trials, kAccAndSize.MetricNames()), kAccAndSize),
+                    RankParetoTrials(trials, kAccAndSize));
+  // One constrained objective: the recorded objective is its value, as for records.
+  const Objective acc_under_10ms({"acc", Mode::kMax}, {{"ms", std::nullopt, 10.0}});
+  for (TrialRecord& t : trials)
+    if (t.objective) *t.objective += 0.5;  // differs from last_metrics' acc
+  const std::vector<ParetoTrial> single = RankParetoRows(RowsOf(trials, acc_under_10ms.MetricNames()), acc_under_10ms);
+  ExpectSameRanking(single, RankParetoTrials(trials, acc_under_10ms));
+  ASSERT_FALSE(single.empty());
+  EXPECT_GE(single.front().values[0], 1.0);
 }
 
 TEST(ParetoViewsTest, HypervolumeUsesTheGivenReferenceOrDerivesOne) {

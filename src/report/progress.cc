@@ -105,7 +105,7 @@ Progress ComputeProgress(const std::vector<TrialRecord>& trials, const ReportCon
       }));
     } else if (!ranked.empty() && ranked.front().violation == 0) {
       p.best = ranked.front().values[0];
-      p.best_trial = ranked.front().trial->number;
+      p.best_trial = ranked.front().number;
     }
   } else if (const auto ranked = RankTrials(trials, ctx.metric); !ranked.empty()) {
     p.best = ranked.front()->objective;

@@ -382,8 +382,8 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
     ranked = RankParetoTrials(trials, *ctx.pareto);
     pareto.objective = &*ctx.pareto;
     for (std::size_t i = 0; i < ranked.size(); ++i) {
-      pareto.ranked[ranked[i].trial->number] = &ranked[i];
-      places[ranked[i].trial->number] = i;
+      pareto.ranked[ranked[i].number] = &ranked[i];
+      places[ranked[i].number] = i;
     }
   }
   bool capped = false;
@@ -487,7 +487,7 @@ void AppendParetoSummary(std::string& out, const std::vector<TrialRecord>& trial
   report::Table table(std::move(columns));
   for (size_t i = 0; i < shown; ++i) {
     const ParetoTrial& t = ranked[i];
-    std::vector<report::Segment> row{{std::to_string(i + 1)}, {std::to_string(t.trial->number)}};
+    std::vector<report::Segment> row{{std::to_string(i + 1)}, {std::to_string(t.number)}};
     for (double value : t.values)
       row.push_back({std::isnan(value) ? std::string("-") : report::FormatNumber(value)});
     row.push_back({ParetoRankText(t)});
@@ -617,7 +617,7 @@ std::string FormatSliceStatus(const TrialSlice& slice, const std::vector<ParetoT
     std::set<int> listed;
     for (const TrialRecord& t : slice.rows) listed.insert(t.number);
     for (const ParetoTrial& t : *ranked)
-      if (listed.count(t.trial->number) > 0) pareto.ranked[t.trial->number] = &t;
+      if (listed.count(t.number) > 0) pareto.ranked[t.number] = &t;
   }
   AppendStatusRows(out, rows, ctx, options, params, slice.counts.repeats, slice.counts.jobs, pareto);
   return out;

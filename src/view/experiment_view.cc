@@ -311,8 +311,10 @@ Expected<ExperimentView::ParetoSliceRead> ExperimentView::ParetoSlice(
   assert(SliceableByPareto());
   ParetoSliceRead pareto;
   const Objective ranking = objective();
-  GS_ASSIGN_OR_RETURN(pareto.ranking, journal_->LoadRankingRecords(ranking.MetricNames()));
-  pareto.ranked = RankParetoTrials(pareto.ranking, ranking, ReleaseMetrics::kYes);
+  {
+    GS_ASSIGN_OR_RETURN(const RankingRows rows, journal_->LoadRankingRows(ranking.MetricNames()));
+    pareto.ranked = RankParetoRows(rows, ranking);
+  }  // the rows freed before the listed trials are read
   const bool by_rank = rows.order == TrialQuery::Order::kObjective;
   GS_ASSIGN_OR_RETURN(pareto.read, Slice(by_rank ? std::nullopt : std::optional<TrialQuery>(rows), ignored));
   if (by_rank) {
@@ -330,7 +332,7 @@ Expected<std::vector<TrialRecord>> ExperimentView::ParetoOrderRows(
   if (!state || *state == TrialState::kCompleted)
     for (const ParetoTrial& t : ranked) {
       if (rows.size() >= wanted) break;
-      GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> whole, journal_->LoadTrial(t.trial->number));
+      GS_ASSIGN_OR_RETURN(std::optional<TrialRecord> whole, journal_->LoadTrial(t.number));
       if (whole) rows.push_back(std::move(*whole));
     }
   if (rows.size() >= wanted || state == TrialState::kCompleted) return rows;

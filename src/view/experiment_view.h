@@ -143,21 +143,15 @@ class ExperimentView {
   // constraints): `status` formats a ParetoSlice.
   bool SliceableByPareto() const;
   // A Pareto objective's slice (SliceableByPareto): Slice's counts and constants (no best
-  // trial or group: those rank by one metric), every completed trial's ranking record
-  // (Journal::LoadRankingRecords: its objectives' and constraints' metrics, no params)
-  // ranked once (RankParetoTrials), and `rows` read as Slice reads them, except that in
-  // objective order they are the ranking's (its trials first, then the others by
-  // number, as status orders every trial), each read whole: `limit` lookups. 0.3 s and
-  // 86 MB for two objectives at 100,000 trials, where reading every trial took 2.1 s and
-  // 306 MB (issue 25). Not copyable: `ranked` points into `ranking`.
+  // trial or group: those rank by one metric), every completed trial's ranking row
+  // (Journal::LoadRankingRows: its objectives' and constraints' metrics, nothing else)
+  // ranked once (RankParetoRows: `ranked` has numbers, no records), and `rows` read as
+  // Slice reads them, except that in objective order they are the ranking's (its trials
+  // first, then the others by number, as status orders every trial), each read whole:
+  // `limit` lookups. ~0.4 s and under 64 MB for two objectives at 100,000 trials, where
+  // reading every trial took 2.1 s and 306 MB (issue 25).
   struct ParetoSliceRead {
-    ParetoSliceRead() = default;
-    ParetoSliceRead(ParetoSliceRead&&) = default;
-    ParetoSliceRead& operator=(ParetoSliceRead&&) = default;
-    ParetoSliceRead(const ParetoSliceRead&) = delete;
-    ParetoSliceRead& operator=(const ParetoSliceRead&) = delete;
     SliceRead read;
-    std::vector<TrialRecord> ranking;
     std::vector<ParetoTrial> ranked;
   };
   Expected<ParetoSliceRead> ParetoSlice(const TrialQuery& rows, const std::vector<std::string>& ignored);

@@ -279,7 +279,7 @@ std::vector<int> LiveExperiment::UpdateChartedLocked() {
   if (ChartedTrials::StrideFor(records_.size()) > 1) {
     if (pareto_ || constrained_) {
       for (const ParetoTrial& t : RankParetoTrials(records_, pareto_ ? *pareto_ : *constrained_))
-        best_first.push_back(t.trial->number);
+        best_first.push_back(t.number);
     } else {
       for (const TrialRecord* t : RankTrials(records_, meta().metric, ChartedTrials::kBestHeld))
         best_first.push_back(t->number);
@@ -297,7 +297,7 @@ Json LiveExperiment::BestJson() const {
     const std::vector<ParetoTrial> ranked = RankParetoTrials(records_, *constrained_);
     if (ranked.empty() || ranked.front().violation != 0 || std::isnan(ranked.front().values.at(0)))
       return Json();
-    return Json{{"trial", ranked.front().trial->number}, {"value", ranked.front().values.at(0)}};
+    return Json{{"trial", ranked.front().number}, {"value", ranked.front().values.at(0)}};
   }
   std::vector<const TrialRecord*> ranked = RankTrials(records_, meta().metric, 1);
   if (ranked.empty()) return Json();

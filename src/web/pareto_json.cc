@@ -33,7 +33,7 @@ Json HypervolumeHistory(const std::vector<ParetoTrial>& ranked, const Objective&
   for (const ParetoTrial& t : ranked) order.push_back(&t);
   std::sort(order.begin(), order.end(), [](const ParetoTrial* a, const ParetoTrial* b) {
     if (a->trial->end_time != b->trial->end_time) return a->trial->end_time < b->trial->end_time;
-    return a->trial->number < b->trial->number;
+    return a->number < b->number;
   });
   const std::vector<double> reference_loss = objective.Losses(reference);
   std::vector<LossPoint> front;
@@ -48,7 +48,7 @@ Json HypervolumeHistory(const std::vector<ParetoTrial>& ranked, const Objective&
         value = Hypervolume(front, reference_loss);
       }
     }
-    history.push_back(Json{{"trial", t->trial->number},
+    history.push_back(Json{{"trial", t->number},
                            {"completed", history.size() + 1},
                            {"value", value}});
   }
@@ -75,10 +75,10 @@ Json ParetoJson(const std::vector<TrialRecord>& trials, const Objective& objecti
   for (const ParetoTrial& t : ranked) {
     front += t.rank == 0 && t.violation == 0;
     infeasible += t.violation != 0;
-    if (keep && !keep(t.trial->number)) continue;
+    if (keep && !keep(t.number)) continue;
     Json values = Json::array();
     for (double v : t.values) values.push_back(FiniteOrNull(v));
-    out["trials"].push_back(Json{{"trial", t.trial->number},
+    out["trials"].push_back(Json{{"trial", t.number},
                                  {"values", std::move(values)},
                                  {"rank", t.rank},
                                  {"front", t.rank == 0 && t.violation == 0},
