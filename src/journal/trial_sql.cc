@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "journal/records.h"
+#include "journal/schema.h"
 
 namespace gpusweep::journal {
 namespace {
@@ -33,14 +35,25 @@ std::optional<double> JsonNumber(std::string_view text) {
   return value;
 }
 
+// Whether the journal has the read tallies (schema.h: made when a run opens it).
+Expected<bool> HasReadTallies(sqlite::Database& db) {
+  GS_ASSIGN_OR_RETURN(auto row, db.Prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND "
+                                           "name = 'param_groups'",
+                                           "look for the read tallies"));
+  return row.Step();
+}
+
 }  // namespace
 
 Expected<TrialCounts> SqlCountTrials(sqlite::Database& db, int version) {
   // Per state over the index trials_by_state, and two EXISTS that the partial indexes
   // answer at once: one aggregate row of ten sums over every trial took 78 ms at
   // 100,000 trials, this 20 (issue 25).
-  GS_ASSIGN_OR_RETURN(auto rows, db.Prepare("SELECT state, count(*), count(objective) FROM trials "
-                                            "GROUP BY state",
+  // The read tallies when the journal has them (schema.h), else over the index.
+  GS_ASSIGN_OR_RETURN(const bool tallied, HasReadTallies(db));
+  GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(tallied ? "SELECT state, trials, with_objective FROM trial_tally"
+                                                    : "SELECT state, count(*), count(objective) FROM trials "
+                                                      "GROUP BY state",
                                             "count trials"));
   TrialCounts c;
   while (true) {
@@ -149,17 +162,17 @@ struct ParamGroups {
 
 // The grouping key of a trial's params: the params text, or with `ignored` JSON paths
 // bound as ?1, ?2, ... the text without those names.
-std::string GroupKeySql(std::size_t ignored) {
+std::string StrippedKeySql(std::size_t ignored) {
   if (ignored == 0) return "params";
   std::vector<std::string> slots;
   for (std::size_t i = 0; i < ignored; ++i) slots.push_back(fmt::format("?{}", i + 1));
   return fmt::format("json_remove(params, {})", fmt::join(slots, ", "));
 }
 
-// The grouping key of trial `number`'s params (GroupKeySql with `paths`).
+// The grouping key of trial `number`'s params (StrippedKeySql with `paths`).
 Expected<std::string> GroupKey(sqlite::Database& db, const std::vector<std::string>& paths, int number) {
   GS_ASSIGN_OR_RETURN(auto row, db.Prepare(fmt::format("SELECT {} FROM trials WHERE number = ?{}",
-                                                       GroupKeySql(paths.size()), paths.size() + 1),
+                                                       StrippedKeySql(paths.size()), paths.size() + 1),
                                            "read a group's params"));
   for (std::size_t i = 0; i < paths.size(); ++i) row.Bind(static_cast<int>(i) + 1, paths[i]);
   row.Bind(static_cast<int>(paths.size()) + 1, std::int64_t{number});
@@ -182,7 +195,7 @@ Expected<std::optional<ParamGroups>> GroupByParams(sqlite::Database& db,
   assert(paths.empty() || held.empty());
   const std::string sql = fmt::format(
       "SELECT {0} AS key, {1}, objective, number FROM trials ORDER BY key, number",
-      GroupKeySql(paths.size()), kSqlRanked);
+      StrippedKeySql(paths.size()), kSqlRanked);
   GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(sql, "group trials by params"));
   for (std::size_t i = 0; i < paths.size(); ++i) rows.Bind(static_cast<int>(i) + 1, paths[i]);
   ParamGroups out;
@@ -211,10 +224,131 @@ Expected<std::optional<ParamGroups>> GroupByParams(sqlite::Database& db,
   return std::optional<ParamGroups>(std::move(out));
 }
 
+// A param_groups row (schema.h), as the ranking compares groups.
+struct TalliedGroup {
+  std::string key;
+  int trials = 0, first = 0, completed = 0;
+  double total = 0;
+  double mean() const { return total / completed; }
+};
+
+Expected<std::vector<TalliedGroup>> TalliedGroups(sqlite::Database& db, const std::string& where,
+                                                  const std::string& order, std::int64_t limit,
+                                                  std::optional<double> mean = std::nullopt) {
+  GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(fmt::format("SELECT key, trials, first, completed, total FROM "
+                                                        "param_groups WHERE {} ORDER BY {} LIMIT ?2",
+                                                        where, order),
+                                            "rank the params groups"));
+  if (mean) rows.Bind(1, *mean);
+  rows.Bind(2, limit);
+  std::vector<TalliedGroup> groups;
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) return groups;
+    // A NULL total is a NaN sum (+inf and -inf objectives in one group).
+    groups.push_back({rows.Text(0), rows.Int(1), rows.Int(2), rows.Int(3),
+                      rows.OptionalDouble(4).value_or(std::numeric_limits<double>::quiet_NaN())});
+  }
+}
+
+// The best `limit` groups of `tier` (an SQL condition on param_groups' completed, > 0)
+// by mean, ties to the lower first trial, a missing (NaN: +inf and -inf summed) mean
+// last: the first `limit` by mean through the index param_groups_by_mean, then every
+// group at the last one's mean (the ties the index orders no further), then NaN ones,
+// sorted here by `ranks_before`. A few rows read, of 100,000 groups.
+template <class Compare>
+Expected<std::vector<TalliedGroup>> BestOfTier(sqlite::Database& db, const std::string& tier, Mode mode,
+                                               std::int64_t limit, const Compare& ranks_before) {
+  const std::string mean = "total / completed";
+  GS_ASSIGN_OR_RETURN(std::vector<TalliedGroup> best,
+                      TalliedGroups(db, fmt::format("{} AND {} IS NOT NULL", tier, mean),
+                                    fmt::format("{} {}", mean, mode == Mode::kMax ? "DESC" : "ASC"), limit));
+  if (static_cast<std::int64_t>(best.size()) == limit) {
+    GS_ASSIGN_OR_RETURN(std::vector<TalliedGroup> ties,
+                        TalliedGroups(db, fmt::format("{} AND {} = ?1", tier, mean), "first", -1,
+                                      best.back().mean()));
+    for (TalliedGroup& g : ties)
+      if (std::none_of(best.begin(), best.end(), [&](const TalliedGroup& b) { return b.key == g.key; }))
+        best.push_back(std::move(g));
+  } else {
+    GS_ASSIGN_OR_RETURN(std::vector<TalliedGroup> missing,
+                        TalliedGroups(db, fmt::format("{} AND {} IS NULL", tier, mean), "first",
+                                      limit - static_cast<std::int64_t>(best.size())));
+    std::move(missing.begin(), missing.end(), std::back_inserter(best));
+  }
+  std::sort(best.begin(), best.end(), ranks_before);
+  if (static_cast<std::int64_t>(best.size()) > limit) best.resize(static_cast<std::size_t>(limit));
+  return best;
+}
+
+// SqlRankTrialGroups for the default grouping (only "seed" ignored) from the read
+// tallies; nullopt without them, or for every group (limit 0: the scan lists them).
+Expected<std::optional<TrialGroupRanking>> RankTalliedGroups(sqlite::Database& db, Mode mode, int limit) {
+  GS_ASSIGN_OR_RETURN(const bool tallied, HasReadTallies(db));
+  if (!tallied || limit <= 0) return std::optional<TrialGroupRanking>();
+  // max() in a subquery of its own: one index lookup, where beside count(*) it was a scan.
+  GS_ASSIGN_OR_RETURN(auto summary, db.Prepare("SELECT count(*), EXISTS (SELECT 1 FROM param_groups WHERE "
+                                               "trials > 1), (SELECT ifnull(max(completed), 0) FROM "
+                                               "param_groups) FROM param_groups",
+                                               "count the params groups"));
+  GS_ASSIGN_OR_RETURN(const bool has_summary, summary.Step());
+  assert(has_summary);
+  TrialGroupRanking ranking;
+  ranking.groups = has_summary ? summary.Int(0) : 0;
+  ranking.repeats = has_summary && summary.Int(1) != 0;
+  const int most = has_summary ? summary.Int(2) : 0;
+  // The order of the grouping scan (SqlRankTrialGroups below).
+  auto ranks_before = [&](const TalliedGroup& a, const TalliedGroup& b) {
+    if ((a.completed > 0) != (b.completed > 0)) return a.completed > 0;
+    if (a.completed > 0) {
+      if ((a.completed == most) != (b.completed == most)) return a.completed == most;
+      if (RanksBefore(mode, a.mean(), b.mean())) return true;
+      if (RanksBefore(mode, b.mean(), a.mean())) return false;
+    }
+    return a.first < b.first;
+  };
+  std::vector<TalliedGroup> top;
+  const std::vector<std::string> tiers{fmt::format("completed = {}", most),
+                                       fmt::format("completed > 0 AND completed < {}", most)};
+  for (const std::string& tier : tiers) {
+    if (most == 0 || static_cast<int>(top.size()) >= limit) break;
+    GS_ASSIGN_OR_RETURN(std::vector<TalliedGroup> some,
+                        BestOfTier(db, tier, mode, limit - static_cast<std::int64_t>(top.size()), ranks_before));
+    std::move(some.begin(), some.end(), std::back_inserter(top));
+  }
+  if (static_cast<int>(top.size()) < limit) {
+    GS_ASSIGN_OR_RETURN(std::vector<TalliedGroup> unranked,
+                        TalliedGroups(db, "completed = 0", "first", limit - static_cast<std::int64_t>(top.size())));
+    std::move(unranked.begin(), unranked.end(), std::back_inserter(top));
+  }
+  const std::string members_sql =
+      fmt::format("SELECT number FROM trials WHERE {} = ?1 ORDER BY number", GroupKeySql("params"));
+  for (TalliedGroup& g : top) {
+    TrialGroupRow row;
+    GS_ASSIGN_OR_RETURN(auto members, db.PrepareCached(members_sql, "read a params group's trials"));
+    members.Bind(1, g.key);
+    while (true) {
+      GS_ASSIGN_OR_RETURN(const bool has_row, members.Step());
+      if (!has_row) break;
+      row.numbers.push_back(members.Int(0));
+    }
+    assert(static_cast<int>(row.numbers.size()) == g.trials);
+    row.key = std::move(g.key);
+    row.completed = g.completed;
+    if (g.completed > 0) row.mean = g.mean();
+    ranking.top.push_back(std::move(row));
+  }
+  return std::optional<TrialGroupRanking>(std::move(ranking));
+}
+
 }  // namespace
 
 Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(
     sqlite::Database& db, const std::vector<std::string>& ignored, Mode mode, int limit) {
+  if (ignored == std::vector<std::string>{"seed"}) {  // the default grouping, tallied
+    GS_ASSIGN_OR_RETURN(std::optional<TrialGroupRanking> tallied, RankTalliedGroups(db, mode, limit));
+    if (tallied) return tallied;
+  }
   // The ignored names as JSON paths ('$."seed"') and as compact JSON keys ("seed":).
   std::vector<std::string> paths, held;
   for (const std::string& name : ignored) {
