@@ -86,7 +86,8 @@ CREATE INDEX trials_by_change ON trials (changed);
 )sql";
 
 // What the read commands' queries walk instead of every row (issue 25; trial_sql.cc):
-// counts per state and the best objective, the params groups (covering, rows of a
+// counts per state and the best objective, every objective in order (a listing by
+// objective past the trials without one), the params groups (covering, rows of a
 // group by number), and the rare repeats and cluster jobs. Not part of the data: made
 // when a run opens the journal, whatever its version, so older journals get them at
 // their next run; a reader of a journal without them gets the same answers, slower.
@@ -94,6 +95,7 @@ constexpr std::string_view kReadIndexes = R"sql(
 CREATE INDEX IF NOT EXISTS trials_by_state ON trials (state, objective);
 CREATE INDEX IF NOT EXISTS trials_by_params ON trials (params, number, state, objective);
 CREATE INDEX IF NOT EXISTS trials_repeated ON trials (number) WHERE repeat > 0;
+CREATE INDEX IF NOT EXISTS trials_by_objective ON trials (objective, number) WHERE objective IS NOT NULL;
 )sql";
 constexpr std::string_view kJobIndex = R"sql(
 CREATE INDEX IF NOT EXISTS trials_with_job ON trials (number) WHERE job_id <> '';

@@ -119,30 +119,61 @@ Expected<std::optional<EarlyStoppingSavings>> SqlSumPrunedProgress(
   return std::optional<EarlyStoppingSavings>(savings);
 }
 
+namespace {
+
+// One statement of SqlForEachTrial: `where` (ANDed), `order`, at most `limit` rows (-1:
+// all); how many rows it visited.
+Expected<std::int64_t> VisitTrials(sqlite::Database& db, std::string_view trial_columns,
+                                   const std::vector<std::string>& where, const std::string& order,
+                                   std::optional<TrialState> state, std::int64_t limit,
+                                   const Journal::TrialVisitor& visit) {
+  const std::string sql = fmt::format(
+      "SELECT {} FROM trials {}{} ORDER BY {} LIMIT ?2", trial_columns,
+      where.empty() ? "" : "WHERE ", fmt::join(where, " AND "), order);
+  GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(sql, "query trials"));
+  if (state) rows.Bind(1, ToString(*state));
+  rows.Bind(2, limit);
+  std::int64_t visited = 0;
+  while (true) {
+    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
+    if (!has_row) return visited;
+    GS_ASSIGN_OR_RETURN(const TrialRecord trial, ReadTrial(db, rows));
+    GS_TRY(visit(trial));
+    ++visited;
+  }
+}
+
+}  // namespace
+
 Status SqlForEachTrial(sqlite::Database& db, std::string_view trial_columns,
                        const TrialQuery& query, const Journal::TrialVisitor& visit) {
   std::vector<std::string> where;
   if (query.state) where.push_back("state = ?1");
   if (query.ranked_only) where.emplace_back(kSqlRanked);
-  std::string order = "number";
-  if (query.order == TrialQuery::Order::kNumberDescending) order = "number DESC";
-  // Missing values last, ties by number. Ranked rows have no missing value: without the
-  // IS NULL term the index trials_by_state gives the best at once instead of a scan.
-  if (query.order == TrialQuery::Order::kObjective)
-    order = fmt::format("{}objective {}, number", query.ranked_only ? "" : "objective IS NULL, ",
-                        query.mode == Mode::kMax ? "DESC" : "ASC");
-  const std::string sql = fmt::format(
-      "SELECT {} FROM trials {}{} ORDER BY {} LIMIT ?2", trial_columns,
-      where.empty() ? "" : "WHERE ", fmt::join(where, " AND "), order);
-  GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(sql, "query trials"));
-  if (query.state) rows.Bind(1, ToString(*query.state));
-  rows.Bind(2, query.limit > 0 ? std::int64_t{query.limit} : std::int64_t{-1});
-  while (true) {
-    GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
-    if (!has_row) return {};
-    GS_ASSIGN_OR_RETURN(const TrialRecord trial, ReadTrial(db, rows));
-    GS_TRY(visit(trial));
+  const std::int64_t limit = query.limit > 0 ? std::int64_t{query.limit} : -1;
+  if (query.order != TrialQuery::Order::kObjective) {
+    const std::string order = query.order == TrialQuery::Order::kNumberDescending ? "number DESC" : "number";
+    return VisitTrials(db, trial_columns, where, order, query.state, limit, visit).map([](std::int64_t) {});
   }
+  // Missing values last, ties by number. Ranked rows have no missing value, and with a
+  // limit the rows with a value come first and those without after, each through an
+  // index (trials_by_state, trials_by_objective), where one ORDER BY with an IS NULL
+  // term sorted every row: `status --top 10` at 100,000 trials, 16 ms of 36 (issue 25).
+  const std::string by_objective =
+      fmt::format("objective {}, number", query.mode == Mode::kMax ? "DESC" : "ASC");
+  if (query.ranked_only)
+    return VisitTrials(db, trial_columns, where, by_objective, query.state, limit, visit).map([](std::int64_t) {});
+  if (limit < 0) {
+    return VisitTrials(db, trial_columns, where, "objective IS NULL, " + by_objective, query.state, limit, visit)
+        .map([](std::int64_t) {});
+  }
+  std::vector<std::string> with_value = where, without = where;
+  with_value.emplace_back("objective IS NOT NULL");
+  without.emplace_back("objective IS NULL");
+  GS_ASSIGN_OR_RETURN(const std::int64_t first,
+                      VisitTrials(db, trial_columns, with_value, by_objective, query.state, limit, visit));
+  if (first >= limit) return {};
+  return VisitTrials(db, trial_columns, without, "number", query.state, limit - first, visit).map([](std::int64_t) {});
 }
 
 namespace {
