@@ -108,6 +108,10 @@ struct RankingRows {
   }
 };
 
+// The rows of `trials`' completed ones (in the order given): what Journal::LoadRankingRows
+// returns, read from whole records.
+RankingRows RankingRowsOf(const std::vector<TrialRecord>& trials, const std::vector<std::string>& metrics);
+
 // Directory name of a trial inside <experiment>/trials/: zero-padded number, "0007".
 std::string TrialDirName(int number);
 

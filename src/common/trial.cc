@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -66,6 +67,23 @@ TrialRecord RankingRecord(const TrialRecord& t, const std::vector<std::string>& 
       if (auto it = t.last_metrics.find(name); it != t.last_metrics.end() && it->is_number())
         r.last_metrics[name] = *it;
   return r;
+}
+
+RankingRows RankingRowsOf(const std::vector<TrialRecord>& trials, const std::vector<std::string>& metrics) {
+  RankingRows rows;
+  rows.metrics = metrics;
+  for (const TrialRecord& t : trials) {
+    if (t.state != TrialState::kCompleted) continue;
+    rows.numbers.push_back(t.number);
+    rows.objectives.push_back(t.objective);
+    for (const std::string& name : metrics) {
+      const auto it = t.last_metrics.is_object() ? t.last_metrics.find(name) : t.last_metrics.end();
+      rows.values.push_back(it != t.last_metrics.end() && it->is_number()
+                                ? it->get<double>()
+                                : std::numeric_limits<double>::quiet_NaN());
+    }
+  }
+  return rows;
 }
 
 TrialRecord FinishedRecord(const TrialRecord& t, const std::vector<std::string>& metrics) {

@@ -34,7 +34,10 @@ Status PrepareForWriting(sqlite::Database& db);
 //   "seed" (report/groups.h's default grouping; the key is GroupKeySql's text), how
 //   many trials, the lowest number, how many completed with an objective and the sum of
 //   those objectives (summed in number order, as the grouping scan sums; NULL when it
-//   is NaN: +inf and -inf objectives in one group).
+//   is NaN: +inf and -inf objectives in one group). SQLite's total() sums naively up
+//   to 3.42, as the scan does (Debian 12 has 3.40); from 3.43 it compensates, so two
+//   groups whose means differ in the last bit could then order differently here and in
+//   the scan (`--ignore` other names, a journal without tallies).
 // `status`, `best` and the run's summary read them instead of every trial (issue 25:
 // at 100,000 trials the count and the grouping were 15 and 60 of `best`'s 60 ms past
 // start-up). The triggers need recursive_triggers off, SQLite's default: an INSERT OR

@@ -3,7 +3,6 @@
 // the SQLite journal's queries are tested against.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 
 #include "gpusweep/journal.h"
@@ -88,20 +87,7 @@ Expected<std::vector<int>> Journal::TrialNumbers(TrialState state) {
 
 Expected<RankingRows> Journal::LoadRankingRows(const std::vector<std::string>& metrics) {
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, LoadTrials());
-  RankingRows rows;
-  rows.metrics = metrics;
-  for (const TrialRecord& t : trials) {
-    if (t.state != TrialState::kCompleted) continue;
-    rows.numbers.push_back(t.number);
-    rows.objectives.push_back(t.objective);
-    for (const std::string& name : metrics) {
-      const auto it = t.last_metrics.is_object() ? t.last_metrics.find(name) : t.last_metrics.end();
-      rows.values.push_back(it != t.last_metrics.end() && it->is_number()
-                                ? it->get<double>()
-                                : std::numeric_limits<double>::quiet_NaN());
-    }
-  }
-  return rows;
+  return RankingRowsOf(trials, metrics);
 }
 
 Status Journal::ForEachResult(const ResultVisitor& visit) {

@@ -48,23 +48,6 @@ TEST(ParetoViewsTest, RanksByFeasibleFrontThenCrowdingThenViolation) {
   EXPECT_EQ(ranked[3].violation, 2);
 }
 
-// What Journal::LoadRankingRows holds of `trials`: the completed ones, the numbers of
-// `metrics` (NaN for anything else).
-RankingRows RowsOf(const std::vector<TrialRecord>& trials, const std::vector<std::string>& metrics) {
-  RankingRows rows;
-  rows.metrics = metrics;
-  for (const TrialRecord& t : trials) {
-    if (t.state != TrialState::kCompleted) continue;
-    rows.numbers.push_back(t.number);
-    rows.objectives.push_back(t.objective);
-    for (const std::string& name : metrics)
-      rows.values.push_back(t.last_metrics.contains(name) && t.last_metrics[name].is_number()
-                                ? t.last_metrics[name].get<double>()
-                                : std::numeric_limits<double>::quiet_NaN());
-  }
-  return rows;
-}
-
 void ExpectSameRanking(const std::vector<ParetoTrial>& rows, const std::vector<ParetoTrial>& records) {
   ASSERT_EQ(rows.size(), records.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -94,13 +77,13 @@ TEST(ParetoViewsTest, RankingRowsRanksAsWholeRecordsDo) {
     trials.push_back(ParetoTrialRecord(k, k % 13 == 5 ? TrialState::kFailed : TrialState::kCompleted, metrics));
     if (k % 19 == 4) trials.back().last_metrics["acc"] = true;  // not a number: missing
   }
-  ExpectSameRanking(RankParetoRows(RowsOf(trials, kAccAndSize.MetricNames()), kAccAndSize),
+  ExpectSameRanking(RankParetoRows(RankingRowsOf(trials, kAccAndSize.MetricNames()), kAccAndSize),
                     RankParetoTrials(trials, kAccAndSize));
   // One constrained objective: the recorded objective is its value, as for records.
   const Objective acc_under_10ms({"acc", Mode::kMax}, {{"ms", std::nullopt, 10.0}});
   for (TrialRecord& t : trials)
     if (t.objective) *t.objective += 0.5;  // differs from last_metrics' acc
-  const std::vector<ParetoTrial> single = RankParetoRows(RowsOf(trials, acc_under_10ms.MetricNames()), acc_under_10ms);
+  const std::vector<ParetoTrial> single = RankParetoRows(RankingRowsOf(trials, acc_under_10ms.MetricNames()), acc_under_10ms);
   ExpectSameRanking(single, RankParetoTrials(trials, acc_under_10ms));
   ASSERT_FALSE(single.empty());
   EXPECT_GE(single.front().values[0], 1.0);
