@@ -192,6 +192,17 @@ search_space:
   }
   auto groups = RunGpusweep({"status", "--group"}, dir_.path());
   EXPECT_NE(groups.out.find("5.5 ± 2.12132 (n=2)"), std::string::npos) << groups.out;
+  // --ignore takes one word (names joined by commas): the directory after it stays the
+  // directory, where it used to be swallowed as another name.
+  for (const char* command : {"status", "best"}) {
+    auto ignored_then_dir = RunGpusweep({command, "--ignore", "seed,epochs", exp().string()}, dir_.path());
+    EXPECT_EQ(ignored_then_dir.exit_code, 0) << ignored_then_dir.out;
+  }
+  // --json is the Pareto front's: refused for one metric, never a text report instead.
+  auto json = RunGpusweep({"best", "--json"}, dir_.path());
+  EXPECT_EQ(json.exit_code, 2) << json.out;
+  EXPECT_NE(json.out.find("--json lists a Pareto front: this experiment has one metric"), std::string::npos)
+      << json.out;
   auto best = RunGpusweep({"best"}, dir_.path());
   EXPECT_NE(best.out.find("acc = 5.5 ± 2.12132 (n=2) (max)"), std::string::npos) << best.out;
   auto steps = RunGpusweep({"export", "--steps"}, dir_.path());

@@ -123,9 +123,12 @@ int main(int argc, char** argv) {
   status->add_flag("--group", status_args.group,
                    "one row per group of trials with the same params (repeats, seeds): "
                    "mean ± std, ranked");
+  // One word per --ignore (comma-separated names), so that the directory after it is
+  // not taken for another name.
   status->add_option("--ignore", status_args.ignore,
                      "params that do not tell groups apart, e.g. seed,init (default: seed)")
       ->delimiter(',')
+      ->allow_extra_args(false)
       ->capture_default_str();
   BestCommandArgs best_args;
   auto* best = app.add_subcommand(
@@ -146,6 +149,7 @@ int main(int argc, char** argv) {
   best->add_option("--ignore", best_args.ignore,
                    "params that do not tell groups apart, e.g. seed,init (default: seed)")
       ->delimiter(',')
+      ->allow_extra_args(false)
       ->capture_default_str();
 
   std::string format = "csv";

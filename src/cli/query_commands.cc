@@ -487,6 +487,17 @@ Expected<std::optional<int>> BestOfRankingRows(OpenedForReading& opened, const O
 Expected<int> BestCommand(const BestCommandArgs& args) {
   GS_ASSIGN_OR_RETURN(OpenedForReading opened, OpenForReading(args.dir));
   if (args.replay) return BestReplay(opened);
+  // Several objectives or constraints: the Pareto front (report/pareto_views.h). Not for
+  // NAS: its result is the retrain (or latest confirm), constraints or not.
+  const Objective objective = opened.view.objective();
+  const bool front = (objective.multi() || objective.constrained()) && !opened.context.nas;
+  if (args.json && !front)  // before any path: --json is never a text report
+    return Fail(ErrorCode::kInvalidArgument,
+                opened.context.nas
+                    ? "--json lists a Pareto front: a NAS experiment's result is one trial (its "
+                      "retrain); use export --format json for it and the search's state"
+                    : "--json lists a Pareto front: this experiment has one metric and no "
+                      "constraints; use export --format json for every trial");
   if (opened.view.Sliceable()) {  // the counts, the best trial and group: not every trial
     GS_ASSIGN_OR_RETURN(ExperimentView::SliceRead read, opened.view.Slice(std::nullopt, args.ignore));
     GS_TRY(CheckIgnoredNames(args.ignore, StatusSampleTrials(read.slice)));
@@ -499,23 +510,12 @@ Expected<int> BestCommand(const BestCommandArgs& args) {
     GS_TRY(Emit(stdout, *best));
     return 0;
   }
-  // Several objectives or constraints: the Pareto front (report/pareto_views.h). Not for
-  // NAS: its result is the retrain (or latest confirm), constraints or not.
-  const Objective objective = opened.view.objective();
-  const bool front = (objective.multi() || objective.constrained()) && !opened.context.nas;
   if (front && !opened.context.cv.enabled()) {
     GS_ASSIGN_OR_RETURN(std::optional<int> code, BestOfRankingRows(opened, objective, args));
     if (code) return *code;
   }
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, opened.view.Trials());
   GS_TRY(CheckIgnoredNames(args.ignore, trials));
-  if (args.json && !front)
-    return Fail(ErrorCode::kInvalidArgument,
-                opened.context.nas
-                    ? "--json lists a Pareto front: a NAS experiment's result is one trial (its "
-                      "retrain); use export --format json for it and the search's state"
-                    : "--json lists a Pareto front: this experiment has one metric and no "
-                      "constraints; use export --format json for every trial");
   if (front) {
     // Under cv the front is of configurations, each valued by its folds' means.
     const CvConfig& cv = opened.context.cv;
