@@ -145,7 +145,7 @@ Status CheckShapeForSampler(const Mapping& spec, const ParamSpec& param, Sampler
         "this sampler's model of a choice has no place for weights (they would shape only "
         "its first random trials)",
         "remove the weights (the sampler learns which values do well), or use sampler type: "
-        "random, sobol or evolution, which draw by them");
+        "random or sobol, which draw by them (or evolution, with one objective)");
   if (sampler != SamplerKind::kGrid) return {};
   if (IsNormalKind(param.kind))
     return KindKey(spec).Invalid(

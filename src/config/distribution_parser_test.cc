@@ -104,7 +104,7 @@ TEST(DistributionParserTest, SamplersRefuseWhatTheyCannotHonourAtItsLine) {
   EXPECT_THAT(ErrorUnder("{type: tpe, trials: 5}", "  x: {values: [a, b], weights: [0.5, 0.5]}\n"),
               AllOf(StartsWith("exp.yaml:6:32: search_space.x.weights: this sampler's model of "
                                "a choice has no place for weights"),
-                    HasSubstr("use sampler type: random, sobol or evolution")));
+                    HasSubstr("use sampler type: random or sobol, which draw by them (or evolution, with one objective)")));
   EXPECT_EQ(ErrorUnder("{type: evolution, trials: 5}", "  x: {values: [a, b], weights: [0.5, 0.5]}\n"),
             "<parsed without error>");
   EXPECT_EQ(ErrorUnder("{type: cmaes, trials: 5}", "  x: {type: normal, mu: 0, sigma: 1}\n"),

@@ -66,7 +66,7 @@ Status RefuseWeights(const SearchSpace& space, std::string_view sampler) {
       return Fail(ErrorCode::kInvalidConfig,
                   fmt::format("sampler: {} cannot honour the weights of the choice '{}' (its "
                               "model of a choice ignores a prior); remove weights, or use "
-                              "sampler type: random, sobol or evolution",
+                              "sampler type: random or sobol (or evolution, with one objective)",
                               sampler, p.name));
   return {};
 }
