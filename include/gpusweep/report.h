@@ -165,8 +165,8 @@ std::string FormatStatus(const std::vector<TrialRecord>& trials, const ReportCon
 // How `best` and `status --group` treat trials that ran the same params (grid
 // repeats, or a seed parameter). Trials whose params are equal apart from the
 // `ignored` top-level names (the repeat index is never a param) form one group.
-// Ranking (docs/config.md, "Repeats and seeds"): groups that completed as many runs as
-// the most complete group first, then by the mean objective.
+// Ranking (docs/config.md, "Repeats and seeds"): groups none of whose runs failed, was
+// pruned or lacks the objective first (SpoilsItsGroup), then by the mean objective.
 struct GroupingOptions {
   std::vector<std::string> ignored{"seed"};
   bool single = false;  // `best --single`: the best single trial, no grouping

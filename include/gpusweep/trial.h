@@ -108,6 +108,12 @@ struct RankingRows {
   }
 };
 
+// Whether `t` ended without a value for its group's mean (report/groups.h): failed,
+// pruned, or completed without reporting the objective. Such a group's mean is of its
+// survivors only, so it ranks after groups with none (a running, paused or interrupted
+// trial has not ended).
+bool SpoilsItsGroup(const TrialRecord& t);
+
 // The rows of `trials`' completed ones (in the order given): what Journal::LoadRankingRows
 // returns, read from whole records.
 RankingRows RankingRowsOf(const std::vector<TrialRecord>& trials, const std::vector<std::string>& metrics);

@@ -69,6 +69,11 @@ TrialRecord RankingRecord(const TrialRecord& t, const std::vector<std::string>& 
   return r;
 }
 
+bool SpoilsItsGroup(const TrialRecord& t) {
+  return t.state == TrialState::kFailed || t.state == TrialState::kPruned ||
+         (t.state == TrialState::kCompleted && (!t.objective || std::isnan(*t.objective)));
+}
+
 RankingRows RankingRowsOf(const std::vector<TrialRecord>& trials, const std::vector<std::string>& metrics) {
   RankingRows rows;
   rows.metrics = metrics;

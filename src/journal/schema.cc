@@ -123,20 +123,21 @@ std::string ReadTalliesSql() {
   auto rebuild = [&](const std::string& k, const std::string& except, const std::string& guard) {
     return fmt::format(
         "DELETE FROM param_groups WHERE key = {0} AND {3};\n"
-        "INSERT INTO param_groups SELECT {0}, count(*), min(number), "
+        "INSERT INTO param_groups SELECT {0}, count(*), min(number), sum({4}), "
         "sum(state = 'completed' AND objective IS NOT NULL), "
         "total(CASE WHEN state = 'completed' THEN objective END) FROM trials "
         "WHERE {1} = {0} AND number IS NOT {2} AND {3} HAVING count(*) > 0;\n",
-        k, key, except, guard);
+        k, key, except, guard, SpoilsGroupSql(""));
   };
-  // NEW, not ranked, joins its group: one more trial, perhaps a lower first one.
+  // NEW, not ranked, joins its group: one more trial, perhaps a lower first one,
+  // perhaps one more that spoils it.
   auto join = [&](const std::string& guard) {
     return fmt::format(
-        "INSERT INTO param_groups SELECT {0}, 0, NEW.number, 0, 0.0 WHERE {1} AND NOT EXISTS "
+        "INSERT INTO param_groups SELECT {0}, 0, NEW.number, 0, 0, 0.0 WHERE {1} AND NOT EXISTS "
         "(SELECT 1 FROM param_groups WHERE key = {0});\n"
-        "UPDATE param_groups SET trials = trials + 1, first = min(first, NEW.number) "
-        "WHERE key = {0} AND {1};\n",
-        new_key, guard);
+        "UPDATE param_groups SET trials = trials + 1, first = min(first, NEW.number), "
+        "spoiled = spoiled + {2} WHERE key = {0} AND {1};\n",
+        new_key, guard, SpoilsGroupSql("NEW."));
   };
   auto count = [](const std::string& row, int sign, const std::string& guard) {
     return fmt::format(
@@ -158,8 +159,13 @@ std::string ReadTalliesSql() {
       "CREATE TABLE trial_tally (state TEXT PRIMARY KEY, trials INTEGER NOT NULL, "
       "with_objective INTEGER NOT NULL) WITHOUT ROWID;\n"
       "CREATE TABLE param_groups (key TEXT PRIMARY KEY, trials INTEGER NOT NULL, "
-      "first INTEGER NOT NULL, completed INTEGER NOT NULL, total REAL) WITHOUT ROWID;\n"
-      "CREATE INDEX param_groups_by_mean ON param_groups (completed, total / completed, first);\n"
+      "first INTEGER NOT NULL, spoiled INTEGER NOT NULL, completed INTEGER NOT NULL, total REAL) "
+      "WITHOUT ROWID;\n"
+      // The ranking's tiers (report/groups.h), each by mean: unspoiled, spoiled; then
+      // the groups without a completed trial by first.
+      "CREATE INDEX param_groups_by_tier ON param_groups (spoiled > 0, total / completed, first) "
+      "WHERE completed > 0;\n"
+      "CREATE INDEX param_groups_unranked ON param_groups (first) WHERE completed = 0;\n"
       "CREATE INDEX param_groups_repeated ON param_groups (key) WHERE trials > 1;\n"
       // Empty between statements: an INSERT OR REPLACE that changes none of what is
       // tallied, flagged by BEFORE INSERT for its AFTER INSERT.
@@ -182,11 +188,11 @@ std::string ReadTalliesSql() {
       "WHEN {old_key} IS NOT {new_key} BEGIN\n{old_group}END;\n"
       "CREATE TRIGGER trials_tally_deleted AFTER DELETE ON trials BEGIN\n{remove_old}{old_group}END;\n"
       "INSERT INTO trial_tally SELECT state, count(*), count(objective) FROM trials GROUP BY state;\n"
-      "INSERT INTO param_groups SELECT {key}, count(*), min(number), "
+      "INSERT INTO param_groups SELECT {key}, count(*), min(number), sum({spoils}), "
       "sum(state = 'completed' AND objective IS NOT NULL), "
       "total(CASE WHEN state = 'completed' THEN objective END) "
       "FROM trials INDEXED BY trials_by_group_key GROUP BY {key};\n",
-      fmt::arg("key", key), fmt::arg("unchanged", unchanged), fmt::arg("existing", existing),
+      fmt::arg("key", key), fmt::arg("spoils", SpoilsGroupSql("")), fmt::arg("unchanged", unchanged), fmt::arg("existing", existing),
       fmt::arg("old_objective", fmt::format(fmt::runtime(old_row), "objective IS NOT NULL")),
       fmt::arg("old_state", fmt::format(fmt::runtime(old_row), "state")),
       fmt::arg("replaced", rebuild(fmt::format(fmt::runtime(old_row), key), "NEW.number", "1")),
@@ -199,12 +205,27 @@ std::string ReadTalliesSql() {
       fmt::arg("new_key", new_key));
 }
 
+// The read tallies of an earlier layout (param_groups without `spoiled`, from a build
+// of the same day), dropped to be made again: they are derived, never data.
+constexpr std::string_view kDropReadTallies = R"sql(
+DROP TRIGGER IF EXISTS trials_tally_kept;
+DROP TRIGGER IF EXISTS trials_tally_replaced;
+DROP TRIGGER IF EXISTS trials_tally_inserted;
+DROP TRIGGER IF EXISTS trials_tally_updated;
+DROP TRIGGER IF EXISTS trials_tally_moved;
+DROP TRIGGER IF EXISTS trials_tally_deleted;
+DROP TABLE IF EXISTS tally_unchanged;
+DROP TABLE IF EXISTS param_groups;
+DROP TABLE IF EXISTS trial_tally;
+DROP INDEX IF EXISTS trials_by_group_key;
+)sql";
+
 // Made once, when a run opens a journal that lacks them (one transaction: they are
 // there and whole, or not there).
 Status CreateReadTallies(sqlite::Database& db) {
   auto present = [&db]() -> Expected<bool> {
-    GS_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' "
-                                              "AND name = 'param_groups'",
+    GS_ASSIGN_OR_RETURN(auto stmt, db.Prepare("SELECT 1 FROM sqlite_schema WHERE type = 'index' "
+                                              "AND name = 'param_groups_by_tier'",
                                               "look for the read tallies"));
     return stmt.Step();
   };
@@ -213,6 +234,7 @@ Status CreateReadTallies(sqlite::Database& db) {
   GS_ASSIGN_OR_RETURN(auto txn, sqlite::Transaction::Begin(db, "create the read tallies"));
   GS_ASSIGN_OR_RETURN(const bool there_now, present());  // another writer may have made them
   if (there_now) return txn.Commit();
+  GS_TRY(db.Exec(kDropReadTallies, "drop read tallies of an earlier layout"));
   GS_TRY(db.Exec(ReadTalliesSql(), "create the read tallies"));
   return txn.Commit();
 }
@@ -269,6 +291,11 @@ Status EnableWal(sqlite::Database& db) {
 }
 
 }  // namespace
+
+std::string SpoilsGroupSql(std::string_view row) {
+  return fmt::format("({0}state IN ('failed', 'pruned') OR ({0}state = 'completed' AND {0}objective IS NULL))",
+                     row);
+}
 
 std::string GroupKeySql(std::string_view params) {
   return fmt::format("(CASE WHEN instr({0}, '\"seed\":') > 0 THEN json_remove({0}, '$.\"seed\"') ELSE {0} END)",

@@ -32,7 +32,8 @@ Status PrepareForWriting(sqlite::Database& db);
 // - trial_tally: per state, how many trials and how many of them have an objective;
 // - param_groups: per group of trials whose params are equal but for a top-level
 //   "seed" (report/groups.h's default grouping; the key is GroupKeySql's text), how
-//   many trials, the lowest number, how many completed with an objective and the sum of
+//   many trials, the lowest number, how many spoil its mean (SpoilsGroupSql), how
+//   many completed with an objective and the sum of
 //   those objectives (summed in number order, as the grouping scan sums; NULL when it
 //   is NaN: +inf and -inf objectives in one group). SQLite's total() sums naively up
 //   to 3.42, as the scan does (Debian 12 has 3.40); from 3.43 it compensates, so two
@@ -46,6 +47,9 @@ Status PrepareForWriting(sqlite::Database& db);
 // The grouping key SQL of a params text `params` (an SQL expression): the text with a
 // top-level "seed" removed when it holds one, else the text itself.
 std::string GroupKeySql(std::string_view params);
+// SpoilsItsGroup (gpusweep/trial.h) in SQL, of the row whose columns `row` prefixes
+// ("" for the table's, "NEW." or "OLD." in a trigger): 1 or 0.
+std::string SpoilsGroupSql(std::string_view row);
 
 // Read-only connections: the file's schema version (1..kSchemaVersion); Error{kJournal}
 // for any other.

@@ -105,6 +105,7 @@ Expected<TrialGroupRanking> Journal::RankTrialGroups(const std::vector<std::stri
   struct Sum {
     TrialGroupRow row;
     double sum = 0;
+    int spoiled = 0;
   };
   std::vector<Sum> groups;
   std::map<std::string, size_t> index;
@@ -113,27 +114,25 @@ Expected<TrialGroupRanking> Journal::RankTrialGroups(const std::vector<std::stri
     if (key.is_object())
       for (const std::string& name : ignored) key.erase(name);
     auto [it, inserted] = index.try_emplace(journal::DumpJson(key), groups.size());
-    if (inserted) groups.push_back(Sum{TrialGroupRow{it->first, {}, 0, {}}, 0});
+    if (inserted) groups.push_back(Sum{TrialGroupRow{it->first, {}, 0, {}}, 0, 0});
     Sum& group = groups[it->second];
     group.row.numbers.push_back(t.number);
     if (journal_defaults::IsRanked(t)) {
       ++group.row.completed;
       group.sum += *t.objective;
     }
+    group.spoiled += SpoilsItsGroup(t) ? 1 : 0;
   }
   TrialGroupRanking ranking;
   ranking.groups = static_cast<int>(groups.size());
-  int most = 0;
   for (Sum& g : groups) {
     if (g.row.completed > 0) g.row.mean = g.sum / g.row.completed;
-    most = std::max(most, g.row.completed);
     ranking.repeats = ranking.repeats || g.row.numbers.size() > 1;
   }
   std::stable_sort(groups.begin(), groups.end(), [&](const Sum& a, const Sum& b) {
     if (a.row.mean.has_value() != b.row.mean.has_value()) return a.row.mean.has_value();
     if (!a.row.mean) return false;
-    const bool a_full = a.row.completed == most, b_full = b.row.completed == most;
-    if (a_full != b_full) return a_full;
+    if ((a.spoiled == 0) != (b.spoiled == 0)) return a.spoiled == 0;
     return RanksBefore(mode, a.row.mean, b.row.mean);
   });
   for (Sum& g : groups) {

@@ -156,9 +156,12 @@ TEST(TrialQueriesTest, GroupsStripAnIgnoredNameThatOnlySomeTrialsHold) {
   EXPECT_EQ(groups->groups, 3);
   EXPECT_TRUE(groups->repeats);
   ASSERT_EQ(groups->top.size(), 3u);
-  EXPECT_EQ(groups->top[0].numbers, (std::vector<int>{1, 2}));  // the two completed first
-  EXPECT_EQ(groups->top[0].key, R"({"a":2})");
-  EXPECT_DOUBLE_EQ(*groups->top[0].mean, 0.5);
+  // By mean (min): a=3 0.1, then a=1 0.5 and the stripped a=2 group (0.7, 0.3) at 0.5,
+  // the tie to the lower first trial.
+  EXPECT_EQ(groups->top[0].key, R"({"a":3})");
+  EXPECT_EQ(groups->top[2].numbers, (std::vector<int>{1, 2}));
+  EXPECT_EQ(groups->top[2].key, R"({"a":2})");
+  EXPECT_DOUBLE_EQ(*groups->top[2].mean, 0.5);
   // Without the name ignored every trial is its own group, keys as stored.
   auto plain = (*journal)->RankTrialGroups({}, Mode::kMin, 1);
   ASSERT_TRUE(plain);
@@ -174,22 +177,24 @@ void ExpectTalliesWhole(const std::filesystem::path& path) {
   auto rows = [&](const std::string& sql) {
     std::vector<std::string> out;
     auto stmt = db->Prepare("SELECT quote(a) || ' ' || quote(b) || ' ' || quote(c) || ' ' || quote(d) || ' ' || "
-                            "quote(e) FROM (" + sql + ")", "read tallies");
+                            "quote(e) || ' ' || quote(f) FROM (" + sql + ")", "read tallies");
     EXPECT_TRUE(stmt) << sql;
     while (stmt && *stmt->Step()) out.push_back(stmt->Text(0));
     return out;
   };
   const std::string key = journal::GroupKeySql("params");
-  EXPECT_EQ(rows("SELECT key AS a, trials AS b, first AS c, completed AS d, total AS e FROM param_groups "
-                 "ORDER BY key"),
+  EXPECT_EQ(rows("SELECT key AS a, trials AS b, first AS c, completed AS d, total AS e, spoiled AS f "
+                 "FROM param_groups ORDER BY key"),
             rows("SELECT " + key + " AS a, count(*) AS b, min(number) AS c, "
                  "sum(state = 'completed' AND objective IS NOT NULL) AS d, "
-                 "total(CASE WHEN state = 'completed' THEN objective END) AS e FROM trials GROUP BY a ORDER BY a"));
-  EXPECT_EQ(rows("SELECT number AS a, 0 AS b, 0 AS c, 0 AS d, 0 AS e FROM tally_unchanged"),
+                 "total(CASE WHEN state = 'completed' THEN objective END) AS e, "
+                 "sum(state IN ('failed', 'pruned') OR (state = 'completed' AND objective IS NULL)) AS f "
+                 "FROM trials GROUP BY a ORDER BY a"));
+  EXPECT_EQ(rows("SELECT number AS a, 0 AS b, 0 AS c, 0 AS d, 0 AS e, 0 AS f FROM tally_unchanged"),
             std::vector<std::string>{});  // only ever flagged within one INSERT
-  EXPECT_EQ(rows("SELECT state AS a, trials AS b, with_objective AS c, 0 AS d, 0 AS e FROM trial_tally "
+  EXPECT_EQ(rows("SELECT state AS a, trials AS b, with_objective AS c, 0 AS d, 0 AS e, 0 AS f FROM trial_tally "
                  "WHERE trials > 0 ORDER BY state"),
-            rows("SELECT state AS a, count(*) AS b, count(objective) AS c, 0 AS d, 0 AS e FROM trials "
+            rows("SELECT state AS a, count(*) AS b, count(objective) AS c, 0 AS d, 0 AS e, 0 AS f FROM trials "
                  "GROUP BY state ORDER BY state"));
 }
 
@@ -260,11 +265,11 @@ TEST(TrialQueriesTest, ReadTalliesFollowEveryTrialWriteAndOlderJournalsGetThem) 
   ASSERT_TRUE(groups);
   EXPECT_TRUE(groups->repeats);
   ASSERT_EQ(groups->top.size(), 1u);
-  // The most completed first (report/groups.h), though its mean is NaN (+inf - inf).
-  // a=0: 4 (failed), 6, 8; a=1: 1, 2; a=2: 10; a=3: 3, 7, 11; a=9: 5 (pruned).
-  EXPECT_EQ(groups->top[0].key, R"({"a":3})");
-  EXPECT_EQ(groups->top[0].numbers, (std::vector<int>{3, 7, 11}));
-  EXPECT_EQ(groups->top[0].completed, 3);
+  // a=0: 4 (failed), 6, 8; a=1: 1, 2; a=2: 10; a=3: 3, 7, 11 (+inf, -inf: a NaN mean,
+  // last of its tier); a=9: 5 (pruned). Unspoiled by mean (report/groups.h): a=2 0.25.
+  EXPECT_EQ(groups->top[0].key, R"({"a":2})");
+  EXPECT_EQ(groups->top[0].numbers, (std::vector<int>{10}));
+  EXPECT_EQ(groups->top[0].completed, 1);
   auto raw = sqlite::Database::Open(path, sqlite::OpenMode::kReadOnly);
   ASSERT_TRUE(raw);
   auto tallied = raw->Prepare("SELECT count(*) FROM param_groups", "count groups");

@@ -37,8 +37,8 @@ std::optional<double> JsonNumber(std::string_view text) {
 
 // Whether the journal has the read tallies (schema.h: made when a run opens it).
 Expected<bool> HasReadTallies(sqlite::Database& db) {
-  GS_ASSIGN_OR_RETURN(auto row, db.Prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND "
-                                           "name = 'param_groups'",
+  GS_ASSIGN_OR_RETURN(auto row, db.Prepare("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND "
+                                           "name = 'param_groups_by_tier'",
                                            "look for the read tallies"));
   return row.Step();
 }
@@ -183,6 +183,7 @@ namespace {
 struct ParamGroup {
   std::size_t begin = 0, end = 0;  // its numbers in `numbers`, ascending
   int completed = 0;
+  int spoiled = 0;  // SpoilsItsGroup
   double sum = 0;
 };
 
@@ -225,8 +226,8 @@ Expected<std::optional<ParamGroups>> GroupByParams(sqlite::Database& db,
                                                    const std::vector<std::string>& held) {
   assert(paths.empty() || held.empty());
   const std::string sql = fmt::format(
-      "SELECT {0} AS key, {1}, objective, number FROM trials ORDER BY key, number",
-      StrippedKeySql(paths.size()), kSqlRanked);
+      "SELECT {0} AS key, {1}, objective, number, {2} FROM trials ORDER BY key, number",
+      StrippedKeySql(paths.size()), kSqlRanked, SpoilsGroupSql(""));
   GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(sql, "group trials by params"));
   for (std::size_t i = 0; i < paths.size(); ++i) rows.Bind(static_cast<int>(i) + 1, paths[i]);
   ParamGroups out;
@@ -242,7 +243,7 @@ Expected<std::optional<ParamGroups>> GroupByParams(sqlite::Database& db,
         if (memmem(row_key.data(), row_key.size(), name.data(), name.size()) != nullptr)
           return std::optional<ParamGroups>();
       previous.assign(row_key);
-      out.groups.push_back(ParamGroup{out.numbers.size(), out.numbers.size(), 0, 0});
+      out.groups.push_back(ParamGroup{out.numbers.size(), out.numbers.size(), 0, 0, 0});
     }
     ParamGroup& group = out.groups.back();
     out.numbers.push_back(rows.Int(3));
@@ -251,6 +252,7 @@ Expected<std::optional<ParamGroups>> GroupByParams(sqlite::Database& db,
       ++group.completed;
       group.sum += rows.Double(2);
     }
+    group.spoiled += rows.Int(4);
   }
   return std::optional<ParamGroups>(std::move(out));
 }
@@ -258,7 +260,7 @@ Expected<std::optional<ParamGroups>> GroupByParams(sqlite::Database& db,
 // A param_groups row (schema.h), as the ranking compares groups.
 struct TalliedGroup {
   std::string key;
-  int trials = 0, first = 0, completed = 0;
+  int trials = 0, first = 0, spoiled = 0, completed = 0;
   double total = 0;
   double mean() const { return total / completed; }
 };
@@ -266,8 +268,8 @@ struct TalliedGroup {
 Expected<std::vector<TalliedGroup>> TalliedGroups(sqlite::Database& db, const std::string& where,
                                                   const std::string& order, std::int64_t limit,
                                                   std::optional<double> mean = std::nullopt) {
-  GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(fmt::format("SELECT key, trials, first, completed, total FROM "
-                                                        "param_groups WHERE {} ORDER BY {} LIMIT ?2",
+  GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(fmt::format("SELECT key, trials, first, spoiled, completed, total "
+                                                        "FROM param_groups WHERE {} ORDER BY {} LIMIT ?2",
                                                         where, order),
                                             "rank the params groups"));
   if (mean) rows.Bind(1, *mean);
@@ -277,14 +279,14 @@ Expected<std::vector<TalliedGroup>> TalliedGroups(sqlite::Database& db, const st
     GS_ASSIGN_OR_RETURN(const bool has_row, rows.Step());
     if (!has_row) return groups;
     // A NULL total is a NaN sum (+inf and -inf objectives in one group).
-    groups.push_back({rows.Text(0), rows.Int(1), rows.Int(2), rows.Int(3),
-                      rows.OptionalDouble(4).value_or(std::numeric_limits<double>::quiet_NaN())});
+    groups.push_back({rows.Text(0), rows.Int(1), rows.Int(2), rows.Int(3), rows.Int(4),
+                      rows.OptionalDouble(5).value_or(std::numeric_limits<double>::quiet_NaN())});
   }
 }
 
-// The best `limit` groups of `tier` (an SQL condition on param_groups' completed, > 0)
+// The best `limit` groups of `tier` (an SQL condition: completed > 0, spoiled or not)
 // by mean, ties to the lower first trial, a missing (NaN: +inf and -inf summed) mean
-// last: the first `limit` by mean through the index param_groups_by_mean, then every
+// last: the first `limit` by mean through the index param_groups_by_tier, then every
 // group at the last one's mean (the ties the index orders no further), then NaN ones,
 // sorted here by `ranks_before`. A few rows read, of 100,000 groups.
 template <class Compare>
@@ -317,32 +319,30 @@ Expected<std::vector<TalliedGroup>> BestOfTier(sqlite::Database& db, const std::
 Expected<std::optional<TrialGroupRanking>> RankTalliedGroups(sqlite::Database& db, Mode mode, int limit) {
   GS_ASSIGN_OR_RETURN(const bool tallied, HasReadTallies(db));
   if (!tallied || limit <= 0) return std::optional<TrialGroupRanking>();
-  // max() in a subquery of its own: one index lookup, where beside count(*) it was a scan.
   GS_ASSIGN_OR_RETURN(auto summary, db.Prepare("SELECT count(*), EXISTS (SELECT 1 FROM param_groups WHERE "
-                                               "trials > 1), (SELECT ifnull(max(completed), 0) FROM "
-                                               "param_groups) FROM param_groups",
+                                               "trials > 1) FROM param_groups",
                                                "count the params groups"));
   GS_ASSIGN_OR_RETURN(const bool has_summary, summary.Step());
   assert(has_summary);
   TrialGroupRanking ranking;
   ranking.groups = has_summary ? summary.Int(0) : 0;
   ranking.repeats = has_summary && summary.Int(1) != 0;
-  const int most = has_summary ? summary.Int(2) : 0;
-  // The order of the grouping scan (SqlRankTrialGroups below).
+  // The order of the grouping scan (SqlRankTrialGroups below; report/groups.h).
   auto ranks_before = [&](const TalliedGroup& a, const TalliedGroup& b) {
     if ((a.completed > 0) != (b.completed > 0)) return a.completed > 0;
     if (a.completed > 0) {
-      if ((a.completed == most) != (b.completed == most)) return a.completed == most;
+      if ((a.spoiled == 0) != (b.spoiled == 0)) return a.spoiled == 0;
       if (RanksBefore(mode, a.mean(), b.mean())) return true;
       if (RanksBefore(mode, b.mean(), a.mean())) return false;
     }
     return a.first < b.first;
   };
   std::vector<TalliedGroup> top;
-  const std::vector<std::string> tiers{fmt::format("completed = {}", most),
-                                       fmt::format("completed > 0 AND completed < {}", most)};
+  // As written in the index param_groups_by_tier, so that SQLite walks it.
+  const std::vector<std::string> tiers{"completed > 0 AND (spoiled > 0) = 0",
+                                       "completed > 0 AND (spoiled > 0) = 1"};
   for (const std::string& tier : tiers) {
-    if (most == 0 || static_cast<int>(top.size()) >= limit) break;
+    if (static_cast<int>(top.size()) >= limit) break;
     GS_ASSIGN_OR_RETURN(std::vector<TalliedGroup> some,
                         BestOfTier(db, tier, mode, limit - static_cast<std::int64_t>(top.size()), ranks_before));
     std::move(some.begin(), some.end(), std::back_inserter(top));
@@ -401,18 +401,14 @@ Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(
   const std::vector<int>& numbers = grouped->numbers;
   TrialGroupRanking ranking;
   ranking.groups = static_cast<int>(groups.size());
-  int most = 0;
-  for (const ParamGroup& g : groups) {
-    most = std::max(most, g.completed);
-    ranking.repeats = ranking.repeats || g.end - g.begin > 1;
-  }
-  // Groups with a mean first; among them those with the most completed; then by mean;
-  // ties to the lower first trial (Journal::RankTrialGroups).
+  for (const ParamGroup& g : groups) ranking.repeats = ranking.repeats || g.end - g.begin > 1;
+  // Groups with a mean first; among them those no trial spoils; then by mean; ties to
+  // the lower first trial (Journal::RankTrialGroups, report/groups.h).
   auto first = [&](const ParamGroup& g) { return numbers[g.begin]; };
   auto ranks_before = [&](const ParamGroup& a, const ParamGroup& b) {
     if ((a.completed > 0) != (b.completed > 0)) return a.completed > 0;
     if (a.completed > 0) {
-      if ((a.completed == most) != (b.completed == most)) return a.completed == most;
+      if ((a.spoiled == 0) != (b.spoiled == 0)) return a.spoiled == 0;
       const double mean_a = a.sum / a.completed, mean_b = b.sum / b.completed;
       if (RanksBefore(mode, mean_a, mean_b)) return true;
       if (RanksBefore(mode, mean_b, mean_a)) return false;

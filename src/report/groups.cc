@@ -51,22 +51,18 @@ std::vector<ParamGroup> GroupTrials(const std::vector<TrialRecord>& trials,
   for (const TrialRecord* t : ordered) {
     Json key = WithoutIgnored(t->params, ignored);
     auto [it, inserted] = index.try_emplace(key.dump(), groups.size());
-    if (inserted) groups.push_back(ParamGroup{std::move(key), {}, {}, {}, {}, {}, {}});
+    if (inserted) groups.push_back(ParamGroup{std::move(key), {}, {}, 0, {}, {}, {}, {}});
     ParamGroup& group = groups[it->second];
     group.trials.push_back(t);
     if (t->state == TrialState::kCompleted && t->objective && !std::isnan(*t->objective))
       group.completed.push_back(t);
+    group.spoiled += SpoilsItsGroup(*t) ? 1 : 0;
   }
-  size_t most = 0;
-  for (ParamGroup& group : groups) {
-    Summarize(group);
-    most = std::max(most, group.completed.size());
-  }
+  for (ParamGroup& group : groups) Summarize(group);
   std::stable_sort(groups.begin(), groups.end(), [&](const ParamGroup& a, const ParamGroup& b) {
     if (a.mean.has_value() != b.mean.has_value()) return a.mean.has_value();
     if (!a.mean) return false;
-    const bool a_full = a.completed.size() == most, b_full = b.completed.size() == most;
-    if (a_full != b_full) return a_full;
+    if ((a.spoiled == 0) != (b.spoiled == 0)) return a.spoiled == 0;
     return RanksBefore(metric.mode, a.mean, b.mean);  // stable: on a tie the earlier first trial stays first
   });
   return groups;

@@ -38,12 +38,37 @@ TEST(GroupTrialsTest, MeanStdAndTheRankingRule) {
   EXPECT_NEAR(*groups[0].mean, 0.82, 1e-12);
   EXPECT_NEAR(*groups[0].stddev, 0.02, 1e-12);  // sample std (n - 1)
   EXPECT_EQ(groups[1].params, (Json{{"lr", 0.2}}));
-  // One lucky run out of three does not win: fewer completed runs rank last.
+  // One lucky run out of three does not win: a group whose runs failed ranks last.
   EXPECT_EQ(groups[2].params, (Json{{"lr", 0.3}}));
   EXPECT_EQ(report::MeanText(groups[2]), "0.99 (n=1)");
   EXPECT_EQ(report::MeanText(groups[0]), "0.82 ± 0.02 (n=3)");
   // Without ignoring the seed every trial is its own group.
   EXPECT_FALSE(report::HasRepeats(report::GroupTrials(trials, MetricSpec{"acc", Mode::kMax}, {})));
+}
+
+// A random sampler draws a choice's values unevenly, so groups differ in size with no
+// failure at all: how often a group ran must not rank it (a new user's check: lr=3 at
+// loss 10.05 drawn 12 times was `best` over lr=1e-05 at 1.63 drawn 6 times). A pruned
+// trial or one that completed without the objective spoils its group as a failure does.
+TEST(GroupTrialsTest, UnevenDrawsRankByMeanAndOnlyFailuresPruningOrNoObjectiveDemote) {
+  std::vector<TrialRecord> trials;
+  auto add = [&](double lr, TrialState state, std::optional<double> loss) {
+    trials.push_back(MakeTrial(static_cast<int>(trials.size()), state, loss, Json{{"lr", lr}}));
+  };
+  for (int k = 0; k < 12; ++k) add(3.0, TrialState::kCompleted, 10 + 0.01 * k);
+  for (int k = 0; k < 6; ++k) add(1e-5, TrialState::kCompleted, 1.6 + 0.01 * k);
+  add(1e-5, TrialState::kRunning, std::nullopt);  // not ended: spoils nothing
+  add(0.1, TrialState::kCompleted, 0.5);
+  add(0.1, TrialState::kPruned, 0.4);
+  add(0.01, TrialState::kCompleted, 0.6);
+  add(0.01, TrialState::kCompleted, std::nullopt);  // completed without the objective
+  const auto groups = report::GroupTrials(trials, MetricSpec{"loss", Mode::kMin}, {});
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups[0].params, (Json{{"lr", 1e-5}}));
+  EXPECT_EQ(groups[1].params, (Json{{"lr", 3.0}}));
+  EXPECT_EQ(groups[2].params, (Json{{"lr", 0.1}}));   // 0.5, better, but one run was pruned
+  EXPECT_EQ(groups[3].params, (Json{{"lr", 0.01}}));
+  EXPECT_EQ(groups[2].spoiled, 1);
 }
 
 TEST(GroupTrialsTest, BestIsTheBestMeanNotTheLuckiestRun) {
