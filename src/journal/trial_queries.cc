@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "common/group_rank.h"
 #include "gpusweep/journal.h"
 #include "gpusweep/objective.h"
 #include "journal/records.h"
@@ -129,12 +130,11 @@ Expected<TrialGroupRanking> Journal::RankTrialGroups(const std::vector<std::stri
     if (g.row.completed > 0) g.row.mean = g.sum / g.row.completed;
     ranking.repeats = ranking.repeats || g.row.numbers.size() > 1;
   }
-  std::stable_sort(groups.begin(), groups.end(), [&](const Sum& a, const Sum& b) {
-    if (a.row.mean.has_value() != b.row.mean.has_value()) return a.row.mean.has_value();
-    if (!a.row.mean) return false;
-    if ((a.spoiled == 0) != (b.spoiled == 0)) return a.spoiled == 0;
-    return RanksBefore(mode, a.row.mean, b.row.mean);
-  });
+  auto standing = [](const Sum& g) {
+    return GroupStanding{g.row.completed, g.spoiled, g.row.mean.value_or(0), g.row.numbers.front()};
+  };
+  std::sort(groups.begin(), groups.end(),
+            [&](const Sum& a, const Sum& b) { return GroupRanksBefore(mode, standing(a), standing(b)); });
   for (Sum& g : groups) {
     if (limit > 0 && ranking.top.size() >= static_cast<size_t>(limit)) break;
     ranking.top.push_back(std::move(g.row));

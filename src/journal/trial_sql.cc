@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/group_rank.h"
 #include "journal/records.h"
 #include "journal/schema.h"
 
@@ -151,29 +152,28 @@ Status SqlForEachTrial(sqlite::Database& db, std::string_view trial_columns,
   if (query.state) where.push_back("state = ?1");
   if (query.ranked_only) where.emplace_back(kSqlRanked);
   const std::int64_t limit = query.limit > 0 ? std::int64_t{query.limit} : -1;
-  if (query.order != TrialQuery::Order::kObjective) {
-    const std::string order = query.order == TrialQuery::Order::kNumberDescending ? "number DESC" : "number";
-    return VisitTrials(db, trial_columns, where, order, query.state, limit, visit).map([](std::int64_t) {});
-  }
+  auto visit_rows = [&](const std::vector<std::string>& conditions, const std::string& order,
+                        std::int64_t rows) {
+    return VisitTrials(db, trial_columns, conditions, order, query.state, rows, visit);
+  };
   // Missing values last, ties by number. Ranked rows have no missing value, and with a
   // limit the rows with a value come first and those without after, each through an
   // index (trials_by_state, trials_by_objective), where one ORDER BY with an IS NULL
   // term sorted every row: `status --top 10` at 100,000 trials, 16 ms of 36 (issue 25).
   const std::string by_objective =
       fmt::format("objective {}, number", query.mode == Mode::kMax ? "DESC" : "ASC");
-  if (query.ranked_only)
-    return VisitTrials(db, trial_columns, where, by_objective, query.state, limit, visit).map([](std::int64_t) {});
-  if (limit < 0) {
-    return VisitTrials(db, trial_columns, where, "objective IS NULL, " + by_objective, query.state, limit, visit)
-        .map([](std::int64_t) {});
-  }
+  std::string order = by_objective;
+  if (query.order == TrialQuery::Order::kNumber) order = "number";
+  if (query.order == TrialQuery::Order::kNumberDescending) order = "number DESC";
+  const bool split = query.order == TrialQuery::Order::kObjective && !query.ranked_only;
+  if (split && limit < 0) order = "objective IS NULL, " + by_objective;
+  if (!split || limit < 0) return visit_rows(where, order, limit).map([](std::int64_t) {});
   std::vector<std::string> with_value = where, without = where;
   with_value.emplace_back("objective IS NOT NULL");
   without.emplace_back("objective IS NULL");
-  GS_ASSIGN_OR_RETURN(const std::int64_t first,
-                      VisitTrials(db, trial_columns, with_value, by_objective, query.state, limit, visit));
+  GS_ASSIGN_OR_RETURN(const std::int64_t first, visit_rows(with_value, by_objective, limit));
   if (first >= limit) return {};
-  return VisitTrials(db, trial_columns, without, "number", query.state, limit - first, visit).map([](std::int64_t) {});
+  return visit_rows(without, "number", limit - first).map([](std::int64_t) {});
 }
 
 namespace {
@@ -263,6 +263,7 @@ struct TalliedGroup {
   int trials = 0, first = 0, spoiled = 0, completed = 0;
   double total = 0;
   double mean() const { return total / completed; }
+  GroupStanding standing() const { return {completed, spoiled, mean(), first}; }
 };
 
 Expected<std::vector<TalliedGroup>> TalliedGroups(sqlite::Database& db, const std::string& where,
@@ -327,15 +328,8 @@ Expected<std::optional<TrialGroupRanking>> RankTalliedGroups(sqlite::Database& d
   TrialGroupRanking ranking;
   ranking.groups = has_summary ? summary.Int(0) : 0;
   ranking.repeats = has_summary && summary.Int(1) != 0;
-  // The order of the grouping scan (SqlRankTrialGroups below; report/groups.h).
   auto ranks_before = [&](const TalliedGroup& a, const TalliedGroup& b) {
-    if ((a.completed > 0) != (b.completed > 0)) return a.completed > 0;
-    if (a.completed > 0) {
-      if ((a.spoiled == 0) != (b.spoiled == 0)) return a.spoiled == 0;
-      if (RanksBefore(mode, a.mean(), b.mean())) return true;
-      if (RanksBefore(mode, b.mean(), a.mean())) return false;
-    }
-    return a.first < b.first;
+    return GroupRanksBefore(mode, a.standing(), b.standing());
   };
   std::vector<TalliedGroup> top;
   // As written in the index param_groups_by_tier, so that SQLite walks it.
@@ -402,18 +396,11 @@ Expected<std::optional<TrialGroupRanking>> SqlRankTrialGroups(
   TrialGroupRanking ranking;
   ranking.groups = static_cast<int>(groups.size());
   for (const ParamGroup& g : groups) ranking.repeats = ranking.repeats || g.end - g.begin > 1;
-  // Groups with a mean first; among them those no trial spoils; then by mean; ties to
-  // the lower first trial (Journal::RankTrialGroups, report/groups.h).
-  auto first = [&](const ParamGroup& g) { return numbers[g.begin]; };
+  auto standing = [&](const ParamGroup& g) {
+    return GroupStanding{g.completed, g.spoiled, g.completed > 0 ? g.sum / g.completed : 0, numbers[g.begin]};
+  };
   auto ranks_before = [&](const ParamGroup& a, const ParamGroup& b) {
-    if ((a.completed > 0) != (b.completed > 0)) return a.completed > 0;
-    if (a.completed > 0) {
-      if ((a.spoiled == 0) != (b.spoiled == 0)) return a.spoiled == 0;
-      const double mean_a = a.sum / a.completed, mean_b = b.sum / b.completed;
-      if (RanksBefore(mode, mean_a, mean_b)) return true;
-      if (RanksBefore(mode, mean_b, mean_a)) return false;
-    }
-    return first(a) < first(b);
+    return GroupRanksBefore(mode, standing(a), standing(b));
   };
   const std::size_t shown =
       limit > 0 ? std::min<std::size_t>(static_cast<std::size_t>(limit), groups.size()) : groups.size();

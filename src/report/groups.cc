@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/group_rank.h"
 #include "gpusweep/objective.h"
 #include "report/text.h"
 
@@ -59,11 +60,12 @@ std::vector<ParamGroup> GroupTrials(const std::vector<TrialRecord>& trials,
     group.spoiled += SpoilsItsGroup(*t) ? 1 : 0;
   }
   for (ParamGroup& group : groups) Summarize(group);
-  std::stable_sort(groups.begin(), groups.end(), [&](const ParamGroup& a, const ParamGroup& b) {
-    if (a.mean.has_value() != b.mean.has_value()) return a.mean.has_value();
-    if (!a.mean) return false;
-    if ((a.spoiled == 0) != (b.spoiled == 0)) return a.spoiled == 0;
-    return RanksBefore(metric.mode, a.mean, b.mean);  // stable: on a tie the earlier first trial stays first
+  auto standing = [](const ParamGroup& g) {
+    return GroupStanding{static_cast<int>(g.completed.size()), g.spoiled, g.mean.value_or(0),
+                         g.trials.front()->number};
+  };
+  std::sort(groups.begin(), groups.end(), [&](const ParamGroup& a, const ParamGroup& b) {
+    return GroupRanksBefore(metric.mode, standing(a), standing(b));
   });
   return groups;
 }
