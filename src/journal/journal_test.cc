@@ -363,9 +363,17 @@ TEST_F(JournalTest, TrialsChangedAfterAMarkAreWhatWasWrittenSince) {
   ASSERT_TRUE(none) << none.error().message;
   EXPECT_TRUE(none->trials.empty());
   EXPECT_EQ(none->mark, next->mark);
-  // Written again: a later mark than every earlier one, even for the row that held the
-  // largest (REPLACE deletes it before inserting).
+  // Written again as it is: nothing changed, no new mark.
   ASSERT_TRUE(journal_->UpsertTrial(RunningTrial(7)));
+  auto same = (*reader)->LoadTrialsChangedAfter(none->mark);
+  ASSERT_TRUE(same) << same.error().message;
+  EXPECT_TRUE(same->trials.empty());
+  EXPECT_EQ(same->mark, none->mark);
+  // Written again with a change: a later mark than every earlier one, even for the row
+  // that held the largest.
+  TrialRecord recorded = RunningTrial(7);
+  recorded.pid = 4343;
+  ASSERT_TRUE(journal_->UpsertTrial(recorded));
   auto again = (*reader)->LoadTrialsChangedAfter(none->mark);
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_EQ(numbers(*again), (std::vector<int>{7}));

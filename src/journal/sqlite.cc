@@ -29,6 +29,19 @@ std::string ImmutableUri(const std::filesystem::path& path) {
 
 }  // namespace
 
+namespace {
+
+int CountWalAndCheckpoint(void* length, sqlite3* handle, const char* schema, int frames) {
+  auto* wal = static_cast<WalLength*>(length);
+  wal->frames.store(frames);
+  // As SQLite's default hook: a failed checkpoint is tried again at a later commit.
+  if (frames >= wal->checkpoint_at.load())
+    sqlite3_wal_checkpoint_v2(handle, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  return SQLITE_OK;
+}
+
+}  // namespace
+
 Expected<Database> Database::Open(const std::filesystem::path& path, OpenMode mode) {
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   std::string name = path.string();
@@ -45,6 +58,8 @@ Expected<Database> Database::Open(const std::filesystem::path& path, OpenMode mo
   if (handle == nullptr) return tl::unexpected(db.MakeError(ErrorCode::kJournal, "open: out of memory"));
   if (rc != SQLITE_OK) return tl::unexpected(db.LastError("open"));
   sqlite3_extended_result_codes(handle, 1);
+  // In place of SQLite's autocheckpoint hook (the same checkpoint), counting the length.
+  sqlite3_wal_hook(handle, &CountWalAndCheckpoint, db.wal_length_.get());
   if (sqlite3_busy_timeout(handle, kBusyTimeoutMs) != SQLITE_OK)
     return tl::unexpected(db.LastError("set busy timeout"));
   return db;
@@ -53,7 +68,8 @@ Expected<Database> Database::Open(const std::filesystem::path& path, OpenMode mo
 Database::Database(Database&& other) noexcept
     : handle_(std::exchange(other.handle_, nullptr)),
       path_(std::move(other.path_)),
-      compiled_(std::exchange(other.compiled_, {})) {}
+      compiled_(std::exchange(other.compiled_, {})),
+      wal_length_(other.wal_length_) {}
 
 Database& Database::operator=(Database&& other) noexcept {
   if (this != &other) {
@@ -61,6 +77,7 @@ Database& Database::operator=(Database&& other) noexcept {
     handle_ = std::exchange(other.handle_, nullptr);
     path_ = std::move(other.path_);
     compiled_ = std::exchange(other.compiled_, {});
+    wal_length_ = other.wal_length_;
   }
   return *this;
 }
@@ -73,6 +90,12 @@ void Database::Close() {
   // sqlite3_close_v2 defers the close until every statement is finalized, so a
   // destruction order mistake cannot leak the connection.
   if (handle_ != nullptr) sqlite3_close_v2(std::exchange(handle_, nullptr));
+}
+
+Status Database::Checkpoint(std::string_view what) {
+  const int rc = sqlite3_wal_checkpoint_v2(handle_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  if (rc == SQLITE_OK || rc == SQLITE_BUSY) return {};
+  return tl::unexpected(LastError(what));
 }
 
 Status Database::Exec(std::string_view sql, std::string_view what) {
@@ -183,6 +206,10 @@ Statement& Statement::Bind(int index, std::string_view text) {
 
 Statement& Statement::BindNull(int index) {
   return RecordBindResult(sqlite3_bind_null(handle_, index));
+}
+
+Statement& Statement::BindColumn(int index, const Statement& row, int column) {
+  return RecordBindResult(sqlite3_bind_value(handle_, index, sqlite3_column_value(row.handle_, column)));
 }
 
 Expected<bool> Statement::Step() {

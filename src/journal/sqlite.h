@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <atomic>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +35,15 @@ enum class OpenMode {
 };
 
 class Statement;
+
+// The write-ahead log of a connection that writes: its length after the connection's
+// last commit (frames, one per page), and the length from which a commit checkpoints it
+// before returning (SQLite's autocheckpoint: 1000 unless changed). Shared, so that
+// another thread can read the length and checkpoint through its own connection.
+struct WalLength {
+  std::atomic<int> frames{0};
+  std::atomic<int> checkpoint_at{1000};
+};
 
 class Database {
  public:
@@ -63,6 +74,13 @@ class Database {
   Error MakeError(ErrorCode code, std::string_view what) const;
   const std::string& path() const { return path_; }
 
+  // This connection's WAL (WalLength); a read-only connection's stays 0.
+  const std::shared_ptr<WalLength>& wal_length() const { return wal_length_; }
+  // Copies the WAL's committed pages into the database file as far as no reader still
+  // needs them (a PASSIVE checkpoint: waits for nobody). Busy (another connection is
+  // checkpointing) is no error.
+  Status Checkpoint(std::string_view what);
+
  private:
   friend class Statement;
   Database(sqlite3* handle, std::string path) : handle_(handle), path_(std::move(path)) {}
@@ -72,6 +90,7 @@ class Database {
   sqlite3* handle_ = nullptr;
   std::string path_;
   std::map<std::string, sqlite3_stmt*, std::less<>> compiled_;  // PrepareCached's, idle
+  std::shared_ptr<WalLength> wal_length_ = std::make_shared<WalLength>();
 };
 
 // A prepared statement. Parameter indices and column indices follow SQLite: parameters
@@ -92,6 +111,8 @@ class Statement {
   Statement& Bind(int index, double value);  // NaN is stored as NULL
   Statement& Bind(int index, std::string_view text);
   Statement& BindNull(int index);
+  // Column `column` of `row`'s current row, as it is (type and value; copied).
+  Statement& BindColumn(int index, const Statement& row, int column);
   template <class T>
   Statement& Bind(int index, const std::optional<T>& value) {
     return value ? Bind(index, *value) : BindNull(index);
