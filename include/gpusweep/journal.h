@@ -266,7 +266,8 @@ class Journal {
   virtual Status Sync() = 0;
   // The same, as a call that may run on another thread while this journal goes on
   // (it syncs a duplicate of the WAL's descriptor); the commits it covers are those
-  // made before SyncLater returned.
+  // made before SyncLater returned. A journal may do more of its upkeep there (the
+  // SQLite journal checkpoints its WAL).
   virtual Expected<std::function<Status()>> SyncLater() = 0;
 
   // Appends a free-form event (kind e.g. "resumed", "interrupted"; time in Unix

@@ -35,7 +35,9 @@ Status PrepareForWriting(sqlite::Database& db);
 //   many trials, the lowest number, how many spoil its mean (SpoilsGroupSql), how
 //   many completed with an objective and the sum of
 //   those objectives (summed in number order, as the grouping scan sums; NULL when it
-//   is NaN: +inf and -inf objectives in one group). SQLite's total() sums naively up
+//   is NaN: +inf and -inf objectives in one group), and `last`, the highest number in
+//   that sum: a finish with a higher number is added to it, one with a lower number
+//   sums the group again. SQLite's total() sums naively up
 //   to 3.42, as the scan does (Debian 12 has 3.40); from 3.43 it compensates, so two
 //   groups whose means differ in the last bit could then order differently here and in
 //   the scan (`--ignore` other names, a journal without tallies).
