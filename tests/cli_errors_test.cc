@@ -113,5 +113,25 @@ search_space:
       << syntax.out;
 }
 
+// Population-based training needs a command that reads {{budget}}: the refusal names
+// where the command is, as every other config error does.
+TEST_F(CliErrorsTest, APbtCommandWithoutBudgetIsRefusedAtTheCommandsPlace) {
+  auto result = Run(R"(name: e2e
+command: [/bin/true, --lr, "{{lr}}"]
+metric: {name: acc, mode: max}
+sampler: {type: random, trials: 4, seed: 1}
+search_space:
+  lr: {type: float, low: 0.1, high: 1}
+scheduler: {type: pbt, resource: epoch, population: 4, perturbation_interval: 1, max_resource: 4}
+resources: {gpus: none}
+)");
+  EXPECT_EQ(result.exit_code, 2) << result.out;
+  EXPECT_NE(result.out.find("sweep.yaml:2:11: command: population-based training runs each member in "
+                            "segments, and the command does not read {{budget}}"),
+            std::string::npos)
+      << result.out;
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "runs" / "e2e")) << "nothing written";
+}
+
 }  // namespace
 }  // namespace gpusweep

@@ -11,9 +11,15 @@
 #include "gpusweep/nas.h"
 #include "process/spawn.h"
 #include "run/trial_env.h"
+#include "run/trial_setup.h"
 
 namespace gpusweep {
 namespace {
+
+// Where the command is in the YAML, to begin an error about what it reads.
+std::string CommandPlace(const ExperimentConfig& config) {
+  return YamlPlace(config, config.command_positions.empty() ? YamlPosition{} : config.command_positions.front());
+}
 
 // Errors found while planning (a template naming a missing param, a GPU list this
 // machine cannot honour) are about the config: say which file, like the parser does.
@@ -248,18 +254,18 @@ Expected<std::unique_ptr<SearchPolicy>> MakePolicy(const ExperimentConfig& confi
   GS_ASSIGN_OR_RETURN(style, DetectStyle(config, *sampler, experiment_dir));
   if (style == TrialStyle::kBudgeted && config.scheduler.max_resource <= 0)
     return Fail(ErrorCode::kInvalidConfig,
-                fmt::format("{}: scheduler.max_resource: the command reads {{{{budget}}}}, which "
+                fmt::format("{}scheduler.max_resource: the command reads {{{{budget}}}}, which "
                             "the {} scheduler sets to max_resource; add e.g. max_resource: 10",
-                            config.config_path.string(), ToString(config.scheduler.kind)));
+                            CommandPlace(config), ToString(config.scheduler.kind)));
   if (config.scheduler.kind == SchedulerKind::kPbt) {  // a policy of its own, no Scheduler
     if (style != TrialStyle::kBudgeted)
       return Fail(ErrorCode::kInvalidConfig,
-                  fmt::format("{}: command: population-based training runs each member in "
+                  fmt::format("{}command: population-based training runs each member in "
                               "segments, and the command does not read {{{{budget}}}} (the {} "
                               "a segment trains to before it saves its checkpoint and exits); "
                               "pass it, e.g. --epochs {{{{budget}}}} (docs/config.md, "
                               "\"Population-based training\")",
-                              config.config_path.string(), config.scheduler.resource));
+                              CommandPlace(config), config.scheduler.resource));
     return InConfig(MakePbtSearchPolicy(config.scheduler, config.sampler, config.search_space,
                                         config.metric.mode),
                     config);

@@ -18,15 +18,11 @@
 #include "run/io_error.h"
 
 namespace gpusweep {
-namespace {
 
-// "<config>:<line>:<column>: " where a string is in the YAML ("<config>: " without).
 std::string YamlPlace(const ExperimentConfig& config, const YamlPosition& at) {
   if (at.line == 0) return config.config_path.string() + ": ";
   return fmt::format("{}:{}:{}: ", config.config_path.string(), at.line, at.column);
 }
-
-}  // namespace
 
 Expected<RenderedTrial> RenderTrial(const ExperimentConfig& config, const Suggestion& suggestion,
                                     const std::filesystem::path& experiment_dir,

@@ -30,6 +30,10 @@ struct RenderedTrial {
 // YAML place or the template file.
 Status CheckConditionalTemplates(const ExperimentConfig& config);
 
+// "<config>:<line>:<column>: " where a string is in the YAML ("<config>: " without a
+// position), to begin an error about it.
+std::string YamlPlace(const ExperimentConfig& config, const YamlPosition& at);
+
 // Renders the command (argv, or /bin/sh -c for shell commands) and templates;
 // `budget` is the scheduler's budget for this job ({{budget}}), nullopt without one.
 // Error{kInvalidConfig}: a missing name or a destination escaping the trial dir.
