@@ -99,7 +99,7 @@ class WalCheckpointer {
       if (!opened) return;
       db_.emplace(std::move(*opened));
     }
-    (void)db_->Checkpoint("checkpoint the WAL");
+    (void)db_->Checkpoint("checkpoint the WAL");  // pages copied: no use here
   }
 
  private:

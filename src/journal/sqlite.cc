@@ -92,10 +92,14 @@ void Database::Close() {
   if (handle_ != nullptr) sqlite3_close_v2(std::exchange(handle_, nullptr));
 }
 
-Status Database::Checkpoint(std::string_view what) {
-  const int rc = sqlite3_wal_checkpoint_v2(handle_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-  if (rc == SQLITE_OK || rc == SQLITE_BUSY) return {};
-  return tl::unexpected(LastError(what));
+Expected<int> Database::Checkpoint(std::string_view what) {
+  // The PRAGMA, not sqlite3_wal_checkpoint_v2: on a connection that has not read the
+  // database yet (3.40) the call opens no WAL and returns SQLITE_OK having copied
+  // nothing; the PRAGMA reads the schema first. Its row: busy, WAL frames, copied.
+  GS_ASSIGN_OR_RETURN(Statement row, Prepare("PRAGMA wal_checkpoint(PASSIVE)", what));
+  GS_ASSIGN_OR_RETURN(const bool has_row, row.Step());
+  if (!has_row) return 0;
+  return row.Int(2) < 0 ? 0 : row.Int(2);
 }
 
 Status Database::Exec(std::string_view sql, std::string_view what) {

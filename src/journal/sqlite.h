@@ -77,9 +77,10 @@ class Database {
   // This connection's WAL (WalLength); a read-only connection's stays 0.
   const std::shared_ptr<WalLength>& wal_length() const { return wal_length_; }
   // Copies the WAL's committed pages into the database file as far as no reader still
-  // needs them (a PASSIVE checkpoint: waits for nobody). Busy (another connection is
+  // needs them (a PASSIVE checkpoint: waits for nobody); how many pages of the WAL are
+  // in the database file now (0 without a WAL). Busy (another connection is
   // checkpointing) is no error.
-  Status Checkpoint(std::string_view what);
+  Expected<int> Checkpoint(std::string_view what);
 
  private:
   friend class Statement;

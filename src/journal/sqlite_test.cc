@@ -158,5 +158,29 @@ TEST_F(JournalSqliteTest, ReadOnlyOpenOfMissingFileFails) {
   EXPECT_FALSE(std::filesystem::exists(dir_.path() / "missing.db"));
 }
 
+// A connection counts its WAL's length after each commit and checkpoints it itself from
+// `checkpoint_at`; another connection, fresh, checkpoints what is there (a fresh one that
+// had not read the database copied nothing, the first time this was written).
+TEST_F(JournalSqliteTest, TheWalIsCountedAndAnotherConnectionCheckpointsIt) {
+  ASSERT_TRUE(db_->Exec("PRAGMA journal_mode = WAL", "wal"));
+  db_->wal_length()->checkpoint_at.store(1000000);  // never by the writer
+  const std::string page(3000, 'x');  // about a page a row
+  for (int i = 0; i < 50; ++i) {
+    auto insert = db_->Prepare("INSERT INTO t (s) VALUES (?1)", "insert");
+    ASSERT_TRUE(insert);
+    insert->Bind(1, page);
+    ASSERT_TRUE(insert->Run());
+  }
+  EXPECT_GE(db_->wal_length()->frames.load(), 50);
+  const auto before = std::filesystem::file_size(path_);
+  auto other = Database::Open(path_, OpenMode::kReadWriteCreate);
+  ASSERT_TRUE(other) << other.error().message;
+  auto copied = other->Checkpoint("checkpoint");
+  ASSERT_TRUE(copied) << copied.error().message;
+  EXPECT_GE(*copied, 50);
+  EXPECT_GT(std::filesystem::file_size(path_), before + 50 * 3000);
+  EXPECT_EQ(other->wal_length()->frames.load(), 0);  // it committed nothing
+}
+
 }  // namespace
 }  // namespace gpusweep::sqlite
