@@ -192,6 +192,12 @@ search_space:
   }
   auto groups = RunGpusweep({"status", "--group"}, dir_.path());
   EXPECT_NE(groups.out.find("5.5 ± 2.12132 (n=2)"), std::string::npos) << groups.out;
+  // --ignore without --group: the Best line's groups are the names' (seed 3: a=1 5, a=2
+  // 7), where it used to stop on an assertion regrouping them by seed.
+  auto by_seed = RunGpusweep({"status", "--ignore", "a"}, dir_.path());
+  EXPECT_EQ(by_seed.exit_code, 0) << by_seed.out;
+  EXPECT_NE(by_seed.out.find("acc=6 ± 1.41421 (n=2) (max), mean of trials #1 #3"), std::string::npos)
+      << by_seed.out;
   // --ignore takes one word (names joined by commas): the directory after it stays the
   // directory, where it used to be swallowed as another name.
   for (const char* command : {"status", "best"}) {

@@ -143,6 +143,9 @@ struct StatusOptions {
   // so far) came from. A running trial without an entry shows no objective: a value
   // is never shown without the step it was reported at.
   std::map<int, std::int64_t> running_steps;
+  // The params that do not tell groups apart in the Best line (`--ignore`; the default
+  // GroupingOptions' "seed").
+  std::vector<std::string> ignored{"seed"};
 };
 // What "Showing N of M recorded trials; " adds when a cap cut the rows: "the latest
 // 1000; `--all` lists every one, `--top N` the best N" (`which`: latest, best, first).

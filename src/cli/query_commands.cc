@@ -327,6 +327,7 @@ Expected<int> SlicedStatus(OpenedForReading& opened, const StatusCommandArgs& ar
   }
   GS_TRY(CheckIgnoredNames(args.ignore, StatusSampleTrials(slice)));
   options.running_steps = std::move(read.running_steps);
+  options.ignored = args.ignore;  // the slice's best group is grouped so
   if (view.SliceableByPareto()) {
     GS_TRY(Emit(stdout, FormatStatus(slice, pareto.ranked, opened.context, options)));
     GS_TRY(Emit(stdout, FormatRankedParetoStatus(pareto.ranked, view.objective(),

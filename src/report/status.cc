@@ -592,7 +592,8 @@ std::string FormatSliceStatus(const TrialSlice& slice, const std::vector<ParetoT
   report::AppendHeaderLine(out, "Directory", ctx.experiment_dir.string(), ctx);
   report::AppendHeaderLine(
       out, "Trials", CountsText(FromTotals(slice.counts, ctx.total_trials), ctx.total_trials), ctx);
-  const auto group = SliceBestGroup(slice, ctx.metric, GroupingOptions{}.ignored);
+  // Grouped as the slice was read (its best group by `status --ignore`'s names).
+  const auto group = SliceBestGroup(slice, ctx.metric, options.ignored);
   report::AppendHeaderLine(out, "Best",
                            ranked  ? RankedParetoBestHeader(*ranked, *ctx.pareto)
                            : group ? report::BestGroupText({*group}, ctx.metric)
