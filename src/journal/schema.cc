@@ -113,10 +113,11 @@ Status CreateReadIndexes(sqlite::Database& db) {
 // finish adds its objective to the group's sum by one update, in number order when no
 // higher-numbered trial of the group was summed yet (a sweep's trials finish nearly in
 // order); only then, and when a ranked trial changes, moves or goes, is the group summed
-// again from its trials. Rebuilding the group at every finish, and an INSERT OR REPLACE
-// for a process recorded, cost 0.3-0.4 ms a trial at 100,000 trials (issue 25: the run's
-// launch rate fell to 0.60 of its start); this ~0.1. Writers that REPLACE a row (older
-// gpusweep builds; the run now updates) are still followed, at a group's rebuild.
+// again from its trials. With a rebuild at every finish, and an INSERT OR REPLACE for a
+// process recorded, a run's journal time was 0.43 ms a trial at 95,000 trials against
+// 0.25 without the tallies (issue 25: the launch rate fell to 0.60 of its start); with
+// this and the changes of journal.cc, ~0.28 (bench/README.md). Writers that REPLACE a
+// row (older gpusweep builds; the run now updates) are still followed, at a rebuild.
 std::string ReadTalliesSql() {
   const std::string key = GroupKeySql("params");
   const std::string new_key = GroupKeySql("NEW.params"), old_key = GroupKeySql("OLD.params");
