@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -183,6 +185,7 @@ class SqliteJournal final : public Journal {
                                                                    std::int64_t bound,
                                                                    std::int64_t limit = -1);
   bool unsynced_ = false;  // a kAtSync commit is not yet fsync'ed
+  std::map<std::uint32_t, std::string> update_sql_;  // WriteUpsert's, by changed columns
   UniqueFd wal_;           // the WAL, opened at the first Sync
   // The statements of each write, inside the caller's transaction.
   Status WriteUpsert(const TrialRecord& record, const std::vector<SchedulerEventRecord>& events,
@@ -285,32 +288,38 @@ Status SqliteJournal::WriteUpsert(const TrialRecord& record,
   // to write at commit: at 100,000 trials most of the journal's cost per trial.
   static const std::vector<std::string_view> names = TrialColumnNames();
   static const std::string difference_sql = TrialDifferenceSql();
+  static const std::string insert_sql =
+      fmt::format("INSERT INTO trials ({}, changed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                  "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, {})",
+                  journal::kTrialColumns, journal::kNextChange);
+  static_assert(sizeof(std::uint32_t) * 8 > 19, "a bit per trial column");
   GS_ASSIGN_OR_RETURN(auto difference, db_.PrepareCached(difference_sql, what));
   journal::BindTrial(difference, record);
   GS_ASSIGN_OR_RETURN(const bool exists, difference.Step());
   if (!exists) {
-    GS_ASSIGN_OR_RETURN(
-        auto insert, db_.PrepareCached(fmt::format("INSERT INTO trials ({}, changed) "
-                                                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                                                   "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-                                                   "?19, {})",
-                                                   journal::kTrialColumns, journal::kNextChange),
-                                       what));
+    GS_ASSIGN_OR_RETURN(auto insert, db_.PrepareCached(insert_sql, what));
     journal::BindTrial(insert, record);
     GS_TRY(insert.Run());
     return InsertEvents(events, what);
   }
   std::vector<int> changed;  // indexes into names
+  std::uint32_t mask = 0;
   for (std::size_t i = 1; i < names.size(); ++i)
-    if (difference.Int(static_cast<int>(2 * i - 2)) != 0) changed.push_back(static_cast<int>(i));
+    if (difference.Int(static_cast<int>(2 * i - 2)) != 0) {
+      changed.push_back(static_cast<int>(i));
+      mask |= std::uint32_t{1} << i;
+    }
   if (!changed.empty()) {
-    std::vector<std::string> assignments;
-    for (std::size_t k = 0; k < changed.size(); ++k)
-      assignments.push_back(fmt::format("{} = ?{}", names[static_cast<std::size_t>(changed[k])], k + 2));
-    GS_ASSIGN_OR_RETURN(auto update,
-                        db_.PrepareCached(fmt::format("UPDATE trials SET {}, changed = {} WHERE number = ?1",
-                                                      fmt::join(assignments, ", "), journal::kNextChange),
-                                          what));
+    // The statement's text per set of changed columns, made once (a run has a few).
+    std::string& sql = update_sql_[mask];
+    if (sql.empty()) {
+      std::vector<std::string> assignments;
+      for (std::size_t k = 0; k < changed.size(); ++k)
+        assignments.push_back(fmt::format("{} = ?{}", names[static_cast<std::size_t>(changed[k])], k + 2));
+      sql = fmt::format("UPDATE trials SET {}, changed = {} WHERE number = ?1", fmt::join(assignments, ", "),
+                        journal::kNextChange);
+    }
+    GS_ASSIGN_OR_RETURN(auto update, db_.PrepareCached(sql, what));
     update.Bind(1, record.number);
     for (std::size_t k = 0; k < changed.size(); ++k)
       update.BindColumn(static_cast<int>(k) + 2, difference, 2 * changed[k] - 1);

@@ -121,10 +121,7 @@ Status CreateReadIndexes(sqlite::Database& db) {
 std::string ReadTalliesSql() {
   const std::string key = GroupKeySql("params");
   const std::string new_key = GroupKeySql("NEW.params"), old_key = GroupKeySql("OLD.params");
-  const std::string ranked = "(state = 'completed' AND objective IS NOT NULL)";
-  auto ranked_of = [](std::string_view row) {
-    return fmt::format("({0}state = 'completed' AND {0}objective IS NOT NULL)", row);
-  };
+  const std::string ranked = RankedSql("");
   // One more (sign 1) or one fewer (-1) trial like `row` in the per-state counts.
   auto count = [](std::string_view row, int sign) {
     return fmt::format(
@@ -151,12 +148,12 @@ std::string ReadTalliesSql() {
   // group was summed already: the group summed again.
   const std::string resum_out_of_order =
       fmt::format("DELETE FROM param_groups WHERE key = {} AND {} AND last > NEW.number;\n", new_key,
-                  ranked_of("NEW.")) +
+                  RankedSql("NEW.")) +
       rebuild_if_missing(new_key, "NULL");
   // NEW's objective, when it is ranked, as the sum's next term (0.0 + : never -0.0, as
   // the scan's sum from 0 is never).
-  const std::string new_term = fmt::format("CASE WHEN {} THEN 0.0 + NEW.objective ELSE 0.0 END", ranked_of("NEW."));
-  const std::string new_last = fmt::format("CASE WHEN {} THEN NEW.number END", ranked_of("NEW."));
+  const std::string new_term = fmt::format("CASE WHEN {} THEN 0.0 + NEW.objective ELSE 0.0 END", RankedSql("NEW."));
+  const std::string new_last = fmt::format("CASE WHEN {} THEN NEW.number END", RankedSql("NEW."));
   const std::string changed =
       "(OLD.state IS NOT NEW.state OR OLD.objective IS NOT NEW.objective OR OLD.params IS NOT NEW.params)";
   const std::string replaced_key = fmt::format("(SELECT {} FROM trials WHERE number = NEW.number)", key);
@@ -208,7 +205,7 @@ std::string ReadTalliesSql() {
       fmt::arg("replaced_group", rebuild(replaced_key, "NEW.number")), fmt::arg("add_new", count("NEW", 1)),
       fmt::arg("remove_old", count("OLD", -1)), fmt::arg("new_key", new_key),
       fmt::arg("new_spoils", SpoilsGroupSql("NEW.")), fmt::arg("old_spoils", SpoilsGroupSql("OLD.")),
-      fmt::arg("new_ranked", ranked_of("NEW.")), fmt::arg("old_ranked", ranked_of("OLD.")),
+      fmt::arg("new_ranked", RankedSql("NEW.")), fmt::arg("old_ranked", RankedSql("OLD.")),
       fmt::arg("new_term", new_term), fmt::arg("new_last", new_last), fmt::arg("resum", resum_out_of_order),
       fmt::arg("changed", changed), fmt::arg("old_group", rebuild(old_key, "NULL")),
       fmt::arg("old_key", old_key), fmt::arg("old_missing", rebuild_if_missing(old_key, "NULL")),
@@ -308,6 +305,10 @@ Status EnableWal(sqlite::Database& db) {
 std::string SpoilsGroupSql(std::string_view row) {
   return fmt::format("({0}state IN ('failed', 'pruned') OR ({0}state = 'completed' AND {0}objective IS NULL))",
                      row);
+}
+
+std::string RankedSql(std::string_view row) {
+  return fmt::format("({0}state = 'completed' AND {0}objective IS NOT NULL)", row);
 }
 
 std::string GroupKeySql(std::string_view params) {

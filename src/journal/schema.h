@@ -32,15 +32,15 @@ Status PrepareForWriting(sqlite::Database& db);
 // - trial_tally: per state, how many trials and how many of them have an objective;
 // - param_groups: per group of trials whose params are equal but for a top-level
 //   "seed" (report/groups.h's default grouping; the key is GroupKeySql's text), how
-//   many trials, the lowest number, how many spoil its mean (SpoilsGroupSql), how
-//   many completed with an objective and the sum of
-//   those objectives (summed in number order, as the grouping scan sums; NULL when it
-//   is NaN: +inf and -inf objectives in one group), and `last`, the highest number in
-//   that sum: a finish with a higher number is added to it, one with a lower number
-//   sums the group again. SQLite's total() sums naively up
-//   to 3.42, as the scan does (Debian 12 has 3.40); from 3.43 it compensates, so two
-//   groups whose means differ in the last bit could then order differently here and in
-//   the scan (`--ignore` other names, a journal without tallies).
+//   many trials, the lowest number, how many spoil its mean (SpoilsGroupSql), how many
+//   completed with an objective (RankedSql) and the sum of those objectives (summed in
+//   number order, as the grouping scan sums; NULL when it is NaN: +inf and -inf
+//   objectives in one group), and `last`, the highest number in that sum: a finish
+//   with a higher number is added to it, one with a lower number sums the group again.
+//   SQLite's total() sums naively up to 3.42, as the scan does (Debian 12 has 3.40);
+//   from 3.43 it compensates, so two groups whose means differ in the last bit could
+//   then order differently here and in the scan (`--ignore` other names, a journal
+//   without tallies).
 // `status`, `best` and the run's summary read them instead of every trial (issue 25:
 // at 100,000 trials the count and the grouping were 15 and 60 of `best`'s 60 ms past
 // start-up). The triggers need recursive_triggers off, SQLite's default: an INSERT OR
@@ -52,6 +52,9 @@ std::string GroupKeySql(std::string_view params);
 // SpoilsItsGroup (gpusweep/trial.h) in SQL, of the row whose columns `row` prefixes
 // ("" for the table's, "NEW." or "OLD." in a trigger): 1 or 0.
 std::string SpoilsGroupSql(std::string_view row);
+// Whether that row is ranked: completed with an objective (a NaN one is stored as
+// NULL). 1 or 0.
+std::string RankedSql(std::string_view row);
 
 // Read-only connections: the file's schema version (1..kSchemaVersion); Error{kJournal}
 // for any other.

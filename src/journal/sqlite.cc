@@ -27,10 +27,8 @@ std::string ImmutableUri(const std::filesystem::path& path) {
   return uri + "?immutable=1";
 }
 
-}  // namespace
-
-namespace {
-
+// The connection's WAL hook (Database::wal_length): the length after each commit, and
+// SQLite's automatic checkpoint at the length set.
 int CountWalAndCheckpoint(void* length, sqlite3* handle, const char* schema, int frames) {
   auto* wal = static_cast<WalLength*>(length);
   wal->frames.store(frames);

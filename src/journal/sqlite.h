@@ -7,10 +7,10 @@
 // is thread-safe; use one connection per thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>

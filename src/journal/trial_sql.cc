@@ -19,8 +19,6 @@
 namespace gpusweep::journal {
 namespace {
 
-// A completed trial with an objective (a NaN objective is stored as NULL).
-constexpr std::string_view kSqlRanked = "(state = 'completed' AND objective IS NOT NULL)";
 
 // The number a JSON value's text `text` is, or nullopt when it is another kind of value
 // (a string, true/false, null, an object) or empty (no such member). JSON numbers begin
@@ -150,7 +148,7 @@ Status SqlForEachTrial(sqlite::Database& db, std::string_view trial_columns,
                        const TrialQuery& query, const Journal::TrialVisitor& visit) {
   std::vector<std::string> where;
   if (query.state) where.push_back("state = ?1");
-  if (query.ranked_only) where.emplace_back(kSqlRanked);
+  if (query.ranked_only) where.push_back(RankedSql(""));
   const std::int64_t limit = query.limit > 0 ? std::int64_t{query.limit} : -1;
   auto visit_rows = [&](const std::vector<std::string>& conditions, const std::string& order,
                         std::int64_t rows) {
@@ -227,7 +225,7 @@ Expected<std::optional<ParamGroups>> GroupByParams(sqlite::Database& db,
   assert(paths.empty() || held.empty());
   const std::string sql = fmt::format(
       "SELECT {0} AS key, {1}, objective, number, {2} FROM trials ORDER BY key, number",
-      StrippedKeySql(paths.size()), kSqlRanked, SpoilsGroupSql(""));
+      StrippedKeySql(paths.size()), RankedSql(""), SpoilsGroupSql(""));
   GS_ASSIGN_OR_RETURN(auto rows, db.Prepare(sql, "group trials by params"));
   for (std::size_t i = 0; i < paths.size(); ++i) rows.Bind(static_cast<int>(i) + 1, paths[i]);
   ParamGroups out;
