@@ -1,11 +1,11 @@
 // gs_bench_mo — gpusweep's half of the multi-objective benchmark (bench/README.md,
 // "multiobjective"): its nsga2, tpe (multi-objective TPE, default options), tpe_mv (the
-// same with `multivariate: true`) and random samplers.
+// same with `multivariate: true`), gp (ParEGO with constrained EI) and random samplers.
 //
 //   gs_bench_mo points
 //       one JSON line per problem: its objectives and violation at 20 fixed points, for
 //       run_optuna.py --check to compare with its own implementation.
-//   gs_bench_mo run --samplers nsga2,tpe,tpe_mv,random --seeds 20 --evals 200 --population 50
+//   gs_bench_mo run --samplers nsga2,tpe,tpe_mv,gp,random --seeds 20 --evals 200 --population 50
 //       one JSON line per (problem, sampler, seed): the hypervolume of the feasible
 //       trials (reference of problems.h) after each of the checkpoints 50, 100, ...,
 //       evals, and the seconds spent in Suggest. Trials run one after another, each
@@ -97,6 +97,7 @@ SamplerConfig ConfigFor(const std::string& sampler_name, int seed, int evals, in
   SamplerConfig config;
   config.kind = sampler_name == "nsga2"                          ? SamplerKind::kNsga2
                 : sampler_name == "tpe" || sampler_name == "tpe_mv" ? SamplerKind::kTpe
+                : sampler_name == "gp"                              ? SamplerKind::kGp
                                                                     : SamplerKind::kRandom;
   config.tpe.multivariate = sampler_name == "tpe_mv";
   config.trials = evals;
@@ -225,9 +226,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> samplers{"nsga2", "tpe", "random"}, problems, names;
   for (const MoProblem& problem : MoProblems()) names.push_back(problem.name);
   int seeds = 20, evals = 200, population = 50;
-  run->add_option("--samplers", samplers, "nsga2, tpe, tpe_mv, random")
+  run->add_option("--samplers", samplers, "nsga2, tpe, tpe_mv, gp, random")
       ->delimiter(',')
-      ->check(CLI::IsMember({"nsga2", "tpe", "tpe_mv", "random"}));
+      ->check(CLI::IsMember({"nsga2", "tpe", "tpe_mv", "gp", "random"}));
   run->add_option("--problems", problems, "default: all")->delimiter(',')->check(CLI::IsMember(names));
   run->add_option("--seeds", seeds)->check(CLI::PositiveNumber);
   run->add_option("--evals", evals)->check(CLI::PositiveNumber);
@@ -237,7 +238,7 @@ int main(int argc, char** argv) {
   bool with_points = false;
   timing->add_flag("--points", with_points, "also print each suggestion's x (compare_suggest.py)");
   std::string time_sampler = "tpe";
-  timing->add_option("--sampler", time_sampler)->check(CLI::IsMember({"tpe", "tpe_mv"}));
+  timing->add_option("--sampler", time_sampler)->check(CLI::IsMember({"tpe", "tpe_mv", "gp"}));
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("time")) return TimeSuggest(*FindProblem(time_problem), repeat, with_points, time_sampler);
   if (app.got_subcommand("points")) {

@@ -167,12 +167,13 @@ Status CheckObjectiveSupport(const Mapping& top, const ExperimentConfig& config)
                              "constraints: [...] for the other metrics' bounds");
   if (config.nas) return {};
   const SamplerKind kind = config.sampler.kind;
-  // tpe is multi-objective TPE with several metrics or constraints (docs/samplers.md).
-  if (kind == SamplerKind::kCmaes || kind == SamplerKind::kEvolution || kind == SamplerKind::kGp)
+  // tpe is multi-objective TPE with several metrics or constraints, gp ParEGO with
+  // constrained expected improvement (docs/samplers.md).
+  if (kind == SamplerKind::kCmaes || kind == SamplerKind::kEvolution)
     return RefuseObjectiveAt(
         top, "sampler",
         fmt::format("the {} sampler models one metric and cannot honour {}", ToString(kind), asked),
-        fmt::format("use sampler type tpe or nsga2 (or random, sobol, grid), or one metric without "
+        fmt::format("use sampler type tpe, gp or nsga2 (or random, sobol, grid), or one metric without "
                     "constraints for {}",
                     ToString(kind)));
   // asha, hyperband and successive_halving rank rungs by Pareto ranking (multi-objective

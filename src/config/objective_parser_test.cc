@@ -135,9 +135,9 @@ TEST(ObjectiveParserTest, WhatRanksByOneMetricRefusesSeveralOrConstraintsAtItsTy
   EXPECT_THAT(ParseError(ObjectiveYaml(two, "sampler: {type: cmaes, trials: 4}\n"
                                             "search_space: {lr: {type: uniform, low: 0, high: 1}}\n")),
               AllOf(StartsWith("exp.yaml:4:"), HasSubstr("sampler.type"),
-                    HasSubstr("cmaes sampler models one metric"), HasSubstr("use sampler type tpe or nsga2")));
+                    HasSubstr("cmaes sampler models one metric"), HasSubstr("use sampler type tpe, gp or nsga2")));
   EXPECT_THAT(ParseError(ObjectiveYaml("metric: {name: a, mode: max}\nconstraints: [{metric: c, max: 1}]\n",
-                                       "sampler: {type: gp, trials: 4}\n"
+                                       "sampler: {type: evolution, trials: 4}\n"
                                        "search_space: {lr: {type: uniform, low: 0, high: 1}}\n")),
               HasSubstr("cannot honour constraints"));
   EXPECT_THAT(ParseError(ObjectiveYaml(two, std::string(kObjectiveTail) +

@@ -268,6 +268,57 @@ warm_start: {from: first}
   EXPECT_EQ((*journaled)->assumed[0], std::vector<std::string>{"momentum"});
 }
 
+// With several objectives the seeded trials carry the metrics they are ranked by (the
+// multi-objective samplers read `last_metrics`, not `objective`), through the journal.
+TEST_F(SeedingTest, WarmStartWithSeveralObjectivesSeedsTheirMetrics) {
+  const auto yaml = [](std::string_view metrics, std::string_view rest) {
+    return fmt::format(R"(
+name: t
+metrics: {}
+resources: {{gpus: auto, cpu_slots: 1}}
+shell: true
+command: 'echo "{{\"score\": "{{{{x}}}}", \"cost\": "{{{{x}}}}"}}" >> "$GPUSWEEP_METRICS"'
+search_space:
+  x: {{type: uniform, low: 0, high: 1}}
+{})", metrics, rest);
+  };
+  const std::string both = "[{name: score, mode: max}, {name: cost, mode: min}]";
+  const std::filesystem::path source = dir_.path() / "first";
+  auto first = RunIn(Config(yaml(both, "sampler: {type: random, trials: 6, seed: 5}\n")), source);
+  ASSERT_TRUE(first) << first.error().message;
+  const ExperimentConfig config =
+      Config(yaml(both, "sampler: {type: tpe, trials: 1, seed: 2, n_startup_trials: 2}\n"
+                        "warm_start: {from: first}\n"));
+  auto seeded = Run(config);
+  ASSERT_TRUE(seeded) << seeded.error().message;
+  auto journal = OpenReadOnly();
+  auto journaled = LoadWarmStart(*journal);
+  ASSERT_TRUE(journaled && *journaled);
+  ASSERT_EQ((*journaled)->trials.size(), 6u);
+  std::vector<TrialRecord> history;
+  for (std::size_t i = 0; i < 6; ++i) {
+    const TrialRecord& t = (*journaled)->trials[i];
+    EXPECT_EQ(t.last_metrics, (Json{{"score", first->trials[i].params["x"]},
+                                    {"cost", first->trials[i].params["x"]}}));
+    history.push_back(t);
+  }
+  auto sampler = MakeSampler(config.sampler, config.search_space, ObjectiveOf(config));
+  ASSERT_TRUE(sampler);
+  EXPECT_EQ(seeded->trials[0].params, (*sampler)->Suggest(0, history).params);
+  // Without the metrics the same history is another one (every trial the worst).
+  for (TrialRecord& t : history) t.last_metrics = Json::object();
+  EXPECT_NE(seeded->trials[0].params, (*sampler)->Suggest(0, history).params);
+
+  const std::string other = "[{name: score, mode: max}, {name: cost, mode: max}]";
+  auto refused = RunIn(Config(yaml(other, "sampler: {type: tpe, trials: 1}\nwarm_start: {from: first}\n")),
+                       dir_.path() / "second");
+  ASSERT_FALSE(refused);
+  EXPECT_THAT(refused.error().message,
+              HasSubstr("optimised 'score' (max), 'cost' (min), this experiment 'score' (max), "
+                        "'cost' (max); a warm start needs the same metric name and mode"));
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "second"));  // nothing was written
+}
+
 TEST_F(SeedingTest, WarmStartNeedsAnExperimentWithTheSameMetric) {
   const std::filesystem::path source = dir_.path() / "first";
   ASSERT_TRUE(RunIn(Config(Sweep(R"(

@@ -22,18 +22,55 @@ Error AtConfig(const ExperimentConfig& config, std::string problem, std::string_
                            config.warm_start->line, problem, hint)};
 }
 
-Status CheckSameMetric(const ExperimentConfig& config, const ExperimentRecord& source) {
-  const Json metric = source.identity.value("metric", Json::object());
-  const std::string name = metric.value("name", "");
-  const std::string mode = metric.value("mode", "");
-  const std::string ours(ModeName(config.metric.mode));
-  if (name == config.metric.name && mode == ours) return {};
+// "'score' (max)" or "'acc' (max), 'params_m' (min)": an objective as identity.h
+// records it ("metrics" with several, else "metric").
+std::string ObjectiveText(const Json& identity) {
+  const Json metrics = identity.contains("metrics") ? identity["metrics"]
+                                                    : Json::array({identity.value("metric", Json::object())});
+  std::string text;
+  for (const Json& m : metrics)
+    text += fmt::format("{}'{}' ({})", text.empty() ? "" : ", ", m.value("name", ""), m.value("mode", ""));
+  return text;
+}
+
+Json OurObjective(const ExperimentConfig& config) {
+  Json metrics = Json::array();
+  const Objective objective = ObjectiveOf(config);
+  for (const MetricSpec& m : objective.metrics())
+    metrics.push_back(Json{{"name", m.name}, {"mode", ModeName(m.mode)}});
+  return config.metrics.empty() ? Json{{"metric", metrics[0]}} : Json{{"metrics", metrics}};
+}
+
+// A source ranks with this experiment when it optimised the same metrics in the same
+// modes: one metric as one, several as the same list. (Constraints may differ: each
+// seeded trial's violation is computed from its reported metrics under this
+// experiment's constraints.)
+Status CheckSameObjective(const ExperimentConfig& config, const ExperimentRecord& source) {
+  // One objective may start from a several-objective source: its `objective` is the
+  // source's first metric's value.
+  const std::string theirs =
+      ObjectiveText(config.metrics.empty()
+                        ? Json{{"metric", source.identity.value("metric", Json::object())}}
+                        : source.identity);
+  const std::string ours = ObjectiveText(OurObjective(config));
+  if (theirs == ours) return {};
   return tl::unexpected(AtConfig(
       config,
-      fmt::format("{} optimised '{}' ({}), this experiment '{}' ({})",
-                  config.warm_start->from.string(), name, mode, config.metric.name, ours),
-      "a warm start needs the same metric name and mode, so its values rank with this "
-      "experiment's; start from an experiment with the same metric, or remove warm_start"));
+      fmt::format("{} optimised {}, this experiment {}", config.warm_start->from.string(),
+                  theirs, ours),
+      "a warm start needs the same metric name and mode (the same metrics: list with "
+      "several objectives), so its values rank with this experiment's; start from an "
+      "experiment with the same objective, or remove warm_start"));
+}
+
+// Of a seeded trial's reported metrics, those this experiment's several objectives and
+// constraints read (none with one objective and no constraints: `objective` holds it).
+Json KeptMetrics(const Json& metrics, const Objective& objective) {
+  Json kept = Json::object();
+  if (!objective.multi() && !objective.constrained()) return kept;
+  for (const std::string& name : objective.MetricNames())
+    if (metrics.is_object() && metrics.contains(name)) kept[name] = metrics[name];
+  return kept;
 }
 
 bool HasResult(const TrialRecord& trial) {
@@ -88,6 +125,8 @@ Json TrialToJson(const TrialRecord& trial, int source_number,
   if (!assumed.empty()) json["assumed"] = assumed;
   if (trial.objective && std::isfinite(*trial.objective)) json["objective"] = *trial.objective;
   if (trial.budget && std::isfinite(*trial.budget)) json["budget"] = *trial.budget;
+  if (trial.last_metrics.is_object() && !trial.last_metrics.empty())
+    json["metrics"] = trial.last_metrics;  // several objectives or constraints
   json["rung"] = trial.rung;
   return json;
 }
@@ -106,6 +145,7 @@ Expected<TrialRecord> TrialFromJson(const Json& json, int number) {
     trial.objective = json["objective"].get<double>();
   if (json.contains("budget") && json["budget"].is_number())
     trial.budget = json["budget"].get<double>();
+  if (json.contains("metrics") && json["metrics"].is_object()) trial.last_metrics = json["metrics"];
   trial.rung = json.value("rung", 0);
   return trial;
 }
@@ -212,7 +252,8 @@ Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config) {
   if (!source)
     return tl::unexpected(AtConfig(config, fmt::format("{} holds no experiment yet", from.string()),
                                    "run it first, or give another directory"));
-  GS_TRY(CheckSameMetric(config, *source));
+  GS_TRY(CheckSameObjective(config, *source));
+  const Objective objective = ObjectiveOf(config);
   GS_ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, (*journal)->LoadTrials());
   WarmStartHistory history;
   history.from = from.string();
@@ -237,6 +278,7 @@ Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config) {
     }
     TrialRecord kept = trial;
     kept.params = std::move(*fitted);
+    kept.last_metrics = KeptMetrics(trial.last_metrics, objective);
     history.trials.push_back(std::move(kept));
     history.source_numbers.push_back(trial.number);
     history.assumed.push_back(std::move(assumed));

@@ -6,7 +6,9 @@
 // whose params fit this search space (every parameter present and allowed, FitToParam,
 // or missing and given by warm_start.defaults; none extra) are copied into this experiment's journal (event "warm_start") before the
 // experiment row is written. Later runs read them from there, never from the source,
-// so a resume is exact even when the source has changed or is gone. In the sampler's
+// so a resume is exact even when the source has changed or is gone. With several
+// objectives or constraints each trial keeps the reported metrics they read (its
+// `last_metrics`, those names only), which the multi-objective samplers rank by. In the sampler's
 // history they are numbered -n..-1 (source order): before every trial of this one.
 // A cross-validated source (cv: {folds: k}) gives its configurations instead of its
 // folds: each configuration once, valued by its folds' mean and in its state
@@ -37,7 +39,7 @@ struct WarmStartHistory {
 
 // Reads the source named by `config.warm_start` (read-only). Error{kInvalidConfig} with
 // the config's file:line when it is not an experiment, or optimised another metric or
-// mode; Error{kJournal} when its journal cannot be read.
+// mode (another metrics: list with several objectives); Error{kJournal} when its journal cannot be read.
 Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config);
 
 // Journals `history` (event "warm_start"); LoadWarmStart reads the last one back

@@ -53,29 +53,25 @@ LogH GpLogH(double z) {
 }
 
 struct LbfgsProblem {
-  const GpPosterior* posterior = nullptr;
-  double best = 0;
+  const GpAcquisition* acquisition = nullptr;
   std::vector<double> point;        // all features; the continuous ones are set per call
   std::vector<int> continuous;      // feature index of each optimised variable
-  std::vector<double> grad_mean, grad_var;
+  std::vector<double> gradient;     // the acquisition's, over all features
   double best_value = -std::numeric_limits<double>::infinity();
   std::vector<double> best_point;
 };
 
-// NLopt's objective: -log EI at the point with the continuous features from x.
-double NegativeLogEi(unsigned n, const double* x, double* grad, void* context) {
+// NLopt's objective: minus the acquisition at the point with the continuous features
+// from x.
+double NegativeAcquisition(unsigned n, const double* x, double* grad, void* context) {
   auto* problem = static_cast<LbfgsProblem*>(context);
   for (unsigned i = 0; i < n; ++i)
     problem->point[static_cast<std::size_t>(problem->continuous[i])] = x[i];
-  double mean = 0, var = 0, d_mean = 0, d_var = 0;
-  problem->posterior->Predict(problem->point.data(), mean, var,
-                              grad ? problem->grad_mean.data() : nullptr,
-                              grad ? problem->grad_var.data() : nullptr);
-  const double value = GpLogExpectedImprovement(mean, var, problem->best, &d_mean, &d_var);
+  const double value = problem->acquisition->Value(problem->point.data(),
+                                                   grad ? problem->gradient.data() : nullptr);
   if (grad != nullptr) {
     for (unsigned i = 0; i < n; ++i) {
-      const auto f = static_cast<std::size_t>(problem->continuous[i]);
-      grad[i] = -(d_mean * problem->grad_mean[f] + d_var * problem->grad_var[f]);
+      grad[i] = -problem->gradient[static_cast<std::size_t>(problem->continuous[i])];
       if (!std::isfinite(grad[i])) grad[i] = 0;
     }
   }
@@ -108,16 +104,77 @@ double GpLogExpectedImprovement(double mean, double var, double best, double* d_
   return h.log_h + 0.5 * std::log(var);
 }
 
+double GpLogProbabilityBelow(double mean, double var, double threshold, double* d_mean,
+                             double* d_var) {
+  assert(var > 0);
+  const double sd = std::sqrt(var);
+  const double z = (threshold - mean) / sd;
+  double log_cdf = 0, pdf_over_cdf = 0;
+  if (z >= -1) {
+    const double cdf = 0.5 * std::erfc(-z / std::numbers::sqrt2);
+    log_cdf = std::log(cdf);
+    pdf_over_cdf = std::exp(-0.5 * z * z - kHalfLogTwoPi) / cdf;
+  } else {
+    // Phi(z) = phi(z) m(z) with Mills' ratio m = Phi / phi, as in GpLogH.
+    double mills = 0;
+    if (z >= -30) {
+      mills = std::sqrt(std::numbers::pi / 2) * std::exp(0.5 * z * z) *
+              std::erfc(-z / std::numbers::sqrt2);
+    } else {
+      const double u = 1 / (z * z);
+      mills = (1 - u + 3 * u * u - 15 * u * u * u) / -z;
+    }
+    log_cdf = -0.5 * z * z - kHalfLogTwoPi + std::log(mills);
+    pdf_over_cdf = 1 / mills;
+  }
+  if (d_mean != nullptr) *d_mean = -pdf_over_cdf / sd;
+  if (d_var != nullptr) *d_var = -pdf_over_cdf * z / (2 * var);
+  return log_cdf;
+}
+
+double GpAcquisition::Value(const double* point, double* grad) const {
+  assert(objective != nullptr && (best.has_value() || !constraints.empty()));
+  const auto size = static_cast<std::size_t>(dims());
+  std::vector<double> grad_mean(grad ? size : 0), grad_var(grad ? size : 0);
+  if (grad != nullptr) std::fill(grad, grad + size, 0.0);
+  double total = 0;
+  const auto add = [&](const GpPosterior& model, auto term) {
+    double mean = 0, var = 0, d_mean = 0, d_var = 0;
+    model.Predict(point, mean, var, grad ? grad_mean.data() : nullptr,
+                  grad ? grad_var.data() : nullptr);
+    total += term(mean, var, grad ? &d_mean : nullptr, grad ? &d_var : nullptr);
+    if (grad != nullptr)
+      for (std::size_t f = 0; f < size; ++f) grad[f] += d_mean * grad_mean[f] + d_var * grad_var[f];
+  };
+  if (best)
+    add(*objective, [&](double m, double v, double* dm, double* dv) {
+      return GpLogExpectedImprovement(m, v, *best, dm, dv);
+    });
+  for (const GpConstraintModel& c : constraints) {
+    assert(c.posterior != nullptr && c.posterior->dims() == dims());
+    add(*c.posterior, [&](double m, double v, double* dm, double* dv) {
+      return GpLogProbabilityBelow(m, v, c.threshold, dm, dv);
+    });
+  }
+  return total;
+}
+
 std::vector<double> GpMaximizeLogEi(const GpPosterior& posterior, double best,
                                     const std::vector<int>& category_counts,
                                     const std::vector<std::vector<double>>& near,
                                     const GpAcquisitionOptions& options, SplitMix64& rng) {
-  const int dims = posterior.dims();
+  return GpMaximizeAcquisition(GpAcquisition{&posterior, best, {}}, category_counts, near,
+                               options, rng);
+}
+
+std::vector<double> GpMaximizeAcquisition(const GpAcquisition& acquisition,
+                                          const std::vector<int>& category_counts,
+                                          const std::vector<std::vector<double>>& near,
+                                          const GpAcquisitionOptions& options, SplitMix64& rng) {
+  const int dims = acquisition.dims();
   assert(static_cast<int>(category_counts.size()) == dims);
   const auto score = [&](const std::vector<double>& x) {
-    double mean = 0, var = 0;
-    posterior.Predict(x.data(), mean, var, nullptr, nullptr);
-    const double value = GpLogExpectedImprovement(mean, var, best, nullptr, nullptr);
+    const double value = acquisition.Value(x.data(), nullptr);
     return std::isfinite(value) ? value : -std::numeric_limits<double>::infinity();
   };
   const auto random_category = [&](int d) {
@@ -160,10 +217,8 @@ std::vector<double> GpMaximizeLogEi(const GpPosterior& posterior, double best,
   double winner_value = scores[order.front()];
 
   LbfgsProblem problem;
-  problem.posterior = &posterior;
-  problem.best = best;
-  problem.grad_mean.resize(static_cast<std::size_t>(dims));
-  problem.grad_var.resize(static_cast<std::size_t>(dims));
+  problem.acquisition = &acquisition;
+  problem.gradient.resize(static_cast<std::size_t>(dims));
   for (int d = 0; d < dims; ++d)
     if (category_counts[static_cast<std::size_t>(d)] == 0) problem.continuous.push_back(d);
   if (!problem.continuous.empty() && options.lbfgs_starts > 0) {
@@ -172,7 +227,7 @@ std::vector<double> GpMaximizeLogEi(const GpPosterior& posterior, double best,
     assert(opt != nullptr);
     nlopt_set_lower_bounds1(opt, 0.0);
     nlopt_set_upper_bounds1(opt, 1.0);
-    nlopt_set_min_objective(opt, NegativeLogEi, &problem);
+    nlopt_set_min_objective(opt, NegativeAcquisition, &problem);
     nlopt_set_maxeval(opt, options.lbfgs_evaluations);
     nlopt_set_ftol_rel(opt, 1e-9);
     int started = 0;

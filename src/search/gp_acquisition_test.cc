@@ -92,5 +92,90 @@ TEST(GpAcquisitionTest, MaximiserPrefersTheUnexploredSideAndTheBetterCategory) {
             x);
 }
 
+TEST(GpAcquisitionTest, LogProbabilityBelowMatchesLogPhiAndStaysFiniteInTheTail) {
+  for (double z : {4.0, 1.0, 0.0, -0.99, -1.01, -5.0, -20.0}) {
+    const double var = 4, threshold = 1;
+    const double mean = threshold - z * std::sqrt(var);
+    EXPECT_NEAR(GpLogProbabilityBelow(mean, var, threshold, nullptr, nullptr),
+                std::log(0.5 * std::erfc(-z / std::numbers::sqrt2)), 1e-9 * std::max(1.0, z * z))
+        << "z = " << z;
+  }
+  double previous = 0;
+  for (double z : {-29.99, -30.01, -50.0, -1e3}) {  // Phi(z) is 0 in double precision
+    const double value = GpLogProbabilityBelow(-z, 1, 0, nullptr, nullptr);
+    ASSERT_TRUE(std::isfinite(value)) << "z = " << z;
+    EXPECT_LT(value, previous) << "z = " << z;
+    previous = value;
+  }
+  EXPECT_NEAR(GpLogProbabilityBelow(30.0 + 1e-9, 1, 0, nullptr, nullptr),
+              GpLogProbabilityBelow(30.0 - 1e-9, 1, 0, nullptr, nullptr), 1e-6);
+  for (double mean : {-3.0, 0.2, 4.0, 40.0}) {
+    for (double var : {0.09, 2.0}) {
+      double d_mean = 0, d_var = 0;
+      GpLogProbabilityBelow(mean, var, 0.5, &d_mean, &d_var);
+      const double h = 1e-6;
+      const auto f = [](double m, double v) { return GpLogProbabilityBelow(m, v, 0.5, nullptr, nullptr); };
+      const double numeric_mean = (f(mean + h, var) - f(mean - h, var)) / (2 * h);
+      const double numeric_var = (f(mean, var + h * var) - f(mean, var - h * var)) / (2 * h * var);
+      EXPECT_NEAR(d_mean, numeric_mean, 1e-4 * std::max(1.0, std::abs(numeric_mean))) << mean << " " << var;
+      EXPECT_NEAR(d_var, numeric_var, 1e-4 * std::max(1.0, std::abs(numeric_var))) << mean << " " << var;
+    }
+  }
+}
+
+// Eight points on a line in 2-D; the objective falls with x0, the constraint's value
+// rises with x0 (feasible below 0 in its units), so the two terms pull apart.
+GpData LineData(double slope) {
+  GpData data;
+  data.categorical = {false, false};
+  data.x.resize(8, 2);
+  data.y.resize(8);
+  for (int i = 0; i < 8; ++i) {
+    data.x(i, 0) = 0.12 * i;
+    data.x(i, 1) = 0.5 + 0.05 * (i % 3);
+    data.y[i] = slope * (data.x(i, 0) - 0.4);
+  }
+  return data;
+}
+
+TEST(GpAcquisitionTest, ConstrainedValueIsTheSumOfItsTermsAndItsGradientIsExact) {
+  Eigen::VectorXd theta(4);
+  theta << std::log(0.4), std::log(0.8), 0.0, std::log(1e-4);
+  const GpPosterior objective(LineData(-2), theta);
+  const GpPosterior constraint(LineData(3), theta);
+  const GpAcquisition both{&objective, -1.0, {{&constraint, -0.2}}};
+  const GpAcquisition feasibility_only{&objective, std::nullopt, {{&constraint, -0.2}}};
+  for (const std::vector<double>& point :
+       {std::vector<double>{0.3, 0.4}, std::vector<double>{0.7, 0.55}, std::vector<double>{0.95, 0.1}}) {
+    double m = 0, v = 0, cm = 0, cv = 0;
+    objective.Predict(point.data(), m, v, nullptr, nullptr);
+    constraint.Predict(point.data(), cm, cv, nullptr, nullptr);
+    const double pof = GpLogProbabilityBelow(cm, cv, -0.2, nullptr, nullptr);
+    EXPECT_NEAR(both.Value(point.data(), nullptr),
+                GpLogExpectedImprovement(m, v, -1.0, nullptr, nullptr) + pof, 1e-12);
+    EXPECT_NEAR(feasibility_only.Value(point.data(), nullptr), pof, 1e-12);
+    std::vector<double> grad(2);
+    both.Value(point.data(), grad.data());
+    for (int d = 0; d < 2; ++d) {
+      std::vector<double> up = point, down = point;
+      up[static_cast<std::size_t>(d)] += 1e-6;
+      down[static_cast<std::size_t>(d)] -= 1e-6;
+      const double numeric = (both.Value(up.data(), nullptr) - both.Value(down.data(), nullptr)) / 2e-6;
+      EXPECT_NEAR(grad[static_cast<std::size_t>(d)], numeric, 1e-4 * std::max(1.0, std::abs(numeric)))
+          << "feature " << d << " at " << point[0] << ", " << point[1];
+    }
+  }
+  // The maximiser finds the largest value of a 41 x 41 grid, or better.
+  SplitMix64 rng(3);
+  const std::vector<double> x =
+      GpMaximizeAcquisition(both, {0, 0}, {{0.24, 0.5}}, GpAcquisitionOptions{}, rng);
+  const double found = both.Value(x.data(), nullptr);
+  for (int i = 0; i <= 40; ++i)
+    for (int j = 0; j <= 40; ++j) {
+      const std::vector<double> cell{i / 40.0, j / 40.0};
+      EXPECT_GE(found, both.Value(cell.data(), nullptr) - 1e-9) << cell[0] << ", " << cell[1];
+    }
+}
+
 }  // namespace
 }  // namespace gpusweep::search

@@ -219,7 +219,7 @@ Expected<std::unique_ptr<Sampler>> MakeEvolution(const SamplerConfig& config,
 constexpr int kMaxGpModelTrials = 1000;
 
 Expected<std::unique_ptr<Sampler>> MakeGp(const SamplerConfig& config, const SearchSpace& space,
-                                          Mode mode) {
+                                          const Objective& objective) {
   GS_TRY(CheckTrials(config));
   const GpConfig& gp = config.gp;
   if (gp.n_startup_trials < 1)
@@ -230,7 +230,7 @@ Expected<std::unique_ptr<Sampler>> MakeGp(const SamplerConfig& config, const Sea
     return Fail(ErrorCode::kInvalidConfig,
                 fmt::format("sampler.max_model_trials: must be in 2..{} (got {})",
                             kMaxGpModelTrials, gp.max_model_trials));
-  return std::make_unique<search::GpSampler>(space, config.trials, config.seed, gp, mode);
+  return std::make_unique<search::GpSampler>(space, config.trials, config.seed, gp, objective);
 }
 
 Expected<std::unique_ptr<Sampler>> MakeNsga2(const SamplerConfig& config, const SearchSpace& space,
@@ -275,7 +275,6 @@ std::string_view SingleObjectiveSamplerName(SamplerKind kind) {
   switch (kind) {
     case SamplerKind::kCmaes: return "cmaes";
     case SamplerKind::kEvolution: return "evolution";
-    case SamplerKind::kGp: return "gp";
     default: return "this sampler";
   }
 }
@@ -303,21 +302,21 @@ Expected<std::unique_ptr<Sampler>> MakeBareSampler(const SamplerConfig& config,
     case SamplerKind::kTpe:  // several metrics or constraints: multi-objective TPE
       GS_TRY(RefuseWeights(space, "tpe"));
       return MakeTpe(config, space, objective);
+    case SamplerKind::kGp:  // several metrics: ParEGO; constraints: a GP per bound
+      GS_TRY(RefuseWeights(space, "gp"));
+      return MakeGp(config, space, objective);
     default:
       break;
   }
   if (objective.multi() || objective.constrained())
     return Fail(ErrorCode::kInvalidConfig,
-                fmt::format("sampler: {} models one metric without constraints; use tpe, nsga2 or random",
+                fmt::format("sampler: {} models one metric without constraints; use tpe, gp, nsga2 or random",
                             SingleObjectiveSamplerName(config.kind)));
   switch (config.kind) {
     case SamplerKind::kCmaes:
       return MakeCmaes(config, space, mode);
     case SamplerKind::kEvolution:
       return MakeEvolution(config, space, mode);
-    case SamplerKind::kGp:
-      GS_TRY(RefuseWeights(space, "gp"));
-      return MakeGp(config, space, mode);
     default:
       break;
   }

@@ -104,7 +104,7 @@ class TpeSampler final : public Sampler {
 class GpSampler final : public Sampler {
  public:
   GpSampler(SearchSpace space, int trials, std::uint64_t seed, const GpConfig& config,
-            Mode mode);
+            Objective objective);
   int total_trials() const override;
   Suggestion Suggest(int number, const std::vector<TrialRecord>& history) const override;
 
@@ -114,7 +114,7 @@ class GpSampler final : public Sampler {
   int trials_;
   std::uint64_t seed_;
   GpConfig config_;
-  Mode mode_;
+  Objective objective_;  // several metrics: ParEGO; constraints: a GP per bound
 };
 
 // NSGA-II (contract in gpusweep/sampler.h; Deb et al. 2002), steady-state: every
