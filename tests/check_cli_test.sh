@@ -58,6 +58,10 @@ grep -qF "objectives: acc max, size min; feasible when ms <= 10 and 0.5 <= size 
   { cat mo.txt; fail "objectives line"; }
 grep -qF "sampler: tpe, seed 0 (multivariate: one joint density; the first 10 trials drawn at random)" mo.txt ||
   { cat mo.txt; fail "tpe line"; }
+sed -i 's/sampler: {type: tpe, trials: 4, multivariate: true}/sampler: {type: gp, trials: 4, seed: 2}/' mo.yaml
+"$gpusweep" check mo.yaml > mo.txt || { cat mo.txt; fail "check of mo.yaml with gp exited $?"; }
+grep -qF "sampler: gp, seed 2 (the first 10 trials drawn by sobol; ParEGO: the objectives scalarised under new weights each trial; a GP per constraint bound)" mo.txt ||
+  { cat mo.txt; fail "gp line"; }
 rm mo.yaml mo.txt
 
 # The first trials check shows are the ones run runs.

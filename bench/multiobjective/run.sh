@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Multi-objective benchmark: gpusweep's nsga2, tpe and tpe_mv (`multivariate: true`; and
-# random, as the floor) against Optuna 3.1's NSGAIISampler and multi-objective
+# Multi-objective benchmark: gpusweep's nsga2, tpe, tpe_mv (`multivariate: true`) and gp
+# (ParEGO with constrained EI; and random, as the floor) against Optuna 3.1's NSGAIISampler and multi-objective
 # TPESampler (multivariate=False and True) on ZDT1-3, DTLZ2 and C2-DTLZ2
 # (bench/README.md, "multiobjective"), then seconds per tpe suggestion at 500 trials of
 # history on both sides (time_suggest.py). Usage:
@@ -30,7 +30,7 @@ driver=$build/bench/multiobjective/gs_bench_mo
 
 "$driver" points > "$out/points.jsonl"
 bench/multiobjective/run_optuna.py --check "$out/points.jsonl"
-"$driver" run --samplers nsga2,tpe,tpe_mv,random --seeds "$seeds" --evals "$evals" --population "$population" \
+"$driver" run --samplers nsga2,tpe,tpe_mv,gp,random --seeds "$seeds" --evals "$evals" --population "$population" \
   > "$out/gpusweep.jsonl"
 bench/multiobjective/run_optuna.py --samplers "$optuna_samplers" --seeds "$seeds" --evals "$evals" \
   --population "$population" | "$driver" score > "$out/optuna.jsonl"

@@ -117,7 +117,9 @@ Expected<int> CheckCommand(const CheckCommandArgs& args) {
                        s.tpe.multivariate ? "multivariate: one joint density" : "one density per parameter",
                        s.tpe.n_startup_trials);
   if (s.kind == SamplerKind::kGp)
-    out += fmt::format(" (the first {} trials drawn by sobol)", s.gp.n_startup_trials);
+    out += fmt::format(" (the first {} trials drawn by sobol{}{})", s.gp.n_startup_trials,
+                       config.metrics.empty() ? "" : "; ParEGO: the objectives scalarised under new weights each trial",
+                       config.constraints.empty() ? "" : "; a GP per constraint bound");
   out += "\n";
   if (!config.nas) {
     out += fmt::format("search space ({} parameter{}):\n", config.search_space.params.size(),
