@@ -79,6 +79,33 @@ for number, params in enumerate(shown):
     assert ran[number] == params, (number, ran[number], params)
 PY
 
+# warm_start: check reads the source as run would, says what seeds the sampler, and its
+# first trial (already model-based) is the one run runs; a source run would refuse is
+# refused here too, with run's message and exit code.
+sed -e 's/^name: demo/name: warm/' -e 's/^sampler: .*/sampler: {type: tpe, trials: 1, seed: 4, n_startup_trials: 2}/' \
+  -e 's/, probabilities: \[0.3, 0.7\]//' exp.yaml > warm.yaml
+echo "warm_start: {from: runs/demo}" >> warm.yaml
+"$gpusweep" check warm.yaml --trials 1 > out.txt 2> err.txt || { cat err.txt; fail "check of warm.yaml exited $?"; }
+grep -qF "warm start: 4 trials of $work/runs/demo seed the sampler (not rerun)" out.txt || fail "warm start line"
+[ ! -e runs/warm ] || fail "check wrote runs/warm"
+sed -n '/^first 1 trials:/,/^resources:/p' out.txt | sed '1d;$d' | sed 's/^  [0-9]*  //' > shown.jsonl
+"$gpusweep" run warm.yaml > run.log 2>&1 || { cat run.log; fail "run of warm.yaml"; }
+"$gpusweep" export runs/warm --format json -o warm.json
+python3 - <<'PY' || fail "check's warm-started first trial differs from run's"
+import json
+shown = json.loads(open("shown.jsonl").readline())
+row = json.load(open("warm.json"))[0]
+assert {k[len("param."):]: v for k, v in row.items() if k.startswith("param.")} == shown, (row, shown)
+PY
+sed -e 's/^name: warm/name: warm2/' -e 's/mode: min}/mode: max}/' warm.yaml > warm2.yaml
+set +e
+"$gpusweep" check warm2.yaml > out.txt 2> err.txt
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "a warm start from another mode exited $rc, not 2"
+grep -qF "warm2.yaml:13: warm_start.from: $work/runs/demo optimised 'loss' (min), this experiment 'loss' (max)" err.txt ||
+  { cat err.txt; fail "warm start message"; }
+
 # A bad config: exit 2, located message, nothing written.
 rm -rf runs
 printf 'name: bad\ncommand: [echo]\nmetric: {name: loss, mode: min}\nsampler: {type: grid}\nsearch_space:\n  x: {type: normal}\n' > bad.yaml

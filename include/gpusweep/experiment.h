@@ -93,8 +93,12 @@ Expected<RunOutcome> RunExperiment(const ExperimentConfig& config, const RunOpti
 struct ExperimentCheck {
   int total_trials = 0;
   // The first trials' params as the sampler draws them with the config's seed and no
-  // results yet (for model-based samplers: their startup draws).
+  // results of this experiment yet (for model-based samplers: their startup draws, or,
+  // with warm_start, what the seeded trials make them).
   std::vector<Params> first_params;
+  // warm_start: WarmStartLine of the history a run would seed the sampler with (the
+  // existing experiment's journaled one, else the source's, whose errors are run's).
+  std::string warm_start;
   std::vector<int> gpus;             // allowed GPU indices; empty = CPU slots (local)
   // backend: slurm: where trials run ("SLURM (partition gpu, gres gpu:1 per trial, at
   // most 16 jobs at once)"), checked as run checks it (clients on PATH, sbatch

@@ -121,6 +121,7 @@ Expected<int> CheckCommand(const CheckCommandArgs& args) {
                        config.metrics.empty() ? "" : "; ParEGO: the objectives scalarised under new weights each trial",
                        config.constraints.empty() ? "" : "; a GP per constraint bound");
   out += "\n";
+  if (!check.warm_start.empty()) out += check.warm_start + "\n";
   if (!config.nas) {
     out += fmt::format("search space ({} parameter{}):\n", config.search_space.params.size(),
                        config.search_space.params.size() == 1 ? "" : "s");

@@ -286,7 +286,7 @@ Status EmitStatusFooter(ExperimentView& view) {
   GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm_start, LoadWarmStart(view.journal()));
   constexpr std::size_t kWarmStartListed = 10;
   if (warm_start)
-    std::fputs(WarmStartListing(*warm_start, view.meta().metric, kWarmStartListed).c_str(),
+    std::fputs(WarmStartListing(*warm_start, view.objective(), kWarmStartListed).c_str(),
                stdout);
   return {};
 }

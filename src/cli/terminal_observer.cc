@@ -3,14 +3,40 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/did_you_mean.h"
 #include "gpusweep/cv.h"
 #include "report/pareto_views.h"
 
 namespace gpusweep {
+namespace {
+
+// "; it reported acc, latency_ms (did you mean 'latency_ms'?)": what the trial did report
+// (the first 8 keys), since a misspelt constraint metric makes every trial infeasible.
+std::string ReportedHint(const Json& metrics, const std::string& wanted) {
+  if (!metrics.is_object() || metrics.empty())
+    return "; it reported no metrics at all";
+  std::vector<std::string> keys;
+  for (const auto& item : metrics.items()) keys.push_back(item.key());
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  const std::size_t shown = std::min<std::size_t>(views.size(), 8);
+  std::string hint = fmt::format("; it reported {}{}", JoinNames(std::span(views).first(shown)),
+                                 views.size() > shown ? ", ..." : "");
+  if (const std::optional<std::string> close = ClosestMatch(wanted, views))
+    hint += fmt::format(" (did you mean '{}'? a misspelt name makes every trial infeasible)", *close);
+  return hint;
+}
+
+}  // namespace
+
 namespace {
 
 // Seconds between redraws of the live line, and between plain progress lines.
@@ -121,9 +147,9 @@ void TerminalObserver::WarnUnreportedConstraints(const TrialRecord& trial) {
     if (std::find(unreported_warned_.begin(), unreported_warned_.end(), c.metric) != unreported_warned_.end())
       continue;
     unreported_warned_.push_back(c.metric);
-    OnWarning(fmt::format("trial {} completed without a number for '{}', the metric of a constraint: "
-                          "it counts as infeasible; if the name is misspelt every trial will",
-                          trial.number, c.metric));
+    OnWarning(fmt::format("trial {} completed without a number for '{}', the metric of a constraint, "
+                          "so it counts as infeasible{}",
+                          trial.number, c.metric, ReportedHint(trial.last_metrics, c.metric)));
   }
 }
 

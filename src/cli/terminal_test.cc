@@ -169,7 +169,8 @@ TEST(TerminalObserverTest, AConstraintMetricNeverReportedIsWarnedAboutOnce) {
   observer.Close();
   const std::string text = Contents(out);
   const std::string warning = "warning: trial 0 completed without a number for 'latncy', the metric of a "
-                              "constraint: it counts as infeasible; if the name is misspelt every trial will";
+                              "constraint, so it counts as infeasible; it reported acc, latency (did you "
+                              "mean 'latency'? a misspelt name makes every trial infeasible)";
   EXPECT_NE(text.find(warning), std::string::npos) << text;
   EXPECT_EQ(text.find("completed without a number", text.find(warning) + warning.size()), std::string::npos)
       << text;

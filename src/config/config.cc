@@ -266,6 +266,27 @@ void WarnAboutNasWithoutTimeout(const Value& nas, std::vector<std::string>& warn
           .message);
 }
 
+// gp leaves pruned trials out of its model (a pruned trial's value belongs to a smaller
+// budget, which one GP would mix with full-budget results), so under a scheduler that
+// stops trials it learns only from those that ran to the end: allowed, and said.
+void WarnAboutGpUnderAScheduler(const Mapping& top, const ExperimentConfig& config,
+                                std::vector<std::string>& warnings) {
+  const SchedulerKind kind = config.scheduler.kind;
+  if (config.sampler.kind != SamplerKind::kGp ||
+      (kind != SchedulerKind::kMedian && kind != SchedulerKind::kSuccessiveHalving &&
+       kind != SchedulerKind::kAsha && kind != SchedulerKind::kHyperband))
+    return;
+  warnings.push_back(
+      top.Find("scheduler")
+          ->Invalid("the gp sampler learns only from trials that ran to the full budget (it "
+                    "leaves pruned ones out), so most of what the scheduler stops teaches it "
+                    "nothing",
+                    "use sampler: {type: tpe, ...}, which ranks pruned trials by their budget, "
+                    "or keep gp if most trials run to the end")
+          .value()
+          .message);
+}
+
 // The trial source of a `nas:` experiment: no sampler, search space or scheduler (the
 // NAS engine plans every evaluation), one GPU count for every evaluation. The keys it
 // replaces are refused here, before the shared sections, so those sections' parsers see
@@ -344,7 +365,10 @@ Status ParseTop(const Value& root, const fs::path& config_dir, ExperimentConfig&
   GS_TRY(config_detail::CheckObjectiveSupport(top, config));
   GS_TRY(config_detail::CheckPbtFits(top, config));
   GS_TRY(config_detail::ApplyBohbSampler(top, config));
-  if (nas == nullptr) return {};
+  if (nas == nullptr) {
+    WarnAboutGpUnderAScheduler(top, config, config.warnings);
+    return {};
+  }
   if (config.nas->dry_run) {
     ApplyNasDryRun(config);
   } else if (!config.timeout_seconds) {

@@ -7,6 +7,7 @@
 namespace gpusweep {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -170,6 +171,22 @@ TEST(SamplerParserTest, GpBadValuesAreLocatedAndExplained) {
   EXPECT_THAT(ErrorFor("sampler: {type: gp}"), HasSubstr("missing required key 'trials'"));
   EXPECT_THAT(ErrorFor("sampler: {type: gaussian_process, trials: 9}"),
               HasSubstr("gpusweep's counterpart is type: gp"));
+}
+
+TEST(SamplerParserTest, GpUnderASchedulerThatStopsTrialsIsWarnedAbout) {
+  auto config = Parse("sampler: {type: gp, trials: 40}\nscheduler: {type: asha, max_resource: 9}");
+  ASSERT_TRUE(config) << config.error().message;
+  ASSERT_EQ(config->warnings.size(), 1u);
+  EXPECT_THAT(config->warnings[0],
+              AllOf(StartsWith("exp.yaml:5:"), HasSubstr("gp sampler learns only from trials that ran "
+                                                         "to the full budget"),
+                    HasSubstr("use sampler: {type: tpe, ...}")));
+  config = Parse("sampler: {type: tpe, trials: 40}\nscheduler: {type: asha, max_resource: 9}");
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_TRUE(config->warnings.empty());
+  config = Parse("sampler: {type: gp, trials: 40}");
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_TRUE(config->warnings.empty());
 }
 
 }  // namespace

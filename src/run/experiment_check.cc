@@ -1,13 +1,18 @@
 // CheckExperiment (gpusweep/experiment.h): PlanRun, as a run makes it (locally or for
 // SLURM), and nothing after.
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 
 #include "gpusweep/experiment.h"
+#include "gpusweep/experiment_files.h"
+#include "gpusweep/journal.h"
 #include "gpusweep/resources.h"
 #include "gpusweep/scheduler.h"
 #include "run/run_plan.h"
 #include "run/runner.h"
 #include "run/trial_env.h"
+#include "run/warm_start.h"
 
 namespace gpusweep {
 
@@ -32,16 +37,37 @@ Expected<RunPlan> PlanAsRunWould(const ExperimentConfig& config, const RunOption
                  UsableCpuCores(), [] { return 0; });
 }
 
+// The warm-start history a run would seed the sampler with: the existing experiment's
+// journaled one (a resume never rereads the source), else the source's, read as a run
+// reads it (its errors are a run's, at the config's line). Read-only either way.
+Expected<std::optional<WarmStartHistory>> WarmStartAsRunWould(const ExperimentConfig& config,
+                                                              const RunOptions& options) {
+  if (!config.warm_start) return std::nullopt;
+  std::error_code ec;
+  const std::filesystem::path journal_path = ExperimentFiles{options.experiment_dir}.journal();
+  if (std::filesystem::exists(journal_path, ec)) {
+    GS_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal,
+                        OpenJournal(journal_path, JournalAccess::kReadOnly));
+    GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> journaled, LoadWarmStart(*journal));
+    if (journaled) return journaled;
+  }
+  GS_ASSIGN_OR_RETURN(WarmStartHistory history, ReadWarmStartSource(config));
+  return std::optional<WarmStartHistory>(std::move(history));
+}
+
 }  // namespace
 
 Expected<ExperimentCheck> CheckExperiment(const ExperimentConfig& config, const RunOptions& options,
                                           int first_trials) {
   ExperimentCheck check;
   GS_ASSIGN_OR_RETURN(RunPlan plan, PlanAsRunWould(config, options, check));
+  GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm, WarmStartAsRunWould(config, options));
+  const std::vector<TrialRecord> seeded = warm ? warm->trials : std::vector<TrialRecord>{};
+  if (warm) check.warm_start = WarmStartLine(*warm);
   check.total_trials = plan.total_trials();
   const int shown = std::min(first_trials, check.total_trials);
   for (int number = 0; number < shown; ++number) {
-    check.first_params.push_back(plan.policy->Suggest(number, {}).params);
+    check.first_params.push_back(plan.policy->Suggest(number, seeded).params);
     check.gpus_per_trial.push_back(plan.gpus_needed[number]);
   }
   check.gpus = plan.gpus;

@@ -121,7 +121,7 @@ Expected<RunOutcome> RunExperimentWith(const ExperimentConfig& config, const Run
   info.placement = services.placement;
   constexpr std::size_t kWarmStartListed = 10;  // best first; `status` lists as many
   if (experiment.warm_start)
-    info.warm_start = WarmStartListing(*experiment.warm_start, config.metric, kWarmStartListed);
+    info.warm_start = WarmStartListing(*experiment.warm_start, ObjectiveOf(config), kWarmStartListed);
   observer.OnStart(info);
   Status status = loop.Run();
   if (!status) return tl::unexpected(status.error());

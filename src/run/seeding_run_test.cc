@@ -162,7 +162,7 @@ warm_start: {{from: first}}
     auto journaled = LoadWarmStart(*journal);
     ASSERT_TRUE(journaled && *journaled);
     EXPECT_EQ((*journaled)->trials.size(), expected_history.size());
-    const std::string listing = WarmStartListing(**journaled, config.metric, 1);
+    const std::string listing = WarmStartListing(**journaled, ObjectiveOf(config), 1);
     const TrialRecord* best = &expected_history[0];
     for (const TrialRecord& t : expected_history)
       if (*t.objective > *best->objective) best = &t;
@@ -220,7 +220,7 @@ warm_start: {from: first}
   EXPECT_EQ(history.trials[0].objective, 10.5);
   EXPECT_EQ(history.trials[1].objective, 20.5);
   EXPECT_EQ(history.trials[1].params, Json({{"x", 2}}));
-  const std::string listing = WarmStartListing(history, config.metric, 1);
+  const std::string listing = WarmStartListing(history, ObjectiveOf(config), 1);
   EXPECT_THAT(listing, HasSubstr("\n  its configuration  state      score  x\n"));
   EXPECT_THAT(listing, HasSubstr("                  1  completed   20.5  2\n"));
 }
@@ -317,6 +317,22 @@ search_space:
               HasSubstr("optimised 'score' (max), 'cost' (min), this experiment 'score' (max), "
                         "'cost' (max); a warm start needs the same metric name and mode"));
   EXPECT_FALSE(std::filesystem::exists(dir_.path() / "second"));  // nothing was written
+  // One objective starts from the source's first metric only, and is told so.
+  auto one = RunIn(Config(fmt::format(R"(
+name: t
+metric: {{name: cost, mode: min}}
+resources: {{gpus: auto, cpu_slots: 1}}
+command: [echo]
+sampler: {{type: tpe, trials: 1}}
+search_space:
+  x: {{type: uniform, low: 0, high: 1}}
+warm_start: {{from: first}}
+)")), dir_.path() / "third");
+  ASSERT_FALSE(one);
+  EXPECT_THAT(one.error().message,
+              HasSubstr("optimised 'score' (max), 'cost' (min), and one objective may start from "
+                        "it only as its first metric, 'score' (max); this experiment optimises "
+                        "'cost' (min); give metric: {name: score, mode: max}"));
 }
 
 TEST_F(SeedingTest, WarmStartNeedsAnExperimentWithTheSameMetric) {

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "gpusweep/cv.h"
 #include "gpusweep/experiment_files.h"
 #include "gpusweep/objective.h"
+#include "gpusweep/pareto.h"
 #include "report/param_text.h"
 #include "report/table.h"
 
@@ -54,6 +56,16 @@ Status CheckSameObjective(const ExperimentConfig& config, const ExperimentRecord
                         : source.identity);
   const std::string ours = ObjectiveText(OurObjective(config));
   if (theirs == ours) return {};
+  if (config.metrics.empty() && source.identity.contains("metrics"))
+    return tl::unexpected(AtConfig(
+        config,
+        fmt::format("{} optimised {}, and one objective may start from it only as its first "
+                    "metric, {}; this experiment optimises {}",
+                    config.warm_start->from.string(), ObjectiveText(source.identity), theirs, ours),
+        fmt::format("give metric: {{name: {}, mode: {}}}, or the same metrics: list, or remove "
+                    "warm_start",
+                    source.identity.value("metric", Json::object()).value("name", ""),
+                    source.identity.value("metric", Json::object()).value("mode", ""))));
   return tl::unexpected(AtConfig(
       config,
       fmt::format("{} optimised {}, this experiment {}", config.warm_start->from.string(),
@@ -197,9 +209,19 @@ bool IsAssumed(const WarmStartHistory& history, std::size_t i, const std::string
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// The trials in `order` as a table: its trial (or configuration), state, the metric,
-// one column per parameter; a value assumed from warm_start.defaults is marked '*'.
-std::string ListingTable(const WarmStartHistory& history, const MetricSpec& metric,
+// A trial's value of objective metric `m` as the listing shows it: `objective` with one
+// objective (what the source ranked it by), else its reported value; "-" when missing.
+std::string ObjectiveCell(const TrialRecord& t, const Objective& objective, std::size_t m) {
+  if (!objective.multi())
+    return t.objective ? fmt::format("{:g}", *t.objective) : std::string("-");
+  const double value = objective.Values(t.last_metrics)[m];
+  return std::isnan(value) ? std::string("-") : fmt::format("{:g}", value);
+}
+
+// The trials in `order` as a table: its trial (or configuration), state, each objective
+// (and, with constraints, whether it is feasible), one column per parameter; a value
+// assumed from warm_start.defaults is marked '*'.
+std::string ListingTable(const WarmStartHistory& history, const Objective& objective,
                          const std::vector<std::size_t>& order) {
   std::vector<std::string> names;
   std::vector<TrialRecord> shown;
@@ -211,17 +233,19 @@ std::string ListingTable(const WarmStartHistory& history, const MetricSpec& metr
   }
   const report::ParamText values(shown);
   std::vector<report::Column> columns{{fmt::format("its {}", Unit(history)), report::Align::kRight},
-                                      {"state"},
-                                      {metric.name, report::Align::kRight}};
+                                      {"state"}};
+  for (const MetricSpec& m : objective.metrics()) columns.push_back({m.name, report::Align::kRight});
+  if (objective.constrained()) columns.push_back({"feasible"});
   for (const std::string& name : names) columns.push_back({name});
   report::Table table(std::move(columns));
   bool any_assumed = false;
   for (std::size_t i : order) {
     const TrialRecord& t = history.trials[i];
-    std::vector<report::Segment> cells{
-        {std::to_string(history.source_numbers[i])},
-        {std::string(ToString(t.state))},
-        {t.objective ? fmt::format("{:g}", *t.objective) : std::string("-")}};
+    std::vector<report::Segment> cells{{std::to_string(history.source_numbers[i])},
+                                       {std::string(ToString(t.state))}};
+    for (std::size_t m = 0; m < objective.size(); ++m) cells.push_back({ObjectiveCell(t, objective, m)});
+    if (objective.constrained())
+      cells.push_back({objective.Feasible(t.last_metrics) ? "yes" : "no"});
     for (const std::string& name : names) {
       const bool assumed = IsAssumed(history, i, name);
       any_assumed = any_assumed || assumed;
@@ -236,6 +260,35 @@ std::string ListingTable(const WarmStartHistory& history, const MetricSpec& metr
     text += "  " + line.Render(ColorMode::kNever) + "\n";
   if (any_assumed) text += "  * assumed from warm_start.defaults\n";
   return text;
+}
+
+// Best first: completed trials before the others (pruned, paused: ranked after them, as
+// TPE ranks them), then by value with one objective, or by constrained Pareto front
+// with several or with constraints; ties in source order.
+std::vector<std::size_t> BestFirst(const WarmStartHistory& history, const Objective& objective) {
+  const std::vector<TrialRecord>& trials = history.trials;
+  std::vector<int> fronts(trials.size(), 0);
+  if (objective.multi() || objective.constrained()) {
+    std::vector<LossPoint> points;
+    std::vector<double> violations;
+    for (const TrialRecord& t : trials) {
+      points.push_back(objective.multi() ? objective.Losses(objective.Values(t.last_metrics))
+                                         : LossPoint{AsLoss(objective.primary().mode, t.objective)});
+      violations.push_back(objective.constrained() ? objective.Violation(t.last_metrics) : 0.0);
+    }
+    fronts = ConstrainedRanks(points, violations);
+  }
+  const auto rank = [&](std::size_t i) {
+    const TrialRecord& t = trials[i];
+    const bool single = !objective.multi() && !objective.constrained();
+    return std::tuple{t.state == TrialState::kCompleted ? 0 : 1, fronts[i],
+                      single ? AsLoss(objective.primary().mode, t.objective) : 0.0};
+  };
+  std::vector<std::size_t> order(trials.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+  return order;
 }
 
 }  // namespace
@@ -338,20 +391,12 @@ std::string WarmStartLine(const WarmStartHistory& history) {
   return line;
 }
 
-std::string WarmStartListing(const WarmStartHistory& history, const MetricSpec& metric,
+std::string WarmStartListing(const WarmStartHistory& history, const Objective& objective,
                              std::size_t limit) {
-  std::vector<std::size_t> order(history.trials.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  // Completed first, then by value (best first), as TPE ranks them.
-  const auto rank = [&](std::size_t i) {
-    const TrialRecord& t = history.trials[i];
-    return std::pair{t.state == TrialState::kCompleted ? 0 : 1, AsLoss(metric.mode, t.objective)};
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+  std::vector<std::size_t> order = BestFirst(history, objective);
   std::string text = WarmStartLine(history) + "\n";
   if (order.size() > limit) order.resize(limit);
-  if (!order.empty()) text += ListingTable(history, metric, order);
+  if (!order.empty()) text += ListingTable(history, objective, order);
   if (history.trials.size() > limit)
     text += fmt::format("  ... and {} more\n", history.trials.size() - limit);
   return text;

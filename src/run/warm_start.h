@@ -21,6 +21,7 @@
 
 #include "gpusweep/config.h"
 #include "gpusweep/journal.h"
+#include "gpusweep/objective.h"
 #include "gpusweep/status.h"
 #include "gpusweep/trial.h"
 
@@ -51,11 +52,13 @@ Expected<std::optional<WarmStartHistory>> LoadWarmStart(Journal& journal);
 // warm_start.defaults: momentum=0.9 for 12 trials; 3 left out, outside this search space
 // (trial 5: lr: 0.5 is outside [0.0001, 0.1])".
 std::string WarmStartLine(const WarmStartHistory& history);
-// WarmStartLine, then a table of at most `limit` trials (configurations), best first,
-// with aligned columns: its trial, state, the metric, one per parameter (an assumed
-// default marked '*', explained below the table); "... and N more" when there are more.
-// Shown when a run starts and by `status`.
-std::string WarmStartListing(const WarmStartHistory& history, const MetricSpec& metric,
+// WarmStartLine, then a table of at most `limit` trials (configurations), best first
+// (completed ones first; then by value, or with several objectives or constraints by
+// constrained Pareto front), with aligned columns: its trial, state, each objective
+// (with constraints, whether it is feasible), one per parameter (an assumed default
+// marked '*', explained below the table); "... and N more" when there are more. Shown
+// when a run starts and by `status`.
+std::string WarmStartListing(const WarmStartHistory& history, const Objective& objective,
                              std::size_t limit);
 
 }  // namespace gpusweep

@@ -57,6 +57,7 @@ struct LbfgsProblem {
   std::vector<double> point;        // all features; the continuous ones are set per call
   std::vector<int> continuous;      // feature index of each optimised variable
   std::vector<double> gradient;     // the acquisition's, over all features
+  const GpTaken* taken = nullptr;   // points the winner may not be (may be empty)
   double best_value = -std::numeric_limits<double>::infinity();
   std::vector<double> best_point;
 };
@@ -76,7 +77,7 @@ double NegativeAcquisition(unsigned n, const double* x, double* grad, void* cont
     }
   }
   if (!std::isfinite(value)) return 1e300;
-  if (value > problem->best_value) {
+  if (value > problem->best_value && !(*problem->taken && (*problem->taken)(problem->point))) {
     problem->best_value = value;
     problem->best_point = problem->point;
   }
@@ -164,13 +165,15 @@ std::vector<double> GpMaximizeLogEi(const GpPosterior& posterior, double best,
                                     const std::vector<std::vector<double>>& near,
                                     const GpAcquisitionOptions& options, SplitMix64& rng) {
   return GpMaximizeAcquisition(GpAcquisition{&posterior, best, {}}, category_counts, near,
-                               options, rng);
+                               options, rng, GpTaken{});
 }
 
 std::vector<double> GpMaximizeAcquisition(const GpAcquisition& acquisition,
                                           const std::vector<int>& category_counts,
                                           const std::vector<std::vector<double>>& near,
-                                          const GpAcquisitionOptions& options, SplitMix64& rng) {
+                                          const GpAcquisitionOptions& options, SplitMix64& rng,
+                                          const GpTaken& taken) {
+  const auto is_taken = [&](const std::vector<double>& x) { return taken && taken(x); };
   const int dims = acquisition.dims();
   assert(static_cast<int>(category_counts.size()) == dims);
   const auto score = [&](const std::vector<double>& x) {
@@ -213,11 +216,20 @@ std::vector<double> GpMaximizeAcquisition(const GpAcquisition& acquisition,
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
-  std::vector<double> winner = candidates[order.front()];
-  double winner_value = scores[order.front()];
+  // The best candidate not taken; the best of all only when every candidate is taken.
+  std::size_t first = order.front();
+  for (std::size_t c : order)
+    if (!is_taken(candidates[c])) {
+      first = c;
+      break;
+    }
+  std::vector<double> winner = candidates[first];
+  double winner_value = scores[first];
+  bool winner_taken = is_taken(winner);
 
   LbfgsProblem problem;
   problem.acquisition = &acquisition;
+  problem.taken = &taken;
   problem.gradient.resize(static_cast<std::size_t>(dims));
   for (int d = 0; d < dims; ++d)
     if (category_counts[static_cast<std::size_t>(d)] == 0) problem.continuous.push_back(d);
@@ -244,9 +256,10 @@ std::vector<double> GpMaximizeAcquisition(const GpAcquisition& acquisition,
       nlopt_optimize(opt, x.data(), &value);  // the best point seen is kept in `problem`
     }
     nlopt_destroy(opt);
-    if (problem.best_value > winner_value) {
+    if (problem.best_value > winner_value || (winner_taken && !problem.best_point.empty())) {
       winner = problem.best_point;
       winner_value = problem.best_value;
+      winner_taken = false;
     }
   }
   // One greedy sweep over each categorical feature's values at the winner.
@@ -257,9 +270,10 @@ std::vector<double> GpMaximizeAcquisition(const GpAcquisition& acquisition,
       std::vector<double> x = winner;
       x[static_cast<std::size_t>(d)] = value;
       const double s = score(x);
-      if (s > winner_value) {
+      if ((s > winner_value || winner_taken) && !is_taken(x)) {
         winner = std::move(x);
         winner_value = s;
+        winner_taken = false;
       }
     }
   }

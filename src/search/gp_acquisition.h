@@ -18,6 +18,7 @@
 // acquisition is the log probability of feasibility alone.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -70,14 +71,21 @@ struct GpAcquisitionOptions {
 // Candidates: random ones, Gaussian steps around each of `near` (the best observed
 // points), the best `lbfgs_starts` of them refined by multi-start L-BFGS over the
 // continuous features, then one sweep over each categorical feature's values at the
-// winner. Deterministic for a given rng state. Cost O(candidates x n^2) for the
+// winner. The winner is never a point `taken` (may be empty) holds, unless every point
+// searched is one (a small discrete space fully explored). Deterministic for a given rng
+// state. Cost O(candidates x n^2) for the
 // candidate scan plus O(starts x evaluations x (n^2 + n D)).
+// True for a point the suggestion may not be: one already evaluated or running (a
+// noise-free trial run again teaches the model nothing).
+using GpTaken = std::function<bool(const std::vector<double>&)>;
+
 std::vector<double> GpMaximizeAcquisition(const GpAcquisition& acquisition,
                                           const std::vector<int>& category_counts,
                                           const std::vector<std::vector<double>>& near,
-                                          const GpAcquisitionOptions& options, SplitMix64& rng);
+                                          const GpAcquisitionOptions& options, SplitMix64& rng,
+                                          const GpTaken& taken);
 
-// GpMaximizeAcquisition of log EI alone.
+// GpMaximizeAcquisition of log EI alone, no point taken.
 std::vector<double> GpMaximizeLogEi(const GpPosterior& posterior, double best,
                                     const std::vector<int>& category_counts,
                                     const std::vector<std::vector<double>>& near,

@@ -168,13 +168,34 @@ TEST(GpAcquisitionTest, ConstrainedValueIsTheSumOfItsTermsAndItsGradientIsExact)
   // The maximiser finds the largest value of a 41 x 41 grid, or better.
   SplitMix64 rng(3);
   const std::vector<double> x =
-      GpMaximizeAcquisition(both, {0, 0}, {{0.24, 0.5}}, GpAcquisitionOptions{}, rng);
+      GpMaximizeAcquisition(both, {0, 0}, {{0.24, 0.5}}, GpAcquisitionOptions{}, rng, GpTaken{});
   const double found = both.Value(x.data(), nullptr);
   for (int i = 0; i <= 40; ++i)
     for (int j = 0; j <= 40; ++j) {
       const std::vector<double> cell{i / 40.0, j / 40.0};
       EXPECT_GE(found, both.Value(cell.data(), nullptr) - 1e-9) << cell[0] << ", " << cell[1];
     }
+}
+
+TEST(GpAcquisitionTest, TheWinnerIsNeverATakenPointUnlessAllAre) {
+  Eigen::VectorXd theta(4);
+  theta << std::log(0.4), std::log(0.8), 0.0, std::log(1e-4);
+  const GpPosterior objective(LineData(-2), theta);
+  const GpAcquisition ei{&objective, -1.0, {}};
+  // EI rises towards x0 = 1, so the winner sits on that bound, where the optimiser
+  // clamps it: exactly the point a later suggestion would find again.
+  SplitMix64 rng(3);
+  const std::vector<double> free = GpMaximizeAcquisition(ei, {0, 0}, {{0.84, 0.5}}, GpAcquisitionOptions{}, rng, GpTaken{});
+  const GpTaken that_one = [&](const std::vector<double>& x) { return x == free; };
+  SplitMix64 again(3);
+  const std::vector<double> other = GpMaximizeAcquisition(ei, {0, 0}, {{0.84, 0.5}}, GpAcquisitionOptions{}, again, that_one);
+  EXPECT_NE(other, free);
+  EXPECT_LE(ei.Value(other.data(), nullptr), ei.Value(free.data(), nullptr));
+  const GpTaken everything = [](const std::vector<double>&) { return true; };
+  SplitMix64 third(3);
+  const std::vector<double> any = GpMaximizeAcquisition(ei, {0, 0}, {{0.84, 0.5}}, GpAcquisitionOptions{}, third, everything);
+  ASSERT_EQ(any.size(), 2u);
+  EXPECT_TRUE(std::isfinite(ei.Value(any.data(), nullptr)));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -335,9 +336,15 @@ Suggestion GpSampler::Suggest(int number, const std::vector<TrialRecord>& histor
   for (std::size_t i = 0; i < std::min(kNearPoints, n_scored); ++i)
     near.push_back(observations[ranked[i]].features);
   if (!best && constraints.models.empty()) best = y[ranked.front()];  // nothing models feasibility
+  // The trials in the model, as the params they map to: a suggestion that rounds to one
+  // of them would run a trial again (dims rounded as ModelValues rounds them).
+  std::set<std::vector<double>> taken;
+  for (const Observation& o : observations) taken.insert(ModelValues(model_space_, o.features));
   const std::vector<double> x = GpMaximizeAcquisition(
       GpAcquisition{&posterior, best, constraints.models}, category_counts, near,
-      GpAcquisitionOptions{}, rng);
+      GpAcquisitionOptions{}, rng, [&](const std::vector<double>& features) {
+        return taken.contains(ModelValues(model_space_, features));
+      });
   return Suggestion{number, 0, model_space_.ToParams(ModelValues(model_space_, x))};
 }
 
