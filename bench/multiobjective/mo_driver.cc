@@ -5,7 +5,7 @@
 //   gs_bench_mo points
 //       one JSON line per problem: its objectives and violation at 20 fixed points, for
 //       run_optuna.py --check to compare with its own implementation.
-//   gs_bench_mo run --samplers nsga2,tpe,tpe_mv,gp,random --seeds 20 --evals 200 --population 50
+//   gs_bench_mo run --samplers nsga2,tpe,tpe_mv,gp,random --seeds 20 [--first-seed 0] --evals 200 --population 50
 //       one JSON line per (problem, sampler, seed): the hypervolume of the feasible
 //       trials (reference of problems.h) after each of the checkpoints 50, 100, ...,
 //       evals, and the seconds spent in Suggest. Trials run one after another, each
@@ -225,12 +225,14 @@ int main(int argc, char** argv) {
   int repeat = 20;
   std::vector<std::string> samplers{"nsga2", "tpe", "random"}, problems, names;
   for (const MoProblem& problem : MoProblems()) names.push_back(problem.name);
-  int seeds = 20, evals = 200, population = 50;
+  int seeds = 20, first_seed = 0, evals = 200, population = 50;
   run->add_option("--samplers", samplers, "nsga2, tpe, tpe_mv, gp, random")
       ->delimiter(',')
       ->check(CLI::IsMember({"nsga2", "tpe", "tpe_mv", "gp", "random"}));
   run->add_option("--problems", problems, "default: all")->delimiter(',')->check(CLI::IsMember(names));
   run->add_option("--seeds", seeds)->check(CLI::PositiveNumber);
+  run->add_option("--first-seed", first_seed, "seeds first-seed .. first-seed + seeds - 1")
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--evals", evals)->check(CLI::PositiveNumber);
   run->add_option("--population", population)->check(CLI::Range(2, 100000));
   timing->add_option("--problem", time_problem)->check(CLI::IsMember(names));
@@ -249,7 +251,7 @@ int main(int argc, char** argv) {
   for (const MoProblem& problem : MoProblems()) {
     if (!problems.empty() && std::find(problems.begin(), problems.end(), problem.name) == problems.end()) continue;
     for (const std::string& sampler : samplers)
-      for (int seed = 0; seed < seeds; ++seed)
+      for (int seed = first_seed; seed < first_seed + seeds; ++seed)
         std::cout << RunOne(problem, sampler, seed, evals, population).dump() << std::endl;
   }
   return 0;
