@@ -12,12 +12,15 @@
 #include "gpusweep/pareto.h"
 #include "gpusweep/sampler.h"
 #include "search/param_specs_for_tests.h"
+#include "search/mo_runs_for_tests.h"
 #include "search/zdt_for_tests.h"
 
 namespace gpusweep {
 namespace {
 
+using test_support::FrontVolume;
 using test_support::Real;
+using test_support::RunSequentially;
 using test_support::kZdtObjective;
 using test_support::Zdt1;
 using test_support::ZdtSpace;
@@ -29,30 +32,6 @@ SamplerConfig Config(SamplerKind kind, int trials, std::uint64_t seed, int start
   config.seed = seed;
   config.gp.n_startup_trials = startup;
   return config;
-}
-
-template <typename Evaluate>
-std::vector<TrialRecord> RunSequentially(const Sampler& sampler, int trials, Evaluate evaluate) {
-  std::vector<TrialRecord> history;
-  for (int k = 0; k < trials; ++k) {
-    TrialRecord t;
-    t.number = k;
-    t.params = sampler.Suggest(k, history).params;
-    t.state = TrialState::kCompleted;
-    t.last_metrics = evaluate(t.params);
-    t.objective = t.last_metrics["f1"].get<double>();
-    history.push_back(std::move(t));
-  }
-  return history;
-}
-
-double FrontVolume(const std::vector<TrialRecord>& history, const Objective& objective,
-                   const std::vector<double>& reference) {
-  std::vector<LossPoint> points;
-  for (const TrialRecord& t : history)
-    if (objective.Feasible(t.last_metrics))
-      points.push_back(objective.Losses(objective.Values(t.last_metrics)));
-  return Hypervolume(points, reference);
 }
 
 TEST(GpMoSamplerTest, SeveralMetricsOrConstraintsAreTakenAndItIsPure) {

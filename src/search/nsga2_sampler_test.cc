@@ -8,14 +8,17 @@
 #include "gpusweep/pareto.h"
 #include "gpusweep/sampler.h"
 #include "search/param_specs_for_tests.h"
+#include "search/mo_runs_for_tests.h"
 #include "search/zdt_for_tests.h"
 
 namespace gpusweep {
 namespace {
 
 using test_support::Choice;
+using test_support::FrontVolume;
 using test_support::Int;
 using test_support::Real;
+using test_support::RunSequentially;
 using test_support::kZdtObjective;
 using test_support::Zdt1;
 using test_support::ZdtSpace;
@@ -27,29 +30,6 @@ SamplerConfig Nsga2SamplerConfig(int trials, std::uint64_t seed, int population)
   config.seed = seed;
   config.nsga2.population = population;
   return config;
-}
-
-// Runs `trials` trials one after another, each completed before the next is suggested.
-template <typename Evaluate>
-std::vector<TrialRecord> RunSequentially(const Sampler& sampler, int trials, Evaluate evaluate) {
-  std::vector<TrialRecord> history;
-  for (int k = 0; k < trials; ++k) {
-    TrialRecord t;
-    t.number = k;
-    t.params = sampler.Suggest(k, history).params;
-    t.state = TrialState::kCompleted;
-    t.last_metrics = evaluate(t.params);
-    history.push_back(std::move(t));
-  }
-  return history;
-}
-
-double HypervolumeOfHistory(const std::vector<TrialRecord>& history, const Objective& objective,
-                            const std::vector<double>& reference) {
-  std::vector<LossPoint> points;
-  for (const TrialRecord& t : history)
-    if (objective.Feasible(t.last_metrics)) points.push_back(objective.Losses(objective.Values(t.last_metrics)));
-  return Hypervolume(points, reference);
 }
 
 TEST(Nsga2SamplerTest, TheFirstGenerationIsTheRandomSamplersAndLaterOnesBreed) {
@@ -104,8 +84,8 @@ TEST(Nsga2SamplerTest, ItBeatsRandomSearchOnZdt1) {
     auto random = MakeSampler(random_config, space, kZdtObjective);
     ASSERT_TRUE(nsga2 && random);
     const auto zdt = [](const Params& p) { return Zdt1(p, 6); };
-    const double ours = HypervolumeOfHistory(RunSequentially(**nsga2, 400, zdt), kZdtObjective, reference);
-    const double theirs = HypervolumeOfHistory(RunSequentially(**random, 400, zdt), kZdtObjective, reference);
+    const double ours = FrontVolume(RunSequentially(**nsga2, 400, zdt), kZdtObjective, reference);
+    const double theirs = FrontVolume(RunSequentially(**random, 400, zdt), kZdtObjective, reference);
     EXPECT_GT(ours, theirs + 2) << "seed " << seed;
     EXPECT_LT(ours, 120 + 2.0 / 3) << "seed " << seed;  // the exact maximum
   }
