@@ -87,6 +87,23 @@ sed -e 's/^name: demo/name: warm/' -e 's/^sampler: .*/sampler: {type: tpe, trial
 echo "warm_start: {from: runs/demo}" >> warm.yaml
 "$gpusweep" check warm.yaml --trials 1 > out.txt 2> err.txt || { cat err.txt; fail "check of warm.yaml exited $?"; }
 grep -qF "warm start: 4 trials of $work/runs/demo seed the sampler (not rerun)" out.txt || fail "warm start line"
+grep -qF "sampler: tpe, seed 4 (one density per parameter; the model from trial 0: the 4 warm-start trials count toward n_startup_trials 2)" out.txt ||
+  fail "tpe line with warm start"
+# Later preview trials are suggested while the earlier ones run (gp: as constant liars),
+# so they spread out; drawn from the same history, gp's came out within 1e-6 of trial 0.
+sed -e 's/^name: warm/name: warm3/' -e 's/^sampler: .*/sampler: {type: gp, trials: 3, seed: 4, n_startup_trials: 2}/' \
+  warm.yaml > warm3.yaml
+"$gpusweep" check warm3.yaml --trials 3 > preview.txt 2> err.txt || { cat err.txt; fail "check --trials 3"; }
+sed -n '/^first 3 trials:/,/^resources:/p' preview.txt | sed '1d;$d' | sed 's/^  [0-9]*  //' > preview.jsonl
+python3 - <<'PY' || { cat preview.txt; fail "the three preview trials are not spread out"; }
+import json, math
+rows = [json.loads(line) for line in open("preview.jsonl")]
+assert len(rows) == 3, rows
+def apart(a, b):
+    return a["opt"] != b["opt"] or any(abs(math.log(a["lr"]) - math.log(b["lr"])) > 0.01 or
+                                       abs(a[k] - b[k]) > 0.01 for k in ("batch", "x", "n"))
+assert apart(rows[0], rows[1]) and apart(rows[0], rows[2]) and apart(rows[1], rows[2]), rows
+PY
 [ ! -e runs/warm ] || fail "check wrote runs/warm"
 sed -n '/^first 1 trials:/,/^resources:/p' out.txt | sed '1d;$d' | sed 's/^  [0-9]*  //' > shown.jsonl
 "$gpusweep" run warm.yaml > run.log 2>&1 || { cat run.log; fail "run of warm.yaml"; }

@@ -93,12 +93,15 @@ Expected<RunOutcome> RunExperiment(const ExperimentConfig& config, const RunOpti
 struct ExperimentCheck {
   int total_trials = 0;
   // The first trials' params as the sampler draws them with the config's seed and no
-  // results of this experiment yet (for model-based samplers: their startup draws, or,
-  // with warm_start, what the seeded trials make them).
+  // results of this experiment yet, each while the ones before it run (for model-based
+  // samplers: their startup draws, or, with warm_start, what the seeded trials make
+  // them; a run one trial at a time sees each result before the next suggestion).
   std::vector<Params> first_params;
   // warm_start: WarmStartLine of the history a run would seed the sampler with (the
-  // existing experiment's journaled one, else the source's, whose errors are run's).
+  // existing experiment's journaled one, else the source's, whose errors are run's),
+  // and how many trials it holds.
   std::string warm_start;
+  int warm_start_trials = 0;
   std::vector<int> gpus;             // allowed GPU indices; empty = CPU slots (local)
   // backend: slurm: where trials run ("SLURM (partition gpu, gres gpu:1 per trial, at
   // most 16 jobs at once)"), checked as run checks it (clients on PATH, sbatch

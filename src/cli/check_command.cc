@@ -17,6 +17,19 @@
 namespace gpusweep {
 namespace {
 
+// "the first 10 trials drawn at random", less the warm-start trials, which count toward
+// n_startup_trials: with as many, the model is used from trial 0.
+std::string StartupText(int startup, int warm_started, std::string_view how) {
+  if (warm_started == 0) return fmt::format("the first {} trials drawn {}", startup, how);
+  if (warm_started >= startup)
+    return fmt::format("the model from trial 0: the {} warm-start trials count toward "
+                       "n_startup_trials {}",
+                       warm_started, startup);
+  return fmt::format("the first {} trials drawn {}: the {} warm-start trials count toward "
+                     "n_startup_trials {}",
+                     startup - warm_started, how, warm_started, startup);
+}
+
 std::string Number(double x) {
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   return fmt::format("{:g}", x);
@@ -113,11 +126,11 @@ Expected<int> CheckCommand(const CheckCommandArgs& args) {
   out += fmt::format("sampler: {}", ToString(s.kind));
   if (s.kind != SamplerKind::kGrid) out += fmt::format(", seed {}", s.seed);
   if (s.kind == SamplerKind::kTpe)
-    out += fmt::format(" ({}; the first {} trials drawn at random)",
+    out += fmt::format(" ({}; {})",
                        s.tpe.multivariate ? "multivariate: one joint density" : "one density per parameter",
-                       s.tpe.n_startup_trials);
+                       StartupText(s.tpe.n_startup_trials, check.warm_start_trials, "at random"));
   if (s.kind == SamplerKind::kGp)
-    out += fmt::format(" (the first {} trials drawn by sobol{}{})", s.gp.n_startup_trials,
+    out += fmt::format(" ({}{}{})", StartupText(s.gp.n_startup_trials, check.warm_start_trials, "by sobol"),
                        config.metrics.empty() ? "" : "; ParEGO: the objectives scalarised under new weights each trial",
                        config.constraints.empty() ? "" : "; a GP per constraint bound");
   out += "\n";

@@ -62,12 +62,23 @@ Expected<ExperimentCheck> CheckExperiment(const ExperimentConfig& config, const 
   ExperimentCheck check;
   GS_ASSIGN_OR_RETURN(RunPlan plan, PlanAsRunWould(config, options, check));
   GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm, WarmStartAsRunWould(config, options));
-  const std::vector<TrialRecord> seeded = warm ? warm->trials : std::vector<TrialRecord>{};
-  if (warm) check.warm_start = WarmStartLine(*warm);
+  std::vector<TrialRecord> history = warm ? warm->trials : std::vector<TrialRecord>{};
+  if (warm) {
+    check.warm_start = WarmStartLine(*warm);
+    check.warm_start_trials = static_cast<int>(warm->trials.size());
+  }
   check.total_trials = plan.total_trials();
   const int shown = std::min(first_trials, check.total_trials);
   for (int number = 0; number < shown; ++number) {
-    check.first_params.push_back(plan.policy->Suggest(number, seeded).params);
+    // Each preview trial is suggested while those before it run, as with that many
+    // slots: a model-based sampler then spreads them as a run would (constant liar),
+    // where drawing each from the same history would repeat trial 0.
+    TrialRecord preview;
+    preview.number = number;
+    preview.params = plan.policy->Suggest(number, history).params;
+    preview.state = TrialState::kRunning;
+    check.first_params.push_back(preview.params);
+    history.push_back(std::move(preview));
     check.gpus_per_trial.push_back(plan.gpus_needed[number]);
   }
   check.gpus = plan.gpus;
