@@ -79,6 +79,18 @@ for number, params in enumerate(shown):
     assert ran[number] == params, (number, ran[number], params)
 PY
 
+# An experiment already in the directory: check accepts what run would resume, and
+# refuses, as run does, a config run with other settings.
+"$gpusweep" check exp.yaml > /dev/null || fail "check of the experiment it would resume"
+sed -e 's/trials: 4, seed: 3/trials: 3, seed: 3/' exp.yaml > shrunk.yaml
+set +e
+"$gpusweep" check shrunk.yaml > out.txt 2> err.txt
+rc=$?
+set -e
+[ "$rc" = 2 ] || { cat err.txt; fail "check of a shrunk sweep exited $rc, not 2"; }
+grep -qF "was run with a different config (changed: sampler.trials (4 -> 3) [a sweep may only grow" err.txt ||
+  { cat err.txt; fail "shrunk sweep message"; }
+
 # warm_start: check reads the source as run would, says what seeds the sampler, and its
 # first trial (already model-based) is the one run runs; a source run would refuse is
 # refused here too, with run's message and exit code.

@@ -89,7 +89,8 @@ Expected<RunOutcome> RunExperiment(const ExperimentConfig& config, const RunOpti
 // `backend: slurm`, the jobs' view and SLURM's test submission instead), with nothing
 // opened, written or submitted: no experiment directory, no journal, no job.
 // Error{kInvalidConfig} where run would refuse the config (SLURM's clients missing, a
-// test submission refused).
+// test submission refused, a warm_start source), Error{kConfigChanged} where the
+// directory holds an experiment run with another config (growing it is allowed).
 struct ExperimentCheck {
   int total_trials = 0;
   // The first trials' params as the sampler draws them with the config's seed and no

@@ -2,6 +2,7 @@
 // SLURM), and nothing after.
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include "gpusweep/experiment.h"
@@ -9,6 +10,7 @@
 #include "gpusweep/journal.h"
 #include "gpusweep/resources.h"
 #include "gpusweep/scheduler.h"
+#include "run/experiment_setup.h"
 #include "run/run_plan.h"
 #include "run/runner.h"
 #include "run/trial_env.h"
@@ -37,18 +39,31 @@ Expected<RunPlan> PlanAsRunWould(const ExperimentConfig& config, const RunOption
                  UsableCpuCores(), [] { return 0; });
 }
 
+// The experiment already in the directory, read-only: its journal and row (nullopt when
+// there is none yet, or a creation that failed left a journal without a row).
+struct Existing {
+  std::unique_ptr<Journal> journal;
+  ExperimentRecord record;
+};
+
+Expected<std::optional<Existing>> OpenExisting(const RunOptions& options) {
+  std::error_code ec;
+  const std::filesystem::path path = ExperimentFiles{options.experiment_dir}.journal();
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  GS_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal, OpenJournal(path, JournalAccess::kReadOnly));
+  GS_ASSIGN_OR_RETURN(std::optional<ExperimentRecord> record, journal->LoadExperiment());
+  if (!record) return std::nullopt;
+  return std::optional<Existing>(Existing{std::move(journal), std::move(*record)});
+}
+
 // The warm-start history a run would seed the sampler with: the existing experiment's
 // journaled one (a resume never rereads the source), else the source's, read as a run
 // reads it (its errors are a run's, at the config's line). Read-only either way.
 Expected<std::optional<WarmStartHistory>> WarmStartAsRunWould(const ExperimentConfig& config,
-                                                              const RunOptions& options) {
+                                                              const std::optional<Existing>& existing) {
   if (!config.warm_start) return std::nullopt;
-  std::error_code ec;
-  const std::filesystem::path journal_path = ExperimentFiles{options.experiment_dir}.journal();
-  if (std::filesystem::exists(journal_path, ec)) {
-    GS_ASSIGN_OR_RETURN(std::unique_ptr<Journal> journal,
-                        OpenJournal(journal_path, JournalAccess::kReadOnly));
-    GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> journaled, LoadWarmStart(*journal));
+  if (existing) {
+    GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> journaled, LoadWarmStart(*existing->journal));
     if (journaled) return journaled;
   }
   GS_ASSIGN_OR_RETURN(WarmStartHistory history, ReadWarmStartSource(config));
@@ -61,7 +76,12 @@ Expected<ExperimentCheck> CheckExperiment(const ExperimentConfig& config, const 
                                           int first_trials) {
   ExperimentCheck check;
   GS_ASSIGN_OR_RETURN(RunPlan plan, PlanAsRunWould(config, options, check));
-  GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm, WarmStartAsRunWould(config, options));
+  // An experiment already in the directory is resumed only with a config run accepts.
+  GS_ASSIGN_OR_RETURN(std::optional<Existing> existing, OpenExisting(options));
+  if (existing)
+    GS_TRY(CheckResumableWith(*existing->journal, existing->record, config, options.experiment_dir,
+                              plan.total_trials()));
+  GS_ASSIGN_OR_RETURN(std::optional<WarmStartHistory> warm, WarmStartAsRunWould(config, existing));
   std::vector<TrialRecord> history = warm ? warm->trials : std::vector<TrialRecord>{};
   if (warm) {
     check.warm_start = WarmStartLine(*warm);

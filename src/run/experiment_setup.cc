@@ -94,6 +94,33 @@ std::string DescribeChange(const Json& before, const Json& after, const std::str
 
 }  // namespace
 
+Status CheckResumableWith(Journal& journal, const ExperimentRecord& existing,
+                          const ExperimentConfig& config, const std::filesystem::path& dir,
+                          int total_trials) {
+  const Json identity = ConfigIdentity(config);
+  std::vector<std::string> changed = DiffConfigIdentity(existing.identity, identity);
+  const std::optional<std::string> growth = GrowthKey(existing.identity);
+  if (growth && growth == GrowthKey(identity)) {
+    // The count is judged against what the last run planned, not the identity stored
+    // at creation: the sweep may have grown since.
+    std::erase(changed, "sampler." + *growth);
+    GS_ASSIGN_OR_RETURN(std::string shrunk,
+                        SweepShrinks(journal, dir, *growth, config, total_trials));
+    if (!shrunk.empty()) changed.push_back(shrunk);
+  }
+  if (!changed.empty()) {
+    for (std::string& key : changed)
+      if (key.find(' ') == std::string::npos)
+        key = DescribeChange(existing.identity, identity, key);
+    return Fail(ErrorCode::kConfigChanged,
+                fmt::format("{}: the experiment in {} was run with a different config "
+                            "(changed: {}); undo those changes to resume it, or start a new "
+                            "experiment with --dir DIR or a new name",
+                            config.config_path.string(), dir.string(), fmt::join(changed, ", ")));
+  }
+  return {};
+}
+
 Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
                                                 const std::filesystem::path& dir,
                                                 int total_trials, double now,
@@ -127,26 +154,7 @@ Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
     GS_TRY(WriteExperimentMeta(dir, meta));
     return OpenedExperiment{std::move(lock), std::move(journal), false, std::move(warm_start)};
   }
-  std::vector<std::string> changed = DiffConfigIdentity(existing->identity, identity);
-  const std::optional<std::string> growth = GrowthKey(existing->identity);
-  if (growth && growth == GrowthKey(identity)) {
-    // The count is judged against what the last run planned, not the identity stored
-    // at creation: the sweep may have grown since.
-    std::erase(changed, "sampler." + *growth);
-    GS_ASSIGN_OR_RETURN(std::string shrunk,
-                        SweepShrinks(*journal, dir, *growth, config, total_trials));
-    if (!shrunk.empty()) changed.push_back(shrunk);
-  }
-  if (!changed.empty()) {
-    for (std::string& key : changed)
-      if (key.find(' ') == std::string::npos)
-        key = DescribeChange(existing->identity, identity, key);
-    return Fail(ErrorCode::kConfigChanged,
-                fmt::format("{}: the experiment in {} was run with a different config "
-                            "(changed: {}); undo those changes to resume it, or start a new "
-                            "experiment with --dir DIR or a new name",
-                            config.config_path.string(), dir.string(), fmt::join(changed, ", ")));
-  }
+  GS_TRY(CheckResumableWith(*journal, *existing, config, dir, total_trials));
   if (config.warm_start) {  // the journaled history, whatever the source holds now
     GS_ASSIGN_OR_RETURN(warm_start, LoadWarmStart(*journal));
     if (!warm_start)

@@ -34,6 +34,14 @@ Expected<OpenedExperiment> OpenExperimentForRun(const ExperimentConfig& config,
                                                 int total_trials, double now,
                                                 double slow_disk_seconds = 0);
 
+// The check OpenExperimentForRun makes of an existing experiment (its row `existing`,
+// read from `journal`) before resuming it with `config`: Error kConfigChanged naming each
+// changed key, unless the one change is growing the sweep to `total_trials`. Reads only;
+// `gpusweep check` makes it too.
+Status CheckResumableWith(Journal& journal, const ExperimentRecord& existing,
+                          const ExperimentConfig& config, const std::filesystem::path& dir,
+                          int total_trials);
+
 using KillStaleGroupFn = std::function<bool(int pid, std::uint64_t start_ticks, double grace)>;
 
 // Trials a dead gpusweep left "running": stops any process group of theirs that still
