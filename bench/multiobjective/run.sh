@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Multi-objective benchmark: gpusweep's nsga2, tpe, tpe_mv (`multivariate: true`) and gp
-# (ParEGO with constrained EI; and random, as the floor) against Optuna 3.1's NSGAIISampler and multi-objective
-# TPESampler (multivariate=False and True) on ZDT1-3, DTLZ2 and C2-DTLZ2
-# (bench/README.md, "multiobjective"), then seconds per tpe suggestion at 500 trials of
+# (ParEGO with constrained EI; and random, as the floor) against Optuna 3.1's
+# NSGAIISampler and multi-objective TPESampler (multivariate=False and True) on ZDT1-3,
+# DTLZ2 and C2-DTLZ2 (bench/README.md, "multiobjective"), then seconds per tpe suggestion at 500 trials of
 # history on both sides (time_suggest.py). Usage:
 #   bench/multiobjective/run.sh [--seeds 20] [--evals 200] [--population 50] [--optuna-samplers nsga2,tpe,tpe_mv]
 # Builds gs_bench_mo in $BUILD_DIR (default build/), checks that the C++ and Python

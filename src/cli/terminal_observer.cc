@@ -35,10 +35,6 @@ std::string ReportedHint(const Json& metrics, const std::string& wanted) {
   return hint;
 }
 
-}  // namespace
-
-namespace {
-
 // Seconds between redraws of the live line, and between plain progress lines.
 constexpr double kRedrawSeconds = 0.2;
 constexpr double kPlainProgressSeconds = 30;

@@ -24,37 +24,37 @@ Error AtConfig(const ExperimentConfig& config, std::string problem, std::string_
                            config.warm_start->line, problem, hint)};
 }
 
-// "'score' (max)" or "'acc' (max), 'params_m' (min)": an objective as identity.h
-// records it ("metrics" with several, else "metric").
+// "'score' (max)": one metric as identity.h records it ({name, mode}).
+std::string MetricText(const Json& metric) {
+  return fmt::format("'{}' ({})", metric.value("name", ""), metric.value("mode", ""));
+}
+
+// "'acc' (max), 'params_m' (min)": the source's objectives, "metrics" with several, else
+// "metric" (identity.h).
 std::string ObjectiveText(const Json& identity) {
-  const Json metrics = identity.contains("metrics") ? identity["metrics"]
-                                                    : Json::array({identity.value("metric", Json::object())});
+  if (!identity.contains("metrics")) return MetricText(identity.value("metric", Json::object()));
   std::string text;
-  for (const Json& m : metrics)
-    text += fmt::format("{}'{}' ({})", text.empty() ? "" : ", ", m.value("name", ""), m.value("mode", ""));
+  for (const Json& m : identity["metrics"]) text += (text.empty() ? "" : ", ") + MetricText(m);
   return text;
 }
 
-Json OurObjective(const ExperimentConfig& config) {
-  Json metrics = Json::array();
-  const Objective objective = ObjectiveOf(config);
+// This experiment's objectives in the same words.
+std::string ObjectiveText(const Objective& objective) {
+  std::string text;
   for (const MetricSpec& m : objective.metrics())
-    metrics.push_back(Json{{"name", m.name}, {"mode", ModeName(m.mode)}});
-  return config.metrics.empty() ? Json{{"metric", metrics[0]}} : Json{{"metrics", metrics}};
+    text += fmt::format("{}'{}' ({})", text.empty() ? "" : ", ", m.name, ModeName(m.mode));
+  return text;
 }
 
 // A source ranks with this experiment when it optimised the same metrics in the same
-// modes: one metric as one, several as the same list. (Constraints may differ: each
-// seeded trial's violation is computed from its reported metrics under this
-// experiment's constraints.)
+// modes: several as the same list; one as one, or as the first of a several-objective
+// source (its `objective` is that metric's value). Constraints may differ: each seeded
+// trial's violation is computed from its reported metrics under this experiment's.
 Status CheckSameObjective(const ExperimentConfig& config, const ExperimentRecord& source) {
-  // One objective may start from a several-objective source: its `objective` is the
-  // source's first metric's value.
+  const Json first = source.identity.value("metric", Json::object());
   const std::string theirs =
-      ObjectiveText(config.metrics.empty()
-                        ? Json{{"metric", source.identity.value("metric", Json::object())}}
-                        : source.identity);
-  const std::string ours = ObjectiveText(OurObjective(config));
+      config.metrics.empty() ? MetricText(first) : ObjectiveText(source.identity);
+  const std::string ours = ObjectiveText(ObjectiveOf(config));
   if (theirs == ours) return {};
   if (config.metrics.empty() && source.identity.contains("metrics"))
     return tl::unexpected(AtConfig(
@@ -64,8 +64,7 @@ Status CheckSameObjective(const ExperimentConfig& config, const ExperimentRecord
                     config.warm_start->from.string(), ObjectiveText(source.identity), theirs, ours),
         fmt::format("give metric: {{name: {}, mode: {}}}, or the same metrics: list, or remove "
                     "warm_start",
-                    source.identity.value("metric", Json::object()).value("name", ""),
-                    source.identity.value("metric", Json::object()).value("mode", ""))));
+                    first.value("name", ""), first.value("mode", ""))));
   return tl::unexpected(AtConfig(
       config,
       fmt::format("{} optimised {}, this experiment {}", config.warm_start->from.string(),
@@ -79,9 +78,9 @@ Status CheckSameObjective(const ExperimentConfig& config, const ExperimentRecord
 // constraints read (none with one objective and no constraints: `objective` holds it).
 Json KeptMetrics(const Json& metrics, const Objective& objective) {
   Json kept = Json::object();
-  if (!objective.multi() && !objective.constrained()) return kept;
+  if ((!objective.multi() && !objective.constrained()) || !metrics.is_object()) return kept;
   for (const std::string& name : objective.MetricNames())
-    if (metrics.is_object() && metrics.contains(name)) kept[name] = metrics[name];
+    if (metrics.contains(name)) kept[name] = metrics[name];
   return kept;
 }
 
@@ -267,8 +266,9 @@ std::string ListingTable(const WarmStartHistory& history, const Objective& objec
 // with several or with constraints; ties in source order.
 std::vector<std::size_t> BestFirst(const WarmStartHistory& history, const Objective& objective) {
   const std::vector<TrialRecord>& trials = history.trials;
+  const bool single = !objective.multi() && !objective.constrained();
   std::vector<int> fronts(trials.size(), 0);
-  if (objective.multi() || objective.constrained()) {
+  if (!single) {
     std::vector<LossPoint> points;
     std::vector<double> violations;
     for (const TrialRecord& t : trials) {
@@ -280,7 +280,6 @@ std::vector<std::size_t> BestFirst(const WarmStartHistory& history, const Object
   }
   const auto rank = [&](std::size_t i) {
     const TrialRecord& t = trials[i];
-    const bool single = !objective.multi() && !objective.constrained();
     return std::tuple{t.state == TrialState::kCompleted ? 0 : 1, fronts[i],
                       single ? AsLoss(objective.primary().mode, t.objective) : 0.0};
   };

@@ -8,8 +8,9 @@
 // experiment row is written. Later runs read them from there, never from the source,
 // so a resume is exact even when the source has changed or is gone. With several
 // objectives or constraints each trial keeps the reported metrics they read (its
-// `last_metrics`, those names only), which the multi-objective samplers rank by. In the sampler's
-// history they are numbered -n..-1 (source order): before every trial of this one.
+// `last_metrics`, those names only), which the multi-objective samplers rank by. In the
+// sampler's history they are numbered -n..-1 (source order): before every trial of this
+// one.
 // A cross-validated source (cv: {folds: k}) gives its configurations instead of its
 // folds: each configuration once, valued by its folds' mean and in its state
 // (gpusweep/cv.h), whatever this experiment's cv says (docs/config.md, "Warm start").
@@ -40,7 +41,8 @@ struct WarmStartHistory {
 
 // Reads the source named by `config.warm_start` (read-only). Error{kInvalidConfig} with
 // the config's file:line when it is not an experiment, or optimised another metric or
-// mode (another metrics: list with several objectives); Error{kJournal} when its journal cannot be read.
+// mode (another metrics: list with several objectives); Error{kJournal} when its journal
+// cannot be read.
 Expected<WarmStartHistory> ReadWarmStartSource(const ExperimentConfig& config);
 
 // Journals `history` (event "warm_start"); LoadWarmStart reads the last one back

@@ -66,6 +66,10 @@ struct GpAcquisitionOptions {
   int lbfgs_evaluations = 50;    // per start (NLopt's LD_LBFGS, continuous features)
 };
 
+// True for a point the suggestion may not be: one already evaluated or running (a
+// noise-free trial run again teaches the model nothing).
+using GpTaken = std::function<bool(const std::vector<double>&)>;
+
 // The feature vector maximising the acquisition over [0, 1]^D (categorical feature d
 // over 0 .. category_counts[d] - 1; category_counts[d] is 0 for a continuous feature).
 // Candidates: random ones, Gaussian steps around each of `near` (the best observed
@@ -73,12 +77,8 @@ struct GpAcquisitionOptions {
 // continuous features, then one sweep over each categorical feature's values at the
 // winner. The winner is never a point `taken` (may be empty) holds, unless every point
 // searched is one (a small discrete space fully explored). Deterministic for a given rng
-// state. Cost O(candidates x n^2) for the
-// candidate scan plus O(starts x evaluations x (n^2 + n D)).
-// True for a point the suggestion may not be: one already evaluated or running (a
-// noise-free trial run again teaches the model nothing).
-using GpTaken = std::function<bool(const std::vector<double>&)>;
-
+// state. Cost O(candidates x n^2) for the candidate scan plus O(starts x evaluations x
+// (n^2 + n D)).
 std::vector<double> GpMaximizeAcquisition(const GpAcquisition& acquisition,
                                           const std::vector<int>& category_counts,
                                           const std::vector<std::vector<double>>& near,

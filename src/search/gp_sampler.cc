@@ -184,15 +184,20 @@ std::vector<Observation> CapObservations(std::vector<Observation> scored,
   return scored;
 }
 
+// The GP's training data: the features of `rows` of `observations` (all of the first
+// `count` when `rows` is empty) and their values y (one per row, in that order).
 GpData DataOf(const std::vector<Observation>& observations, std::size_t count, int dims,
-              const std::vector<bool>& categorical, const std::vector<double>& y) {
+              const std::vector<bool>& categorical, const std::vector<double>& y,
+              const std::vector<std::size_t>& rows = {}) {
+  const std::size_t n = rows.empty() ? count : rows.size();
   GpData data;
-  data.x.resize(static_cast<Eigen::Index>(count), dims);
-  data.y.resize(static_cast<Eigen::Index>(count));
+  data.x.resize(static_cast<Eigen::Index>(n), dims);
+  data.y.resize(static_cast<Eigen::Index>(n));
   data.categorical = categorical;
-  for (std::size_t i = 0; i < count; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const Observation& o = observations[rows.empty() ? i : rows[i]];
     for (int d = 0; d < dims; ++d)
-      data.x(static_cast<Eigen::Index>(i), d) = observations[i].features[static_cast<std::size_t>(d)];
+      data.x(static_cast<Eigen::Index>(i), d) = o.features[static_cast<std::size_t>(d)];
     data.y[static_cast<Eigen::Index>(i)] = y[i];
   }
   return data;
@@ -255,16 +260,16 @@ ConstraintGps FitConstraints(const std::vector<Observation>& observations, std::
                              SplitMix64& rng) {
   ConstraintGps out;
   for (std::size_t b = 0; b < bounds; ++b) {
-    std::vector<Observation> reported;
+    std::vector<std::size_t> reported;
     std::vector<double> excess;
     for (std::size_t i = 0; i < n_scored; ++i)
       if (std::isfinite(observations[i].excess[b])) {
-        reported.push_back(observations[i]);
+        reported.push_back(i);
         excess.push_back(observations[i].excess[b]);
       }
     if (reported.empty()) continue;
     const Standardised z = Standardise(excess);
-    const GpData data = DataOf(reported, reported.size(), dims, categorical, z.y);
+    const GpData data = DataOf(observations, 0, dims, categorical, z.y, reported);
     const Eigen::VectorXd theta = GpFitTheta(data, kThetaRestarts, rng);
     out.posteriors.push_back(std::make_unique<GpPosterior>(data, theta));
     out.models.push_back({out.posteriors.back().get(), (0 - z.mean) / z.sd});
