@@ -106,18 +106,26 @@ TpeGroups SplitHistory(const std::vector<TrialRecord>& history, int before,
 
   TpeGroups groups;
   for (const Ranked& r : trials) groups.scored += r.tier < kInf ? 1 : 0;
-  // The best gamma(scored) form `below`: only which trials they are matters, not their
-  // order among themselves, so a selection suffices.
+  // The best gamma(scored) form `below`. The whole ranking is kept (groups.rank): the
+  // tree-structured TPE splits a conditional parameter's trials by it.
   const std::size_t n_below = std::min<std::size_t>(TpeGamma(groups.scored), trials.size());
   std::vector<Ranked> ranked(trials);
-  std::nth_element(ranked.begin(), ranked.begin() + n_below, ranked.end(), Better);
+  std::sort(ranked.begin(), ranked.end(), Better);
   std::vector<bool> is_below(trials.size(), false);  // by row
-  for (std::size_t r = 0; r < n_below; ++r) is_below[ranked[r].row] = true;
+  std::vector<int> rank_of_row(trials.size());
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    rank_of_row[ranked[i].row] = static_cast<int>(i);
+    is_below[ranked[i].row] = i < n_below;
+  }
 
   std::vector<std::size_t> rows;
   rows.reserve(trials.size());
   for (const Ranked& r : trials) rows.push_back(r.row);
   GroupColumns(rows, is_below, table, dims, groups);
+  for (const std::size_t row : rows) {
+    groups.rank.push_back(rank_of_row[row]);
+    groups.in_below.push_back(is_below[row]);
+  }
   return groups;
 }
 

@@ -1,6 +1,8 @@
 // The tree-structured TPE (contract in tpe_tree.h).
 #include "search/tpe_tree.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstddef>
 
@@ -39,29 +41,66 @@ std::vector<std::vector<int>> DrawGroups(const TpeSpace& space, bool multivariat
   return groups;
 }
 
+bool PresentAt(const Columns& columns, const std::vector<int>& dims, std::size_t row) {
+  for (const int d : dims)
+    if (std::isnan(columns[static_cast<std::size_t>(d)][row])) return false;
+  return true;
+}
+
+// Appends row `row` of `columns` restricted to `dims` to `out` (one column per dim).
+void AppendRow(const Columns& columns, const std::vector<int>& dims, std::size_t row, Columns& out) {
+  for (std::size_t k = 0; k < dims.size(); ++k)
+    out[k].push_back(columns[static_cast<std::size_t>(dims[k])][row]);
+}
+
 }  // namespace
+
+LeafObservations ObservationsOf(const TpeGroups& groups, const std::vector<int>& dims) {
+  if (groups.rank.empty())
+    return {ActiveRows(groups.below, dims), ActiveRows(groups.above, dims),
+            ActiveWeights(groups.below, dims, groups.below_weights)};
+  assert(groups.rank.size() == groups.in_below.size());
+  // Trial i of the ranking is the next row of `below` or of `above`: both are in trial
+  // order.
+  struct Present {
+    int rank;
+    const Columns* columns;
+    std::size_t row;
+  };
+  std::vector<Present> present;
+  std::size_t next_below = 0, next_above = 0;
+  for (std::size_t i = 0; i < groups.rank.size(); ++i) {
+    const Columns& columns = groups.in_below[i] ? groups.below : groups.above;
+    const std::size_t row = groups.in_below[i] ? next_below++ : next_above++;
+    if (PresentAt(columns, dims, row)) present.push_back({groups.rank[i], &columns, row});
+  }
+  std::vector<int> ranks;
+  for (const Present& p : present) ranks.push_back(p.rank);
+  std::sort(ranks.begin(), ranks.end());
+  // Running trials rank from `scored` on, after every scored one, so never below.
+  const int scored = static_cast<int>(
+      std::lower_bound(ranks.begin(), ranks.end(), groups.scored) - ranks.begin());
+  const int n_below = TpeGamma(scored);
+  const int last_good_rank = n_below > 0 ? ranks[static_cast<std::size_t>(n_below - 1)] : -1;
+  LeafObservations out{Columns(dims.size()), Columns(dims.size()), {}};
+  for (const Present& p : present)
+    AppendRow(*p.columns, dims, p.row, p.rank <= last_good_rank ? out.below : out.above);
+  return out;
+}
 
 Columns ActiveRows(const Columns& columns, const std::vector<int>& dims) {
   Columns out(dims.size());
   const std::size_t rows = columns.empty() ? 0 : columns[static_cast<std::size_t>(dims.front())].size();
-  for (std::size_t r = 0; r < rows; ++r) {
-    bool present = true;
-    for (const int d : dims) present = present && !std::isnan(columns[static_cast<std::size_t>(d)][r]);
-    if (!present) continue;
-    for (std::size_t k = 0; k < dims.size(); ++k)
-      out[k].push_back(columns[static_cast<std::size_t>(dims[k])][r]);
-  }
+  for (std::size_t r = 0; r < rows; ++r)
+    if (PresentAt(columns, dims, r)) AppendRow(columns, dims, r, out);
   return out;
 }
 
 std::vector<double> ActiveWeights(const Columns& columns, const std::vector<int>& dims,
                                   const std::vector<double>& weights) {
   std::vector<double> out;
-  for (std::size_t r = 0; r < weights.size(); ++r) {
-    bool present = true;
-    for (const int d : dims) present = present && !std::isnan(columns[static_cast<std::size_t>(d)][r]);
-    if (present) out.push_back(weights[r]);
-  }
+  for (std::size_t r = 0; r < weights.size(); ++r)
+    if (PresentAt(columns, dims, r)) out.push_back(weights[r]);
   return out;
 }
 
@@ -86,9 +125,9 @@ Params TreeSuggest(const TpeSpace& space, const TpeGroups& groups, const TreeTpe
         const std::vector<int>& members = draw_groups[static_cast<std::size_t>(g)];
         std::vector<ModelDim> dims;
         for (const int d : members) dims.push_back(space.dims()[static_cast<std::size_t>(d)]);
-        const ParzenEstimator below(dims, ActiveRows(groups.below, members), parzen,
-                                    ActiveWeights(groups.below, members, groups.below_weights));
-        const ParzenEstimator above(dims, ActiveRows(groups.above, members), parzen);
+        const LeafObservations observed = ObservationsOf(groups, members);
+        const ParzenEstimator below(dims, observed.below, parzen, observed.below_weights);
+        const ParzenEstimator above(dims, observed.above, parzen);
         const std::vector<double> point = BestCandidate(below, above, options.candidates, rng);
         for (std::size_t k = 0; k < members.size(); ++k)
           model[static_cast<std::size_t>(members[k])] = point[k];
