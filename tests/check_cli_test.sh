@@ -145,4 +145,25 @@ set -e
 [ "$rc" = 2 ] || fail "bad config exited $rc, not 2"
 grep -q "bad.yaml:6:13: search_space.x.type: the grid sampler cannot enumerate a continuous normal parameter" err.txt || { cat err.txt; fail "message"; }
 [ ! -e runs ] || fail "bad config wrote runs/"
+
+# A conditional parameter's line says when it is active: a sub-space's leaves carry
+# their choice's value, a `when:` its own condition.
+cat > cond.yaml <<'YAML'
+name: cond
+command: [/bin/sh, -c, 'echo "{\"loss\": 1}" >> "$GPUSWEEP_METRICS"']
+metric: {name: loss, mode: min}
+sampler: {type: tpe, trials: 4}
+search_space:
+  model:
+    values:
+      - {name: svm, C: {type: loguniform, low: 0.01, high: 100}}
+      - {name: knn, k: {type: int, low: 1, high: 9}}
+  kernel: {values: [rbf, poly, linear], when: {model: {name: svm}}}
+  gamma: {type: loguniform, low: 0.001, high: 1, when: {kernel: [rbf, poly]}}
+resources: {gpus: none, cpu_slots: 1}
+YAML
+"$gpusweep" check cond.yaml > out.txt 2> err.txt || { cat err.txt; fail "check cond.yaml exited $?"; }
+grep -qF 'model.C: log-uniform over [0.01, 100]; only when model = {"name":"svm"}' out.txt || fail "sub-space leaf's condition"
+grep -qF 'gamma: log-uniform over [0.001, 1]; only when kernel in ["rbf","poly"]' out.txt || fail "when: condition"
+grep -qF 'model: choice of 2: [{"name":"svm"},{"name":"knn"}]' out.txt || fail "unconditional choice"
 echo "check_cli_test: ok"

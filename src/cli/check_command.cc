@@ -44,6 +44,18 @@ std::string Shape(const ParamSpec& p) {
   return text;
 }
 
+// When a conditional parameter is active: "; only when classifier = {"type":"svm"} and
+// kernel in ["rbf","poly"]" (a sub-space's leaves carry their choice's condition), or
+// nothing for a parameter of every trial.
+std::string Conditions(const ParamSpec& p) {
+  std::vector<std::string> conditions;
+  for (const ParamCondition& c : p.when)
+    conditions.push_back(c.values.size() == 1
+                             ? fmt::format("{} = {}", c.param, DumpForPeople(c.values.front()))
+                             : fmt::format("{} in {}", c.param, DumpForPeople(Json(c.values))));
+  return conditions.empty() ? "" : fmt::format("; only when {}", fmt::join(conditions, " and "));
+}
+
 // A parameter's distribution in gpusweep's words (docs/config.md's types).
 std::string DescribeParamForCheck(const ParamSpec& p) {
   std::string text;
@@ -77,6 +89,7 @@ std::string DescribeParamForCheck(const ParamSpec& p) {
       break;
   }
   text += Shape(p);
+  text += Conditions(p);
   if (!p.spelled.empty()) text += fmt::format("  (read from {})", p.spelled);
   return text;
 }
