@@ -268,7 +268,8 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
 // UTC, "2026-12-01T02:48:55.120Z"), duration_s, gpus, exit_code, term_signal,
 // failure_reason (for pruned trials: why they were stopped), budget (an integer when
 // whole), rung, bracket (with a scheduler: the last job's; else empty), then
-// "param.<flattened name>" for the union of params (order of first appearance), then
+// "param.<flattened name>" for the union of params (order of first appearance; the CLI's
+// export: the search space's declaration order, WriteTrialExport's `declared`), then
 // "metric.<key>" for the union of last_metrics keys. end_time, end_time_iso and
 // duration_s are empty/null while a trial runs.
 // CSV (RFC 4180, "\r\n" line ends): a header row; a field is quoted when it holds a
@@ -315,8 +316,13 @@ using TrialWalk = std::function<Status(const std::function<Status(const TrialRec
 using ResultWalk = std::function<Status(const std::function<Status(const IntermediateResult&)>&)>;
 using TextSink = std::function<Status(std::string_view)>;
 enum class ExportText { kCsv, kJson };
+// `declared`: the search space's parameter names in declaration order; the param
+// columns follow it (a flattened name at the place of the declared parameter it is or
+// lies under, "classifier.type" at choice "classifier"'s), the others after them in
+// order of first appearance. Empty: every param column in order of first appearance.
 Status WriteTrialExport(ExportText format, const TrialWalk& trials, const TextSink& out,
-                        const CvConfig& cv = {}, const std::optional<Objective>& pareto = std::nullopt);
+                        const CvConfig& cv = {}, const std::optional<Objective>& pareto = std::nullopt,
+                        const std::vector<std::string>& declared = {});
 Status WriteStepsExport(ExportText format, const ResultWalk& results, const TextSink& out);
 
 // Each search-space parameter's distribution, for tools that rebuild the space

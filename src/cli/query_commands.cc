@@ -37,6 +37,13 @@ namespace {
 // How many lines of a trial's output `show` prints.
 constexpr std::size_t kLogTailLines = 20;
 
+// The search space's parameter names in declaration order (the export's param columns).
+std::vector<std::string> DeclaredNames(const SearchSpace& space) {
+  std::vector<std::string> names;
+  for (const ParamSpec& p : space.params) names.push_back(p.name);
+  return names;
+}
+
 // The experiment as read (ExperimentView) and what this terminal adds to its reports.
 struct OpenedForReading {
   ExperimentView view;
@@ -586,7 +593,7 @@ Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat 
         }, out);
       return WriteTrialExport(text_format, [&](const Journal::TrialVisitor& visit) {
         return journal.ForEachTrial(TrialQuery{}, visit);
-      }, out, view.meta().cv, opened.context.pareto);
+      }, out, view.meta().cv, opened.context.pareto, DeclaredNames(view.search_space()));
     });
   }));
   return 0;

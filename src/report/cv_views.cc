@@ -141,8 +141,7 @@ std::optional<std::string> FormatCvBest(const std::vector<TrialRecord>& trials,
     folds.push_back(fmt::format("{}: {}", f, FoldValueText(best.folds[f])));
   out += fmt::format("Folds      {}\n", fmt::join(folds, ", "));
   out += "Params\n";
-  for (const auto& [name, value] : best.params.items())
-    out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));
+  out += ParamLines(best.params);
   const int first = FoldTrialNumber(best.configuration, 0, ctx.cv.folds);
   out += fmt::format("Trial dirs {} .. {} (trials {}..{}, one per fold)\n",
                      ExperimentFiles{ctx.experiment_dir}.trial_dir(first).string(),

@@ -145,8 +145,26 @@ const CvConfiguration* ConfigurationOf(const TrialRecord& t, const CvConfig& cv,
   return it == plan.by_number.end() ? nullptr : it->second;
 }
 
+// The place of flattened param `name` in the declared parameters: its own, else that of
+// the longest declared name it lies under ("classifier.type" under a choice
+// "classifier"); declared.size() when it is not under any.
+std::size_t DeclaredPlace(const std::string& name, const std::vector<std::string>& declared) {
+  std::size_t place = declared.size(), matched = 0;
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    const std::string& d = declared[i];
+    if (name == d) return i;
+    if (d.size() > matched && name.size() > d.size() && name.compare(0, d.size(), d) == 0 &&
+        name[d.size()] == '.') {
+      place = i;
+      matched = d.size();
+    }
+  }
+  return place;
+}
+
 Expected<ExportPlan> PlanExport(const TrialWalk& trials, const CvConfig& cv,
-                                const std::optional<Objective>& pareto) {
+                                const std::optional<Objective>& pareto,
+                                const std::vector<std::string>& declared) {
   ExportPlan plan;
   const bool keep = cv.enabled() || pareto.has_value();
   const std::vector<std::string> ranked_metrics = pareto ? pareto->MetricNames() : std::vector<std::string>{};
@@ -160,6 +178,10 @@ Expected<ExportPlan> PlanExport(const TrialWalk& trials, const CvConfig& cv,
     if (keep) plan.ranked.push_back(RankingRecord(t, ranked_metrics));
     return {};
   }));
+  std::stable_sort(plan.param_columns.begin(), plan.param_columns.end(),
+                   [&](const std::string& a, const std::string& b) {
+                     return DeclaredPlace(a, declared) < DeclaredPlace(b, declared);
+                   });
   // Under cv, configurations are ranked (by their folds' means), never fold trials.
   plan.ranking = RankForExport(
       cv.enabled() && pareto ? ConfigurationRecords(plan.ranked, cv) : plan.ranked, pareto);
@@ -217,8 +239,9 @@ std::vector<std::pair<std::string, Json>> FlattenParams(const Json& params) {
 }
 
 Status WriteTrialExport(ExportText format, const TrialWalk& trials, const TextSink& out,
-                        const CvConfig& cv, const std::optional<Objective>& pareto) {
-  GS_ASSIGN_OR_RETURN(const ExportPlan plan, PlanExport(trials, cv, pareto));
+                        const CvConfig& cv, const std::optional<Objective>& pareto,
+                        const std::vector<std::string>& declared) {
+  GS_ASSIGN_OR_RETURN(const ExportPlan plan, PlanExport(trials, cv, pareto, declared));
   const AbsentParam absent = format == ExportText::kCsv ? AbsentParam::kNull : AbsentParam::kLeftOut;
   report::RowWriter writer(format, ExportHeader(plan, cv, pareto), out);
   GS_TRY(writer.Begin());

@@ -268,6 +268,36 @@ TEST(ReportCsvTest, CvHeaderWithWarmStartHistoryFirstIsTheUnionOfTheRows) {
   EXPECT_EQ(records[0].back(), "cv_std");  // the cv columns come after the first row's
 }
 
+// Two runs of one conditional space whose first trials took different branches get the
+// same header: the param columns follow the declared parameters ("classifier.type" at
+// its choice's place), a name outside them (a warm-start source's) after them.
+TEST(ReportCsvTest, ParamColumnsFollowTheDeclaredSpace) {
+  const std::vector<TrialRecord> trials = {
+      MakeTrial(0, TrialState::kCompleted, 1.0,
+                Json::parse(R"({"classifier":{"type":"knn"},"classifier.k":3,"old":1})")),
+      MakeTrial(1, TrialState::kCompleted, 0.5,
+                Json::parse(R"({"classifier":{"type":"svm"},"classifier.C":2,"gamma":0.1})"))};
+  const TrialWalk walk = [&](const std::function<Status(const TrialRecord&)>& visit) -> Status {
+    for (const TrialRecord& t : trials) GS_TRY(visit(t));
+    return {};
+  };
+  std::string text;
+  ASSERT_TRUE(WriteTrialExport(ExportText::kCsv, walk, [&](std::string_view piece) -> Status {
+    text += piece;
+    return {};
+  }, {}, std::nullopt, {"classifier", "classifier.C", "classifier.k", "gamma"}));
+  const auto records = ParseCsv(text);
+  std::vector<std::string> params;
+  for (const std::string& column : records.at(0))
+    if (column.rfind("param.", 0) == 0) params.push_back(column);
+  EXPECT_THAT(params, ElementsAre("param.classifier.type", "param.classifier.C", "param.classifier.k",
+                                  "param.gamma", "param.old"));
+  // Without a declared space: order of first appearance.
+  const auto first_seen = ParseCsv(ExportCsv(trials)).at(0);
+  EXPECT_LT(std::find(first_seen.begin(), first_seen.end(), "param.classifier.k"),
+            std::find(first_seen.begin(), first_seen.end(), "param.classifier.C"));
+}
+
 // A sink that fails (stdout closed, disk full) ends the export with its error.
 TEST(ReportCsvTest, TheSinksErrorStopsTheExport) {
   const std::vector<TrialRecord> trials = ExportTrials();

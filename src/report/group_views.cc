@@ -113,8 +113,7 @@ std::string FormatBestOfGroups(const ParamGroup& best, size_t group_count,
                                    : std::string(ToString(t->state))));
   out += fmt::format("Runs       {}\n", fmt::join(runs, ", "));
   out += "Params\n";
-  for (const auto& [name, value] : best.params.items())
-    out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));
+  out += ParamLines(best.params);
   out += fmt::format("Trial dir  {} (its best run, #{}; `gpusweep best --single` ranks "
                      "single runs)\n",
                      ExperimentFiles{ctx.experiment_dir}.trial_dir(best_run->number).string(),

@@ -112,8 +112,7 @@ std::optional<std::string> FormatNasBest(const std::vector<TrialRecord>& trials,
                      ModeName(ctx.metric.mode));
   out += ConstraintLines(trial, ctx);
   out += "Params\n";
-  for (const auto& [name, value] : trial.params.items())
-    out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));
+  out += ParamLines(trial.params);
   out += fmt::format("Trial dir  {}\n",
                      ExperimentFiles{ctx.experiment_dir}.trial_dir(trial.number).string());
   return out;

@@ -10,6 +10,7 @@
 
 #include "gpusweep/cv.h"
 #include "gpusweep/pareto.h"
+#include "report/text.h"
 
 namespace gpusweep {
 namespace {
@@ -219,8 +220,7 @@ std::optional<std::string> FormatRankedParetoBest(const std::vector<ParetoTrial>
                            BoundsText(c));
       }
     }
-    for (const auto& [name, value] : m->trial->params.items())
-      out += fmt::format("  {} = {}\n", name, value.is_string() ? value.get<std::string>() : value.dump());
+    out += report::ParamLines(m->trial->params);
     out += MemberDirs(*m->trial, ctx);
   }
   return out;

@@ -304,8 +304,7 @@ std::string BestSingleText(const TrialRecord& best, size_t ranked, const ReportC
   out += fmt::format("Objective  {} = {} ({})\n", ctx.metric.name,
                      report::FormatNumber(*best.objective), ModeName(ctx.metric.mode));
   out += "Params\n";
-  for (const auto& [name, value] : best.params.items())
-    out += fmt::format("  {} = {}\n", name, report::FormatValue(value, report::Precision::kFull));
+  out += report::ParamLines(best.params);
   out += fmt::format("Trial dir  {}\n", TrialDir(ctx, best.number).string());
   return out;
 }

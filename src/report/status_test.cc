@@ -277,7 +277,9 @@ TEST(ReportBestTest, BestTrialWithParamsAndDirectory) {
   EXPECT_THAT(*out, HasSubstr("val_acc = 0.91 (max)"));
   EXPECT_THAT(*out, HasSubstr("  lr = 0.0031622776601683794\n"));
   EXPECT_THAT(*out, HasSubstr("  optimizer = adamw-with-a-long-name\n"));
-  EXPECT_THAT(*out, HasSubstr(R"(  net = {"bn":true,"activation":["relu","gelu"])"));
+  // Nested params under the names status and export use.
+  EXPECT_THAT(*out, HasSubstr("  net.bn = true\n"));
+  EXPECT_THAT(*out, HasSubstr(R"(  net.activation = ["relu","gelu"])"));
   EXPECT_THAT(*out, HasSubstr("/runs/fmnist-cnn/trials/0004\n"));
 }
 

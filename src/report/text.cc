@@ -177,6 +177,13 @@ std::string ParamsSummary(const Json& params) {
   return out;
 }
 
+std::string ParamLines(const Json& params) {
+  std::string out;
+  for (const auto& [name, value] : FlattenParams(params))
+    out += fmt::format("  {} = {}\n", name, FormatValue(value, Precision::kFull));
+  return out;
+}
+
 std::string GpusText(const std::vector<int>& gpus) {
   return gpus.empty() ? "cpu" : fmt::format("{}", fmt::join(gpus, ","));
 }

@@ -81,6 +81,11 @@ std::string FormatValue(const Json& value, Precision precision);
 // "k=v, k2=v2" over the flattened params, values kShort.
 std::string ParamsSummary(const Json& params);
 
+// "  name = value\n" for each flattened param (a choice of sub-spaces as
+// "classifier.type = svm", the names status and export use), values kFull: the Params
+// block of `best` and `show`.
+std::string ParamLines(const Json& params);
+
 // "0,1" or "cpu".
 std::string GpusText(const std::vector<int>& gpus);
 

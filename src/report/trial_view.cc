@@ -157,8 +157,7 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
   field("Objective", fmt::format("{} = {}", ctx.metric.name, report::ObjectiveText(trial.objective)));
   field("Directory", ExperimentFiles{ctx.experiment_dir}.trial_dir(trial.number).string());
   out += "Params:\n";
-  for (const auto& [name, value] : trial.params.items())
-    out += fmt::format("  {} = {}\n", name, report::FormatValue(value, report::Precision::kFull));
+  out += report::ParamLines(trial.params);
   if (!decisions.empty()) {
     out += "Scheduler decisions:\n";
     for (const std::string& line : decisions) out += fmt::format("  {}\n", line);

@@ -82,7 +82,7 @@ TEST_F(ReportTrialTest, KilledTrialShowsSignalReasonAndLogTail) {
   EXPECT_THAT(out, HasSubstr("Ended      2023-11-14T22:14:43+00:00"));
   EXPECT_THAT(out, HasSubstr("Duration   1m23s"));
   EXPECT_THAT(out, HasSubstr("val_acc = -"));
-  EXPECT_THAT(out, HasSubstr("  net = {\"depth\":3}"));
+  EXPECT_THAT(out, HasSubstr("  net.depth = 3\n"));  // flattened, as status names it
   EXPECT_THAT(out, HasSubstr("/runs/fmnist-cnn/trials/0007"));
   EXPECT_THAT(out, HasSubstr("Segmentation fault (core dumped)\n"));
   EXPECT_THAT(out, Not(HasSubstr("\x1b[")));
