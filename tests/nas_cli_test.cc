@@ -78,7 +78,8 @@ TEST_F(CliTest, NasDryRunShowsTheWholeStagePlan) {
         "block 2 retrain   1/1 done, data all, epochs 10", "retrain: "})
     EXPECT_NE(status.out.find(expected), std::string::npos) << expected << "\n" << status.out;
   auto show = RunGpusweep({"show", "24", dry.string()}, dir_.path());
-  EXPECT_NE(show.out.find("architecture = {\"schema\":1,\"blocks\":[{\"adjacency\""),
+  // The architecture under the names status and export give it (docs/nas.md).
+  EXPECT_NE(show.out.find("architecture.schema = 1\n  architecture.blocks = [{\"adjacency\""),
             std::string::npos)
       << show.out;
   // Its scheduler decisions say where in the plan it ran, not a budget it has none of.
