@@ -8,7 +8,7 @@
 //       problems.py to check.
 //   gs_bench_cond run --spaces DIR --problems branches3,cash --samplers tpe,random[,tpe_uv]
 //                     [--first-seed 0] --seeds 20 --evals 150
-//                     [--evaluator "/usr/bin/python3 cash.py serve"]
+//                     [--evaluator "/usr/bin/python3 cash.py serve breast_cancer"]
 //       one JSON line per (problem, sampler): per seed, the best value after each
 //       checkpoint and the seconds spent in Suggest. Problems not in problems.h (cash)
 //       are scored by the evaluator, one long-lived process for the whole run.

@@ -2,7 +2,7 @@
 """Optuna 3.1's half of the conditional-space benchmark (bench/README.md, "conditional").
 
     run_optuna.py check results/points.jsonl   # problems.py agrees with problems.cc
-    run_optuna.py run --problems branches3,hierarchical,branches5,cash --seeds 20 --evals 150
+    run_optuna.py run --problems branches3,hierarchical,branches5,cash,cash_digits --seeds 20 --evals 150
         [--first-seed N]   # seeds N..N+seeds-1, for runs split in parts
 
 The sampler is TPESampler(multivariate=True, group=True, seed=seed), every other option
@@ -32,9 +32,9 @@ def check(path):
 
 
 def objective_of(name):
-    if name == "cash":
+    if name.startswith("cash"):
         import cash
-        return cash.suggest, cash.evaluate
+        return cash.suggest, cash.evaluator(cash.PROBLEM_DATA[name])
     return problems.SUGGEST[name], problems.FUNCTIONS[name]
 
 
