@@ -39,13 +39,22 @@ bool IsSpec(const Mapping& m) {
   return false;
 }
 
-// W&B's nested parameters: {parameters: {...}}.
+// W&B's nested parameters: {parameters: {...}}, with our `when:` beside it allowed.
 const Value* WandbNested(const Mapping& m) {
-  if (m.entries().size() != 1 || m.entries().front().name != "parameters") return nullptr;
-  const Value& inner = m.entries().front().value;
+  const Value* held = m.Find("parameters");
+  const std::size_t others = m.entries().size() - (m.Find("when") != nullptr ? 1 : 0);
+  if (held == nullptr || others != 1) return nullptr;
+  const Value& inner = *held;
   if (!inner.IsMapping()) return nullptr;
-  Expected<Mapping> held = inner.ToMapping();  // a parameter named `parameters` stays one
-  return held && !IsSpec(*held) ? &inner : nullptr;
+  Expected<Mapping> group = inner.ToMapping();  // a parameter named `parameters` stays one
+  return group && !IsSpec(*group) ? &inner : nullptr;
+}
+
+// The group a full dotted name lies in, with its dot ("model." for "model.trees"; "" at
+// the top): where a `when:` looks for siblings first.
+std::string GroupOf(const std::string& name) {
+  const std::size_t dot = name.rfind('.');
+  return dot == std::string::npos ? "" : name.substr(0, dot + 1);
 }
 
 // Whether `value` is, or holds somewhere in its mappings, a parameter spec.
@@ -115,8 +124,9 @@ class SpaceWalker {
 
   Status Group(const Mapping& group, const std::string& prefix,
                std::vector<ParamCondition> conditions) {
-    if (const Value* when = group.Find("when")) {
-      GS_ASSIGN_OR_RETURN(std::vector<ParamCondition> own, Conditions(*when, prefix));
+    if (const Value* when = group.Find("when")) {  // conditions the group: its siblings first
+      GS_ASSIGN_OR_RETURN(std::vector<ParamCondition> own,
+                          Conditions(*when, prefix.empty() ? "" : GroupOf(prefix.substr(0, prefix.size() - 1))));
       conditions.insert(conditions.end(), own.begin(), own.end());
     }
     for (const Mapping::Entry& entry : group.entries())
@@ -173,15 +183,21 @@ class SpaceWalker {
       GS_TRY(CheckPythonValue(entry.value, name));
       GS_TRY(AddGroup(name, entry.key));
       GS_ASSIGN_OR_RETURN(Mapping group, entry.value.ToMapping());
-      if (const Value* inner = WandbNested(group)) {
+      if (const Value* inner = WandbNested(group)) {  // {parameters: {...}}, maybe a when: beside
+        std::vector<ParamCondition> within = conditions;
+        if (const Value* when = group.Find("when")) {
+          GS_ASSIGN_OR_RETURN(std::vector<ParamCondition> own, Conditions(*when, GroupOf(name)));
+          within.insert(within.end(), own.begin(), own.end());
+        }
         GS_ASSIGN_OR_RETURN(group, inner->ToMapping());
+        return Group(group, name + ".", within);
       }
       return Group(group, name + ".", conditions);
     }
-    return Leaf(entry, name, prefix, conditions);
+    return Leaf(entry, name, conditions);
   }
 
-  Status Leaf(const Mapping::Entry& entry, const std::string& name, const std::string& prefix,
+  Status Leaf(const Mapping::Entry& entry, const std::string& name,
               std::vector<ParamCondition> conditions) {
     WarnAboutBareList(entry, sampler_, warnings_);
     std::vector<ChoiceValue> branches;
@@ -189,7 +205,8 @@ class SpaceWalker {
     if (entry.value.IsMapping()) {
       GS_ASSIGN_OR_RETURN(Mapping spec, entry.value.ToMapping());
       if (const Value* when = spec.Find("when")) {
-        GS_ASSIGN_OR_RETURN(std::vector<ParamCondition> own, Conditions(*when, prefix));
+        // Siblings by the full name: `model.trees` written dotted or inside `model:` alike.
+        GS_ASSIGN_OR_RETURN(std::vector<ParamCondition> own, Conditions(*when, GroupOf(name)));
         conditions.insert(conditions.end(), own.begin(), own.end());
       }
     }
@@ -340,6 +357,23 @@ Expected<ChoiceValue> ReadChoiceValue(const Value& element) {
     GS_ASSIGN_OR_RETURN(out.literal[entry.name], entry.value.ToJson());
   }
   return out;
+}
+
+Status ReadChoiceValues(const Value& values, const std::vector<Value>& list, ParamSpec& param,
+                        std::vector<ChoiceValue>& branches) {
+  for (const Value& element : list) {
+    GS_ASSIGN_OR_RETURN(ChoiceValue value, ReadChoiceValue(element));
+    for (std::size_t i = 0; i < param.values.size(); ++i)
+      if (param.values[i] == value.literal)
+        return element.Invalid(
+            fmt::format("duplicates {}[{}]", values.path(), i),
+            value.subspace.empty() ? "list each value once"
+                                   : "sub-spaces are told apart by their fixed entries: give "
+                                     "each one a key of its own, e.g. name: svm");
+    param.values.push_back(value.literal);
+    branches.push_back(std::move(value));
+  }
+  return {};
 }
 
 Expected<SearchSpace> ParseNestedSearchSpace(const Value& value, SamplerKind sampler,

@@ -38,6 +38,10 @@ struct ChoiceValue {
 
 // Reads element `element` of a choice's values (see above).
 Expected<ChoiceValue> ReadChoiceValue(const Value& element);
+// Reads every element of `list` (the choice's values, written at `values`) into
+// param.values and `branches`; a value equal to an earlier one is an error at it.
+Status ReadChoiceValues(const Value& values, const std::vector<Value>& list, ParamSpec& param,
+                        std::vector<ChoiceValue>& branches);
 
 Expected<SearchSpace> ParseNestedSearchSpace(const Value& value, SamplerKind sampler,
                                              std::vector<std::string>& warnings);

@@ -120,6 +120,31 @@ TEST(NestedSpace, NniNestedChoiceWithNameIsReadAsNniMeansIt) {
   EXPECT_EQ(config_detail::TotalTrials(config->sampler, config->search_space), 6u);  // 1 + 3 + 2, not 3 x 3 x 2
 }
 
+// NNI's own spelling of the same nested choice (its search-space docs, "nested choice"):
+// {_type: choice, _value: [{_name: ..., <param>: {_type: ..., _value: ...}}]}.
+TEST(NestedSpace, NniNestedChoiceInNnisOwnSpellingIsASubSpaceChoice) {
+  auto config = ParseAfter(kGridHead,
+                           "  layer0:\n    _type: choice\n    _value:\n"
+                           "      - {_name: Empty}\n"
+                           "      - {_name: Conv, kernel_size: {_type: choice, _value: [1, 3, 5]}}\n"
+                           "      - {_name: Max_pool, pooling_size: {_type: choice, _value: [2, 3]}}\n");
+  ASSERT_TRUE(config) << config.error().message;
+  const SearchSpace& s = config->search_space;
+  EXPECT_EQ(Names(s), (std::vector<std::string>{"layer0", "layer0.kernel_size", "layer0.pooling_size"}));
+  EXPECT_EQ(Json(s.params[0].values).dump(), R"([{"_name":"Empty"},{"_name":"Conv"},{"_name":"Max_pool"}])");
+  ASSERT_EQ(s.params[1].when.size(), 1u);
+  EXPECT_EQ(Json(s.params[1].when[0].values).dump(), R"([{"_name":"Conv"}])");
+  EXPECT_EQ(config_detail::TotalTrials(config->sampler, s), 6u);  // 1 + 3 + 2
+  // A trial gets what NNI's tuner gives the trial: the value with its drawn parameters.
+  EXPECT_EQ(NestParams(Params{{"layer0", s.params[0].values[1]}, {"layer0.kernel_size", 3}}).dump(),
+            R"({"layer0":{"_name":"Conv","kernel_size":3}})");
+  // Two branches with the same _name are told apart by nothing: refused at the second.
+  EXPECT_NE(ParseErrorAfter(kHead, "  l: {_type: choice, _value: [{_name: a, x: {_type: uniform, "
+                                   "_value: [0, 1]}}, {_name: a, y: {_type: uniform, _value: [0, 1]}}]}\n")
+                .find("duplicates search_space.l._value[0]"),
+            std::string::npos);
+}
+
 TEST(NestedSpace, SpecAsAChoiceValueNeverReachesTrialsAsData) {
   EXPECT_NE(ParseErrorAfter(kHead, "  x: {type: choice, values: [1, {type: uniform, low: 0, high: 1}]}\n")
                 .find("search_space.x.values[1]: this value is a parameter spec, not a value"),
@@ -177,6 +202,43 @@ TEST(NestedSpace, WhenOnLeavesAndGroups) {
   EXPECT_EQ(s.params[3].when[1].line, 11);
   // svm: 2; rf: trees 1 + trees 2, 3 with bootstrap 2 each = 5; knn: 1.
   EXPECT_EQ(config_detail::TotalTrials(config->sampler, config->search_space), 8u);
+}
+
+// A `when:` finds a sibling by the full name, however the name was written: dotted
+// (`model.trees` beside `model.kind`), inside the group, or on a group (its siblings).
+TEST(NestedSpace, WhenFindsSiblingsOfDottedNamesAndOfGroups) {
+  for (std::string_view space :
+       {"  model.kind: {values: [rf, svm]}\n"
+        "  model.trees: {type: int, low: 1, high: 3, when: {kind: rf}}\n"
+        "  model.opts:\n    when: {kind: svm}\n    c: {values: [1, 2]}\n",
+        "  model:\n    kind: {values: [rf, svm]}\n"
+        "    trees: {type: int, low: 1, high: 3, when: {kind: rf}}\n"
+        "    opts:\n      when: {kind: svm}\n      c: {values: [1, 2]}\n"}) {
+    auto config = ParseAfter(kGridHead, space);
+    ASSERT_TRUE(config) << config.error().message << "\n" << space;
+    const SearchSpace& s = config->search_space;
+    EXPECT_EQ(Names(s), (std::vector<std::string>{"model.kind", "model.trees", "model.opts.c"}));
+    ASSERT_EQ(s.params[1].when.size(), 1u);
+    EXPECT_EQ(s.params[1].when[0].param, "model.kind");
+    ASSERT_EQ(s.params[2].when.size(), 1u);
+    EXPECT_EQ(s.params[2].when[0].param, "model.kind");
+    EXPECT_EQ(config_detail::TotalTrials(config->sampler, s), 5u);  // rf: 3, svm: 2
+  }
+}
+
+// W&B's nested form under a `when:`: the group is still W&B's {parameters: ...}, never a
+// group named "parameters".
+TEST(NestedSpace, WhenBesideWandbParameters) {
+  auto config = ParseAfter(kGridHead,
+                           "  opt: {values: [sgd, adam]}\n"
+                           "  sgd:\n    when: {opt: sgd}\n    parameters:\n"
+                           "      momentum: {values: [0.5, 0.9]}\n");
+  ASSERT_TRUE(config) << config.error().message;
+  const SearchSpace& s = config->search_space;
+  EXPECT_EQ(Names(s), (std::vector<std::string>{"opt", "sgd.momentum"}));
+  ASSERT_EQ(s.params[1].when.size(), 1u);
+  EXPECT_EQ(s.params[1].when[0].param, "opt");
+  EXPECT_EQ(config_detail::TotalTrials(config->sampler, s), 3u);
 }
 
 TEST(NestedSpace, WhenErrors) {

@@ -30,19 +30,10 @@ Expected<std::vector<double>> Numbers(const Value& value, std::size_t count,
   return numbers;
 }
 
-Status ParseNniChoice(const Value& value, ParamSpec& param) {
+Status ParseNniChoice(const Value& value, ParamSpec& param, std::vector<ChoiceValue>& branches) {
   GS_ASSIGN_OR_RETURN(std::vector<Value> list, value.ToList());
   if (list.empty()) return value.Invalid("a choice needs at least one value", "add values");
-  for (const Value& element : list) {
-    if (element.IsMapping() && element.node()["_name"])
-      return element.Invalid(
-          "NNI's nested choice (a value with _name and its own parameters) is a choice of "
-          "sub-spaces, which this reading does not take",
-          "write one experiment per branch, or the branch's parameters flat beside a choice "
-          "of the branch names");
-    GS_ASSIGN_OR_RETURN(Json json, element.ToJson());
-    param.values.push_back(std::move(json));
-  }
+  GS_TRY(ReadChoiceValues(value, list, param, branches));
   param.kind = ParamKind::kChoice;
   return {};
 }
@@ -70,12 +61,12 @@ bool IsNniParam(const Mapping& spec) {
   return spec.Find("_type") != nullptr || spec.Find("_value") != nullptr;
 }
 
-Status ParseNniParam(const Mapping& spec, ParamSpec& param) {
+Status ParseNniParam(const Mapping& spec, ParamSpec& param, std::vector<ChoiceValue>& branches) {
   GS_TRY(spec.CheckKeys(kNniKeys));
   GS_ASSIGN_OR_RETURN(Value type_value, spec.Require("_type", "add _type: choice, uniform, ..."));
   GS_ASSIGN_OR_RETURN(Value value, spec.Require("_value", "add _value: [...]"));
   GS_ASSIGN_OR_RETURN(std::string_view type, type_value.ToEnum(kNniTypes));
-  if (type == "choice") return ParseNniChoice(value, param);
+  if (type == "choice") return ParseNniChoice(value, param, branches);
   const bool quantised = type.front() == 'q';
   const std::string_view base = quantised ? type.substr(1) : type;
   if (base == "randint") {

@@ -7,12 +7,18 @@
 //                                     (NNI: clip(round(x / q) * q, lo, hi))
 //   normal / lognormal [mu, sigma] -> normal / lognormal (lognormal: exp(normal))
 //   qnormal / qlognormal [mu, sigma, q] -> the same with q (not clipped)
-// A choice among sub-spaces (values with `_name`) is a nested space (issue 22, part B)
-// and refused here with what to write.
+// A choice among sub-spaces (NNI's nested choice: values with `_name` and their own
+// `_type` entries) is read as nested_space.h reads a choice of sub-spaces: each value's
+// plain entries ({_name: Conv}) are what the choice takes, its entries with a spec are
+// leaves "<choice>.<name>" active only when it is chosen (into `branches`), so a trial
+// gets {_name: Conv, kernel_size: 3} as NNI gives it.
 //
 // Contract: fills `param` (name and line already set) or a located Error{kInvalidConfig}.
 #pragma once
 
+#include <vector>
+
+#include "config/nested_space.h"
 #include "config/yaml_reader.h"
 #include "gpusweep/config.h"
 
@@ -21,6 +27,6 @@ namespace gpusweep::config_detail {
 // Whether the mapping is written in NNI's form (has `_type` or `_value`).
 bool IsNniParam(const Mapping& spec);
 
-Status ParseNniParam(const Mapping& spec, ParamSpec& param);
+Status ParseNniParam(const Mapping& spec, ParamSpec& param, std::vector<ChoiceValue>& branches);
 
 }  // namespace gpusweep::config_detail

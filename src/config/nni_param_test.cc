@@ -57,9 +57,6 @@ TEST(NniParamTest, ErrorsNameTheKeyAndTheShape) {
               HasSubstr("did you mean 'uniform'?"));
   EXPECT_THAT(SpaceErrorOf("  x: {_type: randint, _value: [3, 3]}\n"),
               HasSubstr("randint [3, 3) holds no integer"));
-  EXPECT_THAT(SpaceErrorOf("  x: {_type: choice, _value: [{_name: a, "
-                           "lr: {_type: uniform, _value: [0, 1]}}]}\n"),
-              HasSubstr("NNI's nested choice"));
   EXPECT_THAT(config_test::ParseError("name: e\ncommand: [a]\nmetric: {name: m, mode: max}\n"
                                       "sampler: {type: grid}\nsearch_space:\n"
                                       "  x: {_type: uniform, _value: [0, 1]}\n"),

@@ -27,19 +27,7 @@ Status ParseChoice(const Mapping& spec, ParamSpec& param, std::vector<ChoiceValu
   GS_ASSIGN_OR_RETURN(std::vector<Value> list, values.ToList());
   if (list.empty())
     return values.Invalid("a choice needs at least one value", "add values: [a, b]");
-  for (const Value& element : list) {
-    GS_ASSIGN_OR_RETURN(ChoiceValue value, ReadChoiceValue(element));
-    for (std::size_t i = 0; i < param.values.size(); ++i)
-      if (param.values[i] == value.literal)
-        return element.Invalid(
-            fmt::format("duplicates {}[{}]", values.path(), i),
-            value.subspace.empty() ? "list each value once"
-                                   : "sub-spaces are told apart by their fixed entries: give "
-                                     "each one a key of its own, e.g. name: svm");
-    param.values.push_back(value.literal);
-    branches.push_back(std::move(value));
-  }
-  return {};
+  return ReadChoiceValues(values, list, param, branches);
 }
 
 Status ParseRange(const Mapping& spec, ParamSpec& param) {
@@ -185,7 +173,7 @@ Expected<ParamSpec> ParseLeafParam(const Mapping::Entry& entry, const std::strin
   GS_ASSIGN_OR_RETURN(Mapping spec, entry.value.ToMapping());
   param.spelled = Spelling(spec);
   if (IsNniParam(spec)) {  // NNI's {_type, _value}, read as NNI means it
-    GS_TRY(ParseNniParam(spec, param));
+    GS_TRY(ParseNniParam(spec, param, branches));
     GS_TRY(CheckShapeForSampler(spec, param, sampler));
     return param;
   }
