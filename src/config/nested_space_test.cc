@@ -108,36 +108,30 @@ TEST(NestedSpace, ChoiceOverSubSpacesIsConditional) {
             R"({"classifier":{"type":"svm","kernel":"linear","C":0.5}})");
 }
 
+// NNI's nested choice ("nested choice" in its search-space docs), in our values: form and
+// in NNI's own {_type: choice, _value: [{_name: ..., <param>: {_type: ..., _value: ...}}]}.
 TEST(NestedSpace, NniNestedChoiceWithNameIsReadAsNniMeansIt) {
-  auto config = ParseAfter(kGridHead,
-                           "  layer0:\n    type: choice\n    values:\n"
-                           "      - {_name: Empty}\n"
-                           "      - {_name: Conv, kernel_size: {type: choice, values: [1, 3, 5]}}\n"
-                           "      - {_name: Max_pool, pooling_size: {type: choice, values: [2, 3]}}\n");
-  ASSERT_TRUE(config) << config.error().message;
-  EXPECT_EQ(Names(config->search_space),
-            (std::vector<std::string>{"layer0", "layer0.kernel_size", "layer0.pooling_size"}));
-  EXPECT_EQ(config_detail::TotalTrials(config->sampler, config->search_space), 6u);  // 1 + 3 + 2, not 3 x 3 x 2
-}
-
-// NNI's own spelling of the same nested choice (its search-space docs, "nested choice"):
-// {_type: choice, _value: [{_name: ..., <param>: {_type: ..., _value: ...}}]}.
-TEST(NestedSpace, NniNestedChoiceInNnisOwnSpellingIsASubSpaceChoice) {
-  auto config = ParseAfter(kGridHead,
-                           "  layer0:\n    _type: choice\n    _value:\n"
-                           "      - {_name: Empty}\n"
-                           "      - {_name: Conv, kernel_size: {_type: choice, _value: [1, 3, 5]}}\n"
-                           "      - {_name: Max_pool, pooling_size: {_type: choice, _value: [2, 3]}}\n");
-  ASSERT_TRUE(config) << config.error().message;
-  const SearchSpace& s = config->search_space;
-  EXPECT_EQ(Names(s), (std::vector<std::string>{"layer0", "layer0.kernel_size", "layer0.pooling_size"}));
-  EXPECT_EQ(Json(s.params[0].values).dump(), R"([{"_name":"Empty"},{"_name":"Conv"},{"_name":"Max_pool"}])");
-  ASSERT_EQ(s.params[1].when.size(), 1u);
-  EXPECT_EQ(Json(s.params[1].when[0].values).dump(), R"([{"_name":"Conv"}])");
-  EXPECT_EQ(config_detail::TotalTrials(config->sampler, s), 6u);  // 1 + 3 + 2
-  // A trial gets what NNI's tuner gives the trial: the value with its drawn parameters.
-  EXPECT_EQ(NestParams(Params{{"layer0", s.params[0].values[1]}, {"layer0.kernel_size", 3}}).dump(),
-            R"({"layer0":{"_name":"Conv","kernel_size":3}})");
+  for (std::string_view space :
+       {"  layer0:\n    type: choice\n    values:\n"
+        "      - {_name: Empty}\n"
+        "      - {_name: Conv, kernel_size: {type: choice, values: [1, 3, 5]}}\n"
+        "      - {_name: Max_pool, pooling_size: {type: choice, values: [2, 3]}}\n",
+        "  layer0:\n    _type: choice\n    _value:\n"
+        "      - {_name: Empty}\n"
+        "      - {_name: Conv, kernel_size: {_type: choice, _value: [1, 3, 5]}}\n"
+        "      - {_name: Max_pool, pooling_size: {_type: choice, _value: [2, 3]}}\n"}) {
+    auto config = ParseAfter(kGridHead, space);
+    ASSERT_TRUE(config) << config.error().message;
+    const SearchSpace& s = config->search_space;
+    EXPECT_EQ(Names(s), (std::vector<std::string>{"layer0", "layer0.kernel_size", "layer0.pooling_size"}));
+    EXPECT_EQ(Json(s.params[0].values).dump(), R"([{"_name":"Empty"},{"_name":"Conv"},{"_name":"Max_pool"}])");
+    ASSERT_EQ(s.params[1].when.size(), 1u);
+    EXPECT_EQ(Json(s.params[1].when[0].values).dump(), R"([{"_name":"Conv"}])");
+    EXPECT_EQ(config_detail::TotalTrials(config->sampler, s), 6u);  // 1 + 3 + 2, not 3 x 3 x 2
+    // A trial gets what NNI's tuner gives the trial: the value with its drawn parameters.
+    EXPECT_EQ(NestParams(Params{{"layer0", s.params[0].values[1]}, {"layer0.kernel_size", 3}}).dump(),
+              R"({"layer0":{"_name":"Conv","kernel_size":3}})");
+  }
   // Two branches with the same _name are told apart by nothing: refused at the second.
   EXPECT_NE(ParseErrorAfter(kHead, "  l: {_type: choice, _value: [{_name: a, x: {_type: uniform, "
                                    "_value: [0, 1]}}, {_name: a, y: {_type: uniform, _value: [0, 1]}}]}\n")
