@@ -3,6 +3,10 @@
     import gpusweep_optuna
     study = gpusweep_optuna.load_study("study.json")   # in memory, or storage="sqlite:///s.db"
     print(study.best_params, study.best_value)
+
+Optuna's RDB storage refuses one parameter name with two kinds of distribution, which a
+name in two sub-spaces of a choice can have (C loguniform under svm, int under another):
+load such a study in memory (docs/config.md, "Nested and conditional parameters").
 """
 import json
 

@@ -265,7 +265,14 @@ std::optional<Translation> TranslateInt(const Word& w, const Args& a) {
   if (b == "intloguniformdistribution")
     return Same(ParamKind::kInt, IntRange(a, false, true, false), true);
   if (b == "qrandint") {  // Ray: multiples of q between the bounds, both included
-    if (!a.q || a.q == "1") return Same(ParamKind::kInt, IntRange(a, false, false, false));
+    // q = 1 (Ray's default): its Quantized sampler skips the rounding and draws as randint,
+    // upper bound excluded, against its docstring's "inclusive". Refused with what it draws.
+    if (!a.q || a.q == "1")
+      return Differs(fmt::format("Ray Tune's qrandint with q = 1 draws as randint does, upper "
+                                 "bound excluded (its docstring says included: then write "
+                                 "high: {})",
+                                 Or(a.high, "<high>")),
+                     IntRange(a, true, false, false));
     const auto inward = RayInward(a);
     Args stepped = a;
     if (inward) {

@@ -24,6 +24,9 @@ TEST(ForeignParamTest, TrueSynonymsAreAccepted) {
   EXPECT_EQ(opt.values, (std::vector<Json>{"sgd", "adam"}));
   EXPECT_EQ(FirstParamOf("  opt: {type: suggest_categorical, choices: [a, b]}\n").kind,
             ParamKind::kChoice);
+  // Ray's tune.choice(categories): its argument's name is a synonym of values.
+  EXPECT_EQ(FirstParamOf("  opt: {type: tune.choice, categories: [a, b]}\n").values,
+            (std::vector<Json>{"a", "b"}));
   EXPECT_EQ(FirstParamOf("  lr: {type: suggest_float, low: 1.0e-5, high: 0.1, log: true}\n").kind,
             ParamKind::kLogUniform);
   EXPECT_EQ(FirstParamOf("  d: {type: FloatDistribution, low: 0, high: 0.5}\n").kind,
@@ -34,9 +37,6 @@ TEST(ForeignParamTest, TrueSynonymsAreAccepted) {
   EXPECT_EQ(n.kind, ParamKind::kUniform);
   EXPECT_EQ(n.high, 5);
   EXPECT_EQ(n.q, 1);
-  ParamSpec batch = FirstParamOf("  batch: {type: tune.qrandint, low: 16, high: 64}\n");
-  EXPECT_EQ(batch.kind, ParamKind::kInt);
-  EXPECT_EQ(batch.int_high, 64);
   // quniform with bounds that are multiples of q: Hyperopt, Ray and NNI agree.
   ParamSpec q = FirstParamOf("  k: {type: quniform, low: 0, high: 10, q: 2}\n");
   EXPECT_EQ(q.kind, ParamKind::kUniform);
@@ -65,6 +65,12 @@ TEST(ForeignParamTest, WordsThatMeanSomethingElseShowWhatToWrite) {
   EXPECT_THAT(SpaceErrorOf("  lr: {type: hp.loguniform, low: -9, high: -2}\n"),
               AllOf(HasSubstr("Hyperopt's loguniform takes natural-log exponents"),
                     HasSubstr("write lr: {type: loguniform, low: 0.00012341, high: 0.135335}")));
+  // Ray's qrandint with q = 1 (its default) draws 16..63, as randint: its sampler skips
+  // the rounding; the docstring's reading is named too.
+  for (std::string_view spec : {"  batch: {type: tune.qrandint, low: 16, high: 64}\n",
+                                "  batch: {type: tune.qrandint, low: 16, high: 64, q: 1}\n"})
+    EXPECT_THAT(SpaceErrorOf(spec), AllOf(HasSubstr("write batch: {type: int, low: 16, high: 63}"),
+                                          HasSubstr("docstring says included: then write high: 64")));
   // Ray's qrandint gives the multiples of q between the bounds: {3, 6, 9} here.
   EXPECT_THAT(SpaceErrorOf("  n: {type: tune.qrandint, low: 1, high: 10, q: 3}\n"),
               HasSubstr("write n: {type: int, low: 3, high: 9, step: 3}"));

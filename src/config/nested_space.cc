@@ -19,9 +19,9 @@ namespace {
 constexpr std::array<std::string_view, 3> kReservedNames{"trial", "config_dir",
                                                          "experiment_dir"};
 // Keys of a parameter spec, ours and other tools' (param_vocabulary.h), NNI's included.
-constexpr std::array<std::string_view, 16> kSpecKeys{
-    "type",  "distribution", "values", "value", "low",  "high",  "min",   "max",
-    "lower", "upper",        "choices", "step", "q",    "log",   "_type", "_value"};
+constexpr std::array<std::string_view, 17> kSpecKeys{
+    "type",  "distribution", "values",     "value", "low", "high",  "min",   "max",   "lower",
+    "upper", "choices",      "categories", "step",  "q",   "log",   "_type", "_value"};
 
 bool IsSpecKey(std::string_view key) {
   for (std::string_view spec_key : kSpecKeys)

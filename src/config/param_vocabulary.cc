@@ -44,17 +44,18 @@ constexpr std::array<std::string_view, 4> kForeignDistributions{
     "inv_log_uniform", "inv_log_uniform_values", "beta", "q_beta"};
 // Our key, then another tool's name for it. (`q` is not `step`: q rounds to multiples
 // of q, as W&B, Hyperopt, NNI and Ray do; step counts from low.)
-constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kKeySynonyms{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kKeySynonyms{{
     {"low", "min"},      // W&B
     {"low", "lower"},    // Ray Tune (tune.uniform(lower, upper))
     {"high", "max"},     // W&B
     {"high", "upper"},   // Ray Tune
-    {"values", "choices"}}};
+    {"values", "choices"},     // Optuna (CategoricalDistribution(choices))
+    {"values", "categories"}}};  // Ray Tune (tune.choice(categories))
 
 // Ours first, so "valid keys: ..." starts with our words. `when:` (nested_space.h) on any.
-constexpr std::array<std::string_view, 7> kChoiceKeys{"type", "values", "weights", "when",
+constexpr std::array<std::string_view, 8> kChoiceKeys{"type", "values", "weights", "when",
                                                       "distribution", "choices",
-                                                      "probabilities"};
+                                                      "categories", "probabilities"};
 constexpr std::array<std::string_view, 12> kRangeKeys{"type", "low", "high", "log", "q", "clip",
                                                       "when", "distribution", "min", "max",
                                                       "lower", "upper"};
