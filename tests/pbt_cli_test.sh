@@ -5,7 +5,8 @@
 # Checks: every segment completed; a segment with a parent started exactly where the
 # parent's checkpoint ended (epoch and lineage: it resumed from that checkpoint, not
 # from scratch); at least one exploit happened (a parent of another member); no member
-# ever copied member 3 (it never checkpointed); `show` names the donor and the changes;
+# ever copied member 3 (it never checkpointed); the export's member, segment and
+# parent_trial columns agree with what each trial saw; `show` names the donor and the changes;
 # a second `run` finds nothing to do.
 # Usage: pbt_cli_test.sh GPUSWEEP_BINARY.
 set -euo pipefail
@@ -62,6 +63,10 @@ exploits = 0
 for k in range(20):
     member, segment = k % 4, k // 4
     started = json.load(open(trials / ("%04d" % k) / "started.json"))
+    # The export's lineage columns say what the trial itself saw.
+    row = rows[k]
+    assert (row["member"], row["segment"]) == (member, segment), (k, row)
+    assert row["parent_trial"] == started["parent"], (k, row, started)
     if segment == 0:
         assert started["parent"] is None and started["epoch"] == 0, (k, started)
         continue

@@ -269,7 +269,7 @@ std::string FormatTrial(const TrialRecord& trial, const std::vector<Intermediate
 // failure_reason (for pruned trials: why they were stopped), budget (an integer when
 // whole), rung, bracket (with a scheduler: the last job's; else empty), then
 // "param.<flattened name>" for the union of params (order of first appearance; the CLI's
-// export: the search space's declaration order, WriteTrialExport's `declared`), then
+// export: the search space's declaration order, TrialExportOptions::declared), then
 // "metric.<key>" for the union of last_metrics keys. end_time, end_time_iso and
 // duration_s are empty/null while a trial runs.
 // CSV (RFC 4180, "\r\n" line ends): a header row; a field is quoted when it holds a
@@ -316,13 +316,30 @@ using TrialWalk = std::function<Status(const std::function<Status(const TrialRec
 using ResultWalk = std::function<Status(const std::function<Status(const IntermediateResult&)>&)>;
 using TextSink = std::function<Status(std::string_view)>;
 enum class ExportText { kCsv, kJson };
-// `declared`: the search space's parameter names in declaration order; the param
-// columns follow it (a flattened name at the place of the declared parameter it is or
-// lies under, "classifier.type" at choice "classifier"'s), the others after them in
-// order of first appearance. Empty: every param column in order of first appearance.
+// A population-based training experiment's segments (docs/config.md, "Population-based
+// training"): trial k is member k % population's segment k / population, and `parents`
+// maps a started segment to the trial whose checkpoint it continued (view/pbt_lineage.h
+// reads them from the journal).
+struct PbtExportColumns {
+  int population = 0;  // 0: not a PBT experiment, no such columns
+  std::map<int, int> parents;
+};
+
+// What shapes a trial export besides its rows.
+struct TrialExportOptions {
+  CvConfig cv;                      // cv.folds > 0: the configuration and fold columns
+  std::optional<Objective> pareto;  // several objectives or constraints: the ranking columns
+  // The search space's parameter names in declaration order; the param columns follow
+  // it (a flattened name at the place of the declared parameter it is or lies under,
+  // "classifier.type" at choice "classifier"'s), the others after them in order of first
+  // appearance. Empty: every param column in order of first appearance.
+  std::vector<std::string> declared;
+  // population > 0: after "repeat", "member", "segment" and "parent_trial" (the trial
+  // whose checkpoint the segment continued; empty for a first segment, or one not started).
+  PbtExportColumns pbt;
+};
 Status WriteTrialExport(ExportText format, const TrialWalk& trials, const TextSink& out,
-                        const CvConfig& cv = {}, const std::optional<Objective>& pareto = std::nullopt,
-                        const std::vector<std::string>& declared = {});
+                        const TrialExportOptions& options = {});
 Status WriteStepsExport(ExportText format, const ResultWalk& results, const TextSink& out);
 
 // Each search-space parameter's distribution, for tools that rebuild the space

@@ -584,6 +584,11 @@ Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat 
     return 0;
   }
   const ExportText text_format = format == ExportFormat::kCsv ? ExportText::kCsv : ExportText::kJson;
+  TrialExportOptions options{view.meta().cv, opened.context.pareto, DeclaredNames(view.search_space()), {}};
+  if (IsPbt(view)) {
+    GS_ASSIGN_OR_RETURN(PbtLineage lineage, view.pbt_lineage());
+    options.pbt = {lineage.population, std::move(lineage.parents)};
+  }
   Journal& journal = view.journal();
   GS_TRY(StreamOutput(output_path, [&](const TextSink& out) {
     return journal.InSnapshot([&]() -> Status {
@@ -593,7 +598,7 @@ Expected<int> ExportCommand(const std::optional<std::string>& dir, ExportFormat 
         }, out);
       return WriteTrialExport(text_format, [&](const Journal::TrialVisitor& visit) {
         return journal.ForEachTrial(TrialQuery{}, visit);
-      }, out, view.meta().cv, opened.context.pareto, DeclaredNames(view.search_space()));
+      }, out, options);
     });
   }));
   return 0;

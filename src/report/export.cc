@@ -64,9 +64,11 @@ enum class AbsentParam { kNull, kLeftOut };
 // `pareto`: with several objectives or constraints, every trial's ranking (possibly
 // without this one: not completed), under cv every configuration's (the fold rows carry
 // their configuration's); nullptr otherwise.
+// `pbt`: a PBT experiment's segments (population 0: none).
 Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_columns, AbsentParam absent,
               const std::vector<std::string>& metric_columns, const CvConfig& cv,
-              const CvConfiguration* configuration, const ParetoCellsByTrial* pareto) {
+              const CvConfiguration* configuration, const ParetoCellsByTrial* pareto,
+              const PbtExportColumns& pbt) {
   Json row = Json::object();
   row["trial"] = t.number;
   if (configuration != nullptr) {
@@ -76,6 +78,14 @@ Json TrialRow(const TrialRecord& t, const std::vector<std::string>& param_column
   row["state"] = std::string(ToString(t.state));
   row["attempt"] = t.attempt;
   row["repeat"] = t.repeat;  // grid repeat index: trials differing only by it ran the same params
+  if (pbt.population > 0) {
+    // Warm-start history has negative numbers; a PBT run has none, but stay total.
+    const bool segment = t.number >= 0;
+    row["member"] = segment ? Json(t.number % pbt.population) : Json(nullptr);
+    row["segment"] = segment ? Json(t.number / pbt.population) : Json(nullptr);
+    const auto parent = pbt.parents.find(t.number);
+    row["parent_trial"] = parent != pbt.parents.end() ? Json(parent->second) : Json(nullptr);
+  }
   row["objective"] = OrNull(t.objective);
   if (configuration != nullptr) {
     row["cv_state"] = configuration->queued ? "queued" : std::string(ToString(configuration->state));
@@ -192,16 +202,15 @@ Expected<ExportPlan> PlanExport(const TrialWalk& trials, const CvConfig& cv,
 
 // The CSV header: the keys of each row shape the plan saw, in order, as TrialRow writes
 // them (kFixedColumns when there are no rows).
-std::vector<std::string> ExportHeader(const ExportPlan& plan, const CvConfig& cv,
-                                      const std::optional<Objective>& pareto) {
+std::vector<std::string> ExportHeader(const ExportPlan& plan, const TrialExportOptions& options) {
   if (plan.shapes.empty()) return kFixedColumns;
   std::vector<std::string> header;
   const TrialRecord any;
   const CvConfiguration configuration;
   for (const bool with_configuration : plan.shapes) {
-    const Json row = TrialRow(any, plan.param_columns, AbsentParam::kNull, plan.metric_columns, cv,
-                              with_configuration ? &configuration : nullptr,
-                              pareto ? &plan.ranking : nullptr);
+    const Json row = TrialRow(any, plan.param_columns, AbsentParam::kNull, plan.metric_columns,
+                              options.cv, with_configuration ? &configuration : nullptr,
+                              options.pareto ? &plan.ranking : nullptr, options.pbt);
     for (const auto& [key, value] : row.items()) report::AddUnique(header, key);
   }
   return header;
@@ -239,15 +248,17 @@ std::vector<std::pair<std::string, Json>> FlattenParams(const Json& params) {
 }
 
 Status WriteTrialExport(ExportText format, const TrialWalk& trials, const TextSink& out,
-                        const CvConfig& cv, const std::optional<Objective>& pareto,
-                        const std::vector<std::string>& declared) {
-  GS_ASSIGN_OR_RETURN(const ExportPlan plan, PlanExport(trials, cv, pareto, declared));
+                        const TrialExportOptions& options) {
+  const CvConfig& cv = options.cv;
+  GS_ASSIGN_OR_RETURN(const ExportPlan plan,
+                      PlanExport(trials, cv, options.pareto, options.declared));
   const AbsentParam absent = format == ExportText::kCsv ? AbsentParam::kNull : AbsentParam::kLeftOut;
-  report::RowWriter writer(format, ExportHeader(plan, cv, pareto), out);
+  report::RowWriter writer(format, ExportHeader(plan, options), out);
   GS_TRY(writer.Begin());
   GS_TRY(trials([&](const TrialRecord& t) -> Status {
     return writer.Write(TrialRow(t, plan.param_columns, absent, plan.metric_columns, cv,
-                                 ConfigurationOf(t, cv, plan), pareto ? &plan.ranking : nullptr));
+                                 ConfigurationOf(t, cv, plan),
+                                 options.pareto ? &plan.ranking : nullptr, options.pbt));
   }));
   return writer.End();
 }
@@ -266,14 +277,14 @@ TrialWalk WalkOf(const std::vector<TrialRecord>& trials) {
 std::string ExportCsv(const std::vector<TrialRecord>& trials, const CvConfig& cv,
                       const std::optional<Objective>& pareto) {
   std::string text;
-  (void)WriteTrialExport(ExportText::kCsv, WalkOf(trials), report::AppendTo(text), cv, pareto);
+  (void)WriteTrialExport(ExportText::kCsv, WalkOf(trials), report::AppendTo(text), {cv, pareto, {}, {}});
   return text;  // neither the walk nor the sink can fail
 }
 
 std::string ExportJson(const std::vector<TrialRecord>& trials, const CvConfig& cv,
                        const std::optional<Objective>& pareto) {
   std::string text;
-  (void)WriteTrialExport(ExportText::kJson, WalkOf(trials), report::AppendTo(text), cv, pareto);
+  (void)WriteTrialExport(ExportText::kJson, WalkOf(trials), report::AppendTo(text), {cv, pareto, {}, {}});
   return text;
 }
 

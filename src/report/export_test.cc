@@ -285,7 +285,7 @@ TEST(ReportCsvTest, ParamColumnsFollowTheDeclaredSpace) {
   ASSERT_TRUE(WriteTrialExport(ExportText::kCsv, walk, [&](std::string_view piece) -> Status {
     text += piece;
     return {};
-  }, {}, std::nullopt, {"classifier", "classifier.C", "classifier.k", "gamma"}));
+  }, {{}, std::nullopt, {"classifier", "classifier.C", "classifier.k", "gamma"}, {}}));
   const auto records = ParseCsv(text);
   std::vector<std::string> params;
   for (const std::string& column : records.at(0))
@@ -296,6 +296,40 @@ TEST(ReportCsvTest, ParamColumnsFollowTheDeclaredSpace) {
   const auto first_seen = ParseCsv(ExportCsv(trials)).at(0);
   EXPECT_LT(std::find(first_seen.begin(), first_seen.end(), "param.classifier.k"),
             std::find(first_seen.begin(), first_seen.end(), "param.classifier.C"));
+}
+
+// Population-based training: trial k is member k % population's segment k / population;
+// parent_trial is the checkpoint it continued (empty for a first segment).
+TEST(ReportCsvTest, PbtSegmentsCarryMemberSegmentAndParent) {
+  std::vector<TrialRecord> trials;
+  for (int k = 0; k < 4; ++k)
+    trials.push_back(MakeTrial(k, TrialState::kCompleted, k, Json::parse(R"({"lr":0.1})")));
+  const TrialWalk walk = [&](const std::function<Status(const TrialRecord&)>& visit) -> Status {
+    for (const TrialRecord& t : trials) GS_TRY(visit(t));
+    return {};
+  };
+  TrialExportOptions options;
+  options.pbt = {2, {{2, 1}, {3, 1}}};  // segment 1: member 0 exploited member 1
+  std::string text;
+  ASSERT_TRUE(WriteTrialExport(ExportText::kJson, walk, [&](std::string_view piece) -> Status {
+    text += piece;
+    return {};
+  }, options));
+  const Json rows = Json::parse(text);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[2]["member"], 0);
+  EXPECT_EQ(rows[2]["segment"], 1);
+  EXPECT_EQ(rows[2]["parent_trial"], 1);
+  EXPECT_EQ(rows[1]["member"], 1);
+  EXPECT_TRUE(rows[1]["parent_trial"].is_null());
+  // Right after repeat, in the CSV header too; absent from an export of no PBT run.
+  text.clear();
+  ASSERT_TRUE(WriteTrialExport(ExportText::kCsv, walk, [&](std::string_view piece) -> Status {
+    text += piece;
+    return {};
+  }, options));
+  EXPECT_THAT(text, HasSubstr("attempt,repeat,member,segment,parent_trial,objective"));
+  EXPECT_THAT(ExportCsv(trials), Not(HasSubstr("member")));
 }
 
 // A sink that fails (stdout closed, disk full) ends the export with its error.
