@@ -268,6 +268,22 @@ TEST(ReportCsvTest, CvHeaderWithWarmStartHistoryFirstIsTheUnionOfTheRows) {
   EXPECT_EQ(records[0].back(), "cv_std");  // the cv columns come after the first row's
 }
 
+// The streamed export of `trials` with `options`, as the CLI writes it.
+std::string Streamed(ExportText format, const std::vector<TrialRecord>& trials,
+                     const TrialExportOptions& options) {
+  const TrialWalk walk = [&](const std::function<Status(const TrialRecord&)>& visit) -> Status {
+    for (const TrialRecord& t : trials) GS_TRY(visit(t));
+    return {};
+  };
+  std::string text;
+  const Status status = WriteTrialExport(format, walk, [&](std::string_view piece) -> Status {
+    text += piece;
+    return {};
+  }, options);
+  EXPECT_TRUE(status);
+  return text;
+}
+
 // Two runs of one conditional space whose first trials took different branches get the
 // same header: the param columns follow the declared parameters ("classifier.type" at
 // its choice's place), a name outside them (a warm-start source's) after them.
@@ -277,15 +293,8 @@ TEST(ReportCsvTest, ParamColumnsFollowTheDeclaredSpace) {
                 Json::parse(R"({"classifier":{"type":"knn"},"classifier.k":3,"old":1})")),
       MakeTrial(1, TrialState::kCompleted, 0.5,
                 Json::parse(R"({"classifier":{"type":"svm"},"classifier.C":2,"gamma":0.1})"))};
-  const TrialWalk walk = [&](const std::function<Status(const TrialRecord&)>& visit) -> Status {
-    for (const TrialRecord& t : trials) GS_TRY(visit(t));
-    return {};
-  };
-  std::string text;
-  ASSERT_TRUE(WriteTrialExport(ExportText::kCsv, walk, [&](std::string_view piece) -> Status {
-    text += piece;
-    return {};
-  }, {{}, std::nullopt, {"classifier", "classifier.C", "classifier.k", "gamma"}, {}}));
+  const std::string text = Streamed(ExportText::kCsv, trials,
+                                    {{}, std::nullopt, {"classifier", "classifier.C", "classifier.k", "gamma"}, {}});
   const auto records = ParseCsv(text);
   std::vector<std::string> params;
   for (const std::string& column : records.at(0))
@@ -304,18 +313,9 @@ TEST(ReportCsvTest, PbtSegmentsCarryMemberSegmentAndParent) {
   std::vector<TrialRecord> trials;
   for (int k = 0; k < 4; ++k)
     trials.push_back(MakeTrial(k, TrialState::kCompleted, k, Json::parse(R"({"lr":0.1})")));
-  const TrialWalk walk = [&](const std::function<Status(const TrialRecord&)>& visit) -> Status {
-    for (const TrialRecord& t : trials) GS_TRY(visit(t));
-    return {};
-  };
   TrialExportOptions options;
   options.pbt = {2, {{2, 1}, {3, 1}}};  // segment 1: member 0 exploited member 1
-  std::string text;
-  ASSERT_TRUE(WriteTrialExport(ExportText::kJson, walk, [&](std::string_view piece) -> Status {
-    text += piece;
-    return {};
-  }, options));
-  const Json rows = Json::parse(text);
+  const Json rows = Json::parse(Streamed(ExportText::kJson, trials, options));
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[2]["member"], 0);
   EXPECT_EQ(rows[2]["segment"], 1);
@@ -323,11 +323,7 @@ TEST(ReportCsvTest, PbtSegmentsCarryMemberSegmentAndParent) {
   EXPECT_EQ(rows[1]["member"], 1);
   EXPECT_TRUE(rows[1]["parent_trial"].is_null());
   // Right after repeat, in the CSV header too; absent from an export of no PBT run.
-  text.clear();
-  ASSERT_TRUE(WriteTrialExport(ExportText::kCsv, walk, [&](std::string_view piece) -> Status {
-    text += piece;
-    return {};
-  }, options));
+  const std::string text = Streamed(ExportText::kCsv, trials, options);
   EXPECT_THAT(text, HasSubstr("attempt,repeat,member,segment,parent_trial,objective"));
   EXPECT_THAT(ExportCsv(trials), Not(HasSubstr("member")));
 }
