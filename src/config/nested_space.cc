@@ -122,13 +122,9 @@ class SpaceWalker {
   SpaceWalker(SamplerKind sampler, std::vector<std::string>& warnings)
       : sampler_(sampler), warnings_(warnings) {}
 
+  // The entries of `group` (its `when:` is already in `conditions`: WithWhen).
   Status Group(const Mapping& group, const std::string& prefix,
-               std::vector<ParamCondition> conditions) {
-    if (const Value* when = group.Find("when")) {  // conditions the group: its siblings first
-      GS_ASSIGN_OR_RETURN(std::vector<ParamCondition> own,
-                          Conditions(*when, prefix.empty() ? "" : GroupOf(prefix.substr(0, prefix.size() - 1))));
-      conditions.insert(conditions.end(), own.begin(), own.end());
-    }
+               const std::vector<ParamCondition>& conditions) {
     for (const Mapping::Entry& entry : group.entries())
       if (entry.name != "when") GS_TRY(Entry(entry, prefix, conditions));
     return {};
@@ -183,18 +179,26 @@ class SpaceWalker {
       GS_TRY(CheckPythonValue(entry.value, name));
       GS_TRY(AddGroup(name, entry.key));
       GS_ASSIGN_OR_RETURN(Mapping group, entry.value.ToMapping());
+      GS_ASSIGN_OR_RETURN(std::vector<ParamCondition> within, WithWhen(group, name, conditions));
       if (const Value* inner = WandbNested(group)) {  // {parameters: {...}}, maybe a when: beside
-        std::vector<ParamCondition> within = conditions;
-        if (const Value* when = group.Find("when")) {
-          GS_ASSIGN_OR_RETURN(std::vector<ParamCondition> own, Conditions(*when, GroupOf(name)));
-          within.insert(within.end(), own.begin(), own.end());
-        }
         GS_ASSIGN_OR_RETURN(group, inner->ToMapping());
-        return Group(group, name + ".", within);
+        GS_ASSIGN_OR_RETURN(within, WithWhen(group, name, std::move(within)));
       }
-      return Group(group, name + ".", conditions);
+      return Group(group, name + ".", within);
     }
     return Leaf(entry, name, conditions);
+  }
+
+  // `conditions` and those of the `when:` of `m`, the mapping of parameter or group
+  // `name`; its names are looked up among the siblings of `name` first (GroupOf), so
+  // `model.trees` written dotted or inside `model:` means the same.
+  Expected<std::vector<ParamCondition>> WithWhen(const Mapping& m, const std::string& name,
+                                                 std::vector<ParamCondition> conditions) {
+    if (const Value* when = m.Find("when")) {
+      GS_ASSIGN_OR_RETURN(std::vector<ParamCondition> own, Conditions(*when, GroupOf(name)));
+      conditions.insert(conditions.end(), own.begin(), own.end());
+    }
+    return conditions;
   }
 
   Status Leaf(const Mapping::Entry& entry, const std::string& name,
@@ -204,11 +208,7 @@ class SpaceWalker {
     GS_ASSIGN_OR_RETURN(ParamSpec param, ParseLeafParam(entry, name, sampler_, branches));
     if (entry.value.IsMapping()) {
       GS_ASSIGN_OR_RETURN(Mapping spec, entry.value.ToMapping());
-      if (const Value* when = spec.Find("when")) {
-        // Siblings by the full name: `model.trees` written dotted or inside `model:` alike.
-        GS_ASSIGN_OR_RETURN(std::vector<ParamCondition> own, Conditions(*when, GroupOf(name)));
-        conditions.insert(conditions.end(), own.begin(), own.end());
-      }
+      GS_ASSIGN_OR_RETURN(conditions, WithWhen(spec, name, std::move(conditions)));
     }
     param.when = conditions;
     bool branching = false;

@@ -188,10 +188,10 @@ Expected<ExportPlan> PlanExport(const TrialWalk& trials, const CvConfig& cv,
     if (keep) plan.ranked.push_back(RankingRecord(t, ranked_metrics));
     return {};
   }));
+  std::map<std::string, std::size_t> place;
+  for (const std::string& column : plan.param_columns) place[column] = DeclaredPlace(column, declared);
   std::stable_sort(plan.param_columns.begin(), plan.param_columns.end(),
-                   [&](const std::string& a, const std::string& b) {
-                     return DeclaredPlace(a, declared) < DeclaredPlace(b, declared);
-                   });
+                   [&](const std::string& a, const std::string& b) { return place[a] < place[b]; });
   // Under cv, configurations are ranked (by their folds' means), never fold trials.
   plan.ranking = RankForExport(
       cv.enabled() && pareto ? ConfigurationRecords(plan.ranked, cv) : plan.ranked, pareto);

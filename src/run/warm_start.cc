@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -24,9 +26,14 @@ Error AtConfig(const ExperimentConfig& config, std::string problem, std::string_
                            config.warm_start->line, problem, hint)};
 }
 
-// "'score' (max)": one metric as identity.h records it ({name, mode}).
+// "'score' (max)": one metric in the messages' words.
+std::string MetricText(std::string_view name, std::string_view mode) {
+  return fmt::format("'{}' ({})", name, mode);
+}
+
+// The same of a metric as identity.h records it ({name, mode}).
 std::string MetricText(const Json& metric) {
-  return fmt::format("'{}' ({})", metric.value("name", ""), metric.value("mode", ""));
+  return MetricText(metric.value("name", ""), metric.value("mode", ""));
 }
 
 // "'acc' (max), 'params_m' (min)": the source's objectives, "metrics" with several, else
@@ -42,7 +49,7 @@ std::string ObjectiveText(const Json& identity) {
 std::string ObjectiveText(const Objective& objective) {
   std::string text;
   for (const MetricSpec& m : objective.metrics())
-    text += fmt::format("{}'{}' ({})", text.empty() ? "" : ", ", m.name, ModeName(m.mode));
+    text += (text.empty() ? "" : ", ") + MetricText(m.name, ModeName(m.mode));
   return text;
 }
 

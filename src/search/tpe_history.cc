@@ -39,6 +39,12 @@ std::optional<std::pair<double, double>> Score(const TrialRecord& t, Mode mode,
   return std::pair{*tier, t.objective ? AsLoss(mode, *t.objective) : 0.0};
 }
 
+bool AnyConditional(const TpeSpace& space) {
+  for (std::size_t d = 0; d < space.dims().size(); ++d)
+    if (space.conditional(static_cast<int>(d))) return true;
+  return false;
+}
+
 }  // namespace
 
 bool AppendModelValues(const TrialRecord& t, const TpeSpace& space, std::vector<double>& table) {
@@ -106,25 +112,26 @@ TpeGroups SplitHistory(const std::vector<TrialRecord>& history, int before,
 
   TpeGroups groups;
   for (const Ranked& r : trials) groups.scored += r.tier < kInf ? 1 : 0;
-  // The best gamma(scored) form `below`. The whole ranking is kept (groups.rank): the
-  // tree-structured TPE splits a conditional parameter's trials by it.
+  // The best gamma(scored) form `below`. A flat space needs only which trials they are,
+  // so a selection suffices; a conditional one keeps the whole ranking (groups.rank).
   const std::size_t n_below = std::min<std::size_t>(TpeGamma(groups.scored), trials.size());
+  const bool conditional = AnyConditional(space);
   std::vector<Ranked> ranked(trials);
-  std::sort(ranked.begin(), ranked.end(), Better);
+  if (conditional)
+    std::sort(ranked.begin(), ranked.end(), Better);
+  else
+    std::nth_element(ranked.begin(), ranked.begin() + n_below, ranked.end(), Better);
   std::vector<bool> is_below(trials.size(), false);  // by row
-  std::vector<int> rank_of_row(trials.size());
-  for (std::size_t i = 0; i < ranked.size(); ++i) {
-    rank_of_row[ranked[i].row] = static_cast<int>(i);
-    is_below[ranked[i].row] = i < n_below;
-  }
+  for (std::size_t r = 0; r < n_below; ++r) is_below[ranked[r].row] = true;
 
   std::vector<std::size_t> rows;
   rows.reserve(trials.size());
   for (const Ranked& r : trials) rows.push_back(r.row);
   GroupColumns(rows, is_below, table, dims, groups);
-  for (const std::size_t row : rows) {
-    groups.rank.push_back(rank_of_row[row]);
-    groups.in_below.push_back(is_below[row]);
+  if (conditional) {
+    std::vector<int> rank_of_row(trials.size());
+    for (std::size_t i = 0; i < ranked.size(); ++i) rank_of_row[ranked[i].row] = static_cast<int>(i);
+    for (const std::size_t row : rows) groups.rank.push_back(rank_of_row[row]);
   }
   return groups;
 }

@@ -34,13 +34,13 @@ struct TpeGroups {
   // Optuna's default_weights: multi-objective TPE weighs the good trials by their
   // hypervolume contribution (tpe_mo_history.h).
   std::vector<double> below_weights;
-  // The single-objective split's ranking (empty after a multi-objective one): for each
+  // In a conditional space, the single-objective split's ranking (empty after a
+  // multi-objective split, and in a flat space, which needs only `below`): for each
   // usable trial, in trial-number order, its place in the ranking (0 = the best; running
-  // trials come after every scored one, from `scored` on) and whether it is in `below`.
-  // The tree-structured TPE splits a conditional parameter's trials among themselves
-  // with it (tpe_tree.h).
+  // trials come after every scored one, from `scored` on). The trials ranked before
+  // below's size are `below`. The tree-structured TPE splits a conditional parameter's
+  // trials among themselves by it (tpe_tree.h).
   std::vector<int> rank;
-  std::vector<bool> in_below;
 };
 
 // The tier of a trial in the ranking above, smaller first: completed -inf, pruned or

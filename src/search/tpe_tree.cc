@@ -59,9 +59,9 @@ LeafObservations ObservationsOf(const TpeGroups& groups, const std::vector<int>&
   if (groups.rank.empty())
     return {ActiveRows(groups.below, dims), ActiveRows(groups.above, dims),
             ActiveWeights(groups.below, dims, groups.below_weights)};
-  assert(groups.rank.size() == groups.in_below.size());
-  // Trial i of the ranking is the next row of `below` or of `above`: both are in trial
-  // order.
+  const int n_global_below = groups.below.empty() ? 0 : static_cast<int>(groups.below.front().size());
+  // Trial i (trial order) is the next row of `below` when it ranks among the first
+  // n_global_below, else the next of `above`: both are in trial order.
   struct Present {
     int rank;
     const Columns* columns;
@@ -70,10 +70,13 @@ LeafObservations ObservationsOf(const TpeGroups& groups, const std::vector<int>&
   std::vector<Present> present;
   std::size_t next_below = 0, next_above = 0;
   for (std::size_t i = 0; i < groups.rank.size(); ++i) {
-    const Columns& columns = groups.in_below[i] ? groups.below : groups.above;
-    const std::size_t row = groups.in_below[i] ? next_below++ : next_above++;
+    const bool in_below = groups.rank[i] < n_global_below;
+    const Columns& columns = in_below ? groups.below : groups.above;
+    const std::size_t row = in_below ? next_below++ : next_above++;
     if (PresentAt(columns, dims, row)) present.push_back({groups.rank[i], &columns, row});
   }
+  assert(groups.above.empty() || next_above == groups.above.front().size());
+  assert(static_cast<int>(next_below) == n_global_below);
   std::vector<int> ranks;
   for (const Present& p : present) ranks.push_back(p.rank);
   std::sort(ranks.begin(), ranks.end());

@@ -122,7 +122,6 @@ TEST(TreeTpe, ConditionalLeavesAreSplitAmongTheTrialsThatHadThem) {
   // Without the ranking (a multi-objective split), the global split's rows.
   search::TpeGroups unranked = groups;
   unranked.rank.clear();
-  unranked.in_below.clear();
   EXPECT_EQ(search::ObservationsOf(unranked, {2}).below, (search::Columns{{}}));
 }
 
