@@ -302,7 +302,12 @@ class SpaceWalker {
     if (found == nullptr) {
       std::vector<std::string_view> names;
       for (const ParamSpec& p : space_.params) names.push_back(p.name);
-      const std::optional<std::string> close = ClosestMatch(test.name, names);
+      // A short name of a leaf in another group (`kind` for model.kind) is the likeliest
+      // meaning; else the closest spelling.
+      std::optional<std::string> close;
+      for (const std::string_view n : names)
+        if (!close && n.size() > test.name.size() && n.ends_with("." + test.name)) close = std::string(n);
+      if (!close) close = ClosestMatch(test.name, names);
       return test.key.Invalid(
           fmt::format("'{}' is not a parameter declared before this one{}", test.name,
                       close ? fmt::format("; did you mean '{}'?", *close) : ""),

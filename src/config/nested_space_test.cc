@@ -236,6 +236,12 @@ TEST(NestedSpace, WhenBesideWandbParameters) {
 }
 
 TEST(NestedSpace, WhenErrors) {
+  // The short name of a leaf in an outer group: its full name is suggested.
+  EXPECT_NE(ParseErrorAfter(kHead, "  model:\n    kind: {values: [cnn, rf]}\n"
+                                   "    encoder:\n"
+                                   "      depth: {type: int, low: 1, high: 4, when: {kind: cnn}}\n")
+                .find("'kind' is not a parameter declared before this one; did you mean 'model.kind'?"),
+            std::string::npos);
   EXPECT_EQ(ParseErrorAfter(kHead, "  C: {type: uniform, low: 0, high: 1, when: {clasifier: svm}}\n"
                                    "  classifier: {values: [svm, rf]}\n"),
             "exp.yaml:6:46: search_space.C.when.clasifier: 'clasifier' is not a parameter "
